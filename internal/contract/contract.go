@@ -1,0 +1,280 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+)
+
+// root is where the contract files are laid out for the CUE loader. It is not a real
+// directory: every file comes from an overlay, so nothing is read from disk, and
+// positions in errors are printed relative to it.
+const root = "/darkroom"
+
+// Contract is the loaded tool surface: the version, the tools with their generated
+// JSON Schemas, the error codes, and the CUE values the validator unifies with.
+type Contract struct {
+	Version    string
+	Tools      []*Tool // sorted by name
+	ErrorCodes []ErrorCode
+	// Value is the evaluated contracts package; vocab unifies packs with its #Manifest.
+	Value cue.Value
+
+	byName map[string]*Tool
+	codes  map[string]ErrorCode
+	labels map[string]bool
+}
+
+// Tool is one tool of the contract.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Group       string
+	Since       string
+	Annotations Annotations
+	Deprecated  *Deprecation
+	Errors      []string
+	// InputSchema and OutputSchema are JSON Schema 2020-12 documents generated from
+	// the tool's params and result.
+	InputSchema  map[string]any
+	OutputSchema map[string]any
+
+	contract *Contract
+	params   cue.Value
+	result   cue.Value
+}
+
+// Annotations are the MCP tool hints.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnly"`
+	Destructive bool `json:"destructive"`
+	Idempotent  bool `json:"idempotent"`
+	OpenWorld   bool `json:"openWorld"`
+}
+
+// Deprecation says what replaces a tool and after which version it may go.
+type Deprecation struct {
+	Replacement string `json:"replacement"`
+	RemoveAfter string `json:"removeAfter"`
+}
+
+// ErrorCode is one code of the closed enum.
+type ErrorCode struct {
+	Code        string `json:"code"`
+	Recoverable bool   `json:"recoverable"`
+	ExitCode    int    `json:"exit_code"`
+	Description string `json:"description"`
+}
+
+// Load reads the CUE module (cue.mod/module.cue) and the contracts package
+// (contracts/*.cue) from fsys, evaluates them and builds every tool's schemas.
+// fsys is laid out like the repository's root.
+func Load(fsys fs.FS) (*Contract, error) {
+	ctx := cuecontext.New()
+	v, err := loadPackage(ctx, fsys, "contracts")
+	if err != nil {
+		return nil, err
+	}
+	return build(v)
+}
+
+// loadPackage builds one package of the CUE module in fsys.
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
+	overlay := map[string]load.Source{}
+	add := func(name string) error {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		overlay[path.Join(root, name)] = load.FromBytes(b)
+		return nil
+	}
+	if err := add("cue.mod/module.cue"); err != nil {
+		return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+	}
+	files, err := fs.Glob(fsys, dir+"/*.cue")
+	if err != nil || len(files) == 0 {
+		return cue.Value{}, fmt.Errorf("load contracts: no CUE files in %s", dir)
+	}
+	for _, f := range files {
+		if err := add(f); err != nil {
+			return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+		}
+	}
+	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: root, Overlay: overlay})
+	if len(insts) != 1 || insts[0].Err != nil {
+		if len(insts) == 1 {
+			return cue.Value{}, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
+		}
+		return cue.Value{}, fmt.Errorf("load contracts: %d instances", len(insts))
+	}
+	v := ctx.BuildInstance(insts[0])
+	if err := v.Validate(); err != nil {
+		return cue.Value{}, fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
+	}
+	return v, nil
+}
+
+// FormatError prints a CUE error with positions relative to the contract root, so
+// messages and goldens do not depend on where the files live.
+func FormatError(err error) string {
+	return errors.Details(err, &errors.Config{Cwd: root, ToSlash: true})
+}
+
+func build(v cue.Value) (*Contract, error) {
+	c := &Contract{Value: v, byName: map[string]*Tool{}, codes: map[string]ErrorCode{}, labels: map[string]bool{}}
+	if err := v.LookupPath(cue.ParsePath("contract_version")).Decode(&c.Version); err != nil {
+		return nil, fmt.Errorf("contract_version: %w", err)
+	}
+	var codes map[string]ErrorCode
+	if err := v.LookupPath(cue.ParsePath("error_codes")).Decode(&codes); err != nil {
+		return nil, fmt.Errorf("error_codes: %s", FormatError(err))
+	}
+	for _, ec := range codes {
+		c.ErrorCodes = append(c.ErrorCodes, ec)
+		c.codes[ec.Code] = ec
+	}
+	sort.Slice(c.ErrorCodes, func(i, j int) bool { return c.ErrorCodes[i].Code < c.ErrorCodes[j].Code })
+
+	it, err := v.LookupPath(cue.ParsePath("tools")).Fields()
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	for it.Next() {
+		t, err := buildTool(c, it.Value())
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", it.Selector().Unquoted(), err)
+		}
+		c.Tools = append(c.Tools, t)
+		c.byName[t.Name] = t
+		collectLabels(t.params, c.labels, 0)
+	}
+	sort.Slice(c.Tools, func(i, j int) bool { return c.Tools[i].Name < c.Tools[j].Name })
+	return c, nil
+}
+
+func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
+	var meta struct {
+		Name        string       `json:"name"`
+		Title       string       `json:"title"`
+		Description string       `json:"description"`
+		Group       string       `json:"group"`
+		Since       string       `json:"since"`
+		Annotations Annotations  `json:"annotations"`
+		Deprecated  *Deprecation `json:"deprecated"`
+		Errors      []string     `json:"errors"`
+	}
+	for _, f := range []string{"name", "title", "description", "group", "since", "annotations", "deprecated", "errors"} {
+		fv := tv.LookupPath(cue.MakePath(cue.Str(f)))
+		if !fv.Exists() {
+			continue
+		}
+		b, err := fv.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", f, FormatError(err))
+		}
+		if err := json.Unmarshal(b, map[string]any{
+			"name": &meta.Name, "title": &meta.Title, "description": &meta.Description,
+			"group": &meta.Group, "since": &meta.Since, "annotations": &meta.Annotations,
+			"deprecated": &meta.Deprecated, "errors": &meta.Errors,
+		}[f]); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	t := &Tool{
+		Name: meta.Name, Title: meta.Title, Description: meta.Description, Group: meta.Group,
+		Since: meta.Since, Annotations: meta.Annotations, Deprecated: meta.Deprecated,
+		Errors: meta.Errors, contract: c,
+		params: tv.LookupPath(cue.ParsePath("params")),
+		result: tv.LookupPath(cue.ParsePath("result")),
+	}
+	for _, code := range t.Errors {
+		if _, ok := c.codes[code]; !ok {
+			return nil, fmt.Errorf("declares unknown error code %q", code)
+		}
+	}
+	var err error
+	if t.InputSchema, err = Schema(t.params); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if t.OutputSchema, err = Schema(t.result); err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	return t, nil
+}
+
+// Tool returns the tool with the given name.
+func (c *Contract) Tool(name string) (*Tool, bool) {
+	t, ok := c.byName[name]
+	return t, ok
+}
+
+// ErrorCode returns the spec of an error code.
+func (c *Contract) ErrorCode(code string) (ErrorCode, bool) {
+	ec, ok := c.codes[code]
+	return ec, ok
+}
+
+// ToolNames returns the names of every tool, sorted.
+func (c *Contract) ToolNames() []string {
+	names := make([]string, len(c.Tools))
+	for i, t := range c.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// collectLabels records every field label a params schema declares, recursively, so
+// the validator can refuse an unknown key before it reaches CUE (whose label table
+// grows for every distinct key and is never freed).
+func collectLabels(v cue.Value, labels map[string]bool, depth int) {
+	if depth > maxSchemaDepth {
+		return
+	}
+	switch v.IncompleteKind() {
+	case cue.StructKind:
+		it, err := v.Fields(cue.Optional(true))
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			labels[it.Selector().Unquoted()] = true
+			collectLabels(it.Value(), labels, depth+1)
+		}
+	case cue.ListKind:
+		collectLabels(v.LookupPath(cue.MakePath(cue.AnyIndex)), labels, depth+1)
+		for i := range 8 {
+			e := v.LookupPath(cue.MakePath(cue.Index(i)))
+			if !e.Exists() {
+				break
+			}
+			collectLabels(e, labels, depth+1)
+		}
+	}
+	if op, args := v.Expr(); op == cue.OrOp || op == cue.AndOp {
+		for _, a := range args {
+			if k := a.IncompleteKind(); k&(cue.StructKind|cue.ListKind) != 0 {
+				collectLabels(a, labels, depth+1)
+			}
+		}
+	}
+}
+
+// KnownLabels returns the labels that collectLabels found, sorted; for tests.
+func (c *Contract) KnownLabels() []string {
+	var out []string
+	for l := range c.labels {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
