@@ -12,7 +12,7 @@ import (
 // Files is the CUE module (cue.mod), the contracts and the built-in vocabulary packs,
 // embedded so the binary needs nothing on disk.
 //
-//go:embed cue.mod/module.cue contracts/*.cue
+//go:embed cue.mod/module.cue contracts/*.cue vocabulary
 var Files embed.FS
 
 // Error codes. They are public API and defined in contracts/errors.cue; these names

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
@@ -14,10 +15,10 @@ import (
 	"cuelang.org/go/cue/load"
 )
 
-// root is where the contract files are laid out for the CUE loader. It is not a real
+// Root is where the contract files are laid out for the CUE loader. It is not a real
 // directory: every file comes from an overlay, so nothing is read from disk, and
 // positions in errors are printed relative to it.
-const root = "/darkroom"
+const Root = "/darkroom"
 
 // Contract is the loaded tool surface: the version, the tools with their generated
 // JSON Schemas, the error codes, and the CUE values the validator unifies with.
@@ -30,6 +31,10 @@ type Contract struct {
 
 	byName map[string]*Tool
 	codes  map[string]ErrorCode
+
+	// mu serializes CUE evaluation (values are not safe for concurrent use) and
+	// guards labels.
+	mu     sync.Mutex
 	labels map[string]bool
 }
 
@@ -77,7 +82,7 @@ type ErrorCode struct {
 
 // Load reads the CUE module (cue.mod/module.cue) and the contracts package
 // (contracts/*.cue) from fsys, evaluates them and builds every tool's schemas.
-// fsys is laid out like the repository's root.
+// fsys is laid out like the repository's Root.
 func Load(fsys fs.FS) (*Contract, error) {
 	ctx := cuecontext.New()
 	v, err := loadPackage(ctx, fsys, "contracts")
@@ -95,7 +100,7 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
 		if err != nil {
 			return err
 		}
-		overlay[path.Join(root, name)] = load.FromBytes(b)
+		overlay[path.Join(Root, name)] = load.FromBytes(b)
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
@@ -110,7 +115,7 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
 			return cue.Value{}, fmt.Errorf("load contracts: %w", err)
 		}
 	}
-	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: root, Overlay: overlay})
+	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
 		if len(insts) == 1 {
 			return cue.Value{}, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
@@ -124,10 +129,10 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
 	return v, nil
 }
 
-// FormatError prints a CUE error with positions relative to the contract root, so
+// FormatError prints a CUE error with positions relative to the contract Root, so
 // messages and goldens do not depend on where the files live.
 func FormatError(err error) string {
-	return errors.Details(err, &errors.Config{Cwd: root, ToSlash: true})
+	return errors.Details(err, &errors.Config{Cwd: Root, ToSlash: true})
 }
 
 func build(v cue.Value) (*Contract, error) {
@@ -156,9 +161,18 @@ func build(v cue.Value) (*Contract, error) {
 		}
 		c.Tools = append(c.Tools, t)
 		c.byName[t.Name] = t
-		collectLabels(t.params, c.labels, 0)
+		collectLabels(t.InputSchema, c.labels)
 	}
 	sort.Slice(c.Tools, func(i, j int) bool { return c.Tools[i].Name < c.Tools[j].Name })
+	// Operation arguments and mask specs are checked by the same validator (render,
+	// named masks, and the editing tools' mask_spec).
+	for _, def := range []string{"OperationArgs", "MaskSpec"} {
+		s, err := Schema(v.LookupPath(cue.MakePath(cue.Def(def))))
+		if err != nil {
+			return nil, fmt.Errorf("#%s: %w", def, err)
+		}
+		collectLabels(s, c.labels)
+	}
 	return c, nil
 }
 
@@ -224,6 +238,11 @@ func (c *Contract) ErrorCode(code string) (ErrorCode, bool) {
 	return ec, ok
 }
 
+// Manifest returns the #Manifest definition that vocabulary packs are unified with.
+func (c *Contract) Manifest() cue.Value {
+	return c.Value.LookupPath(cue.ParsePath("#Manifest"))
+}
+
 // ToolNames returns the names of every tool, sorted.
 func (c *Contract) ToolNames() []string {
 	names := make([]string, len(c.Tools))
@@ -233,38 +252,33 @@ func (c *Contract) ToolNames() []string {
 	return names
 }
 
-// collectLabels records every field label a params schema declares, recursively, so
-// the validator can refuse an unknown key before it reaches CUE (whose label table
-// grows for every distinct key and is never freed).
-func collectLabels(v cue.Value, labels map[string]bool, depth int) {
-	if depth > maxSchemaDepth {
-		return
-	}
-	switch v.IncompleteKind() {
-	case cue.StructKind:
-		it, err := v.Fields(cue.Optional(true))
-		if err != nil {
-			return
-		}
-		for it.Next() {
-			labels[it.Selector().Unquoted()] = true
-			collectLabels(it.Value(), labels, depth+1)
-		}
-	case cue.ListKind:
-		collectLabels(v.LookupPath(cue.MakePath(cue.AnyIndex)), labels, depth+1)
-		for i := range 8 {
-			e := v.LookupPath(cue.MakePath(cue.Index(i)))
-			if !e.Exists() {
-				break
+// collectLabels records every property name a schema declares, recursively, so the
+// validator can refuse an unknown key before it reaches CUE (whose label table grows
+// for every distinct key and is never freed). Reading them from the generated schema
+// gives exactly the keys that schema accepts.
+func collectLabels(s any, labels map[string]bool) {
+	switch s := s.(type) {
+	case map[string]any:
+		if props, ok := s["properties"].(map[string]any); ok {
+			for k, v := range props {
+				labels[k] = true
+				collectLabels(v, labels)
 			}
-			collectLabels(e, labels, depth+1)
 		}
-	}
-	if op, args := v.Expr(); op == cue.OrOp || op == cue.AndOp {
-		for _, a := range args {
-			if k := a.IncompleteKind(); k&(cue.StructKind|cue.ListKind) != 0 {
-				collectLabels(a, labels, depth+1)
+		for _, k := range []string{"items", "additionalProperties", "not"} {
+			collectLabels(s[k], labels)
+		}
+		for _, k := range []string{"prefixItems", "anyOf", "allOf"} {
+			collectLabels(s[k], labels)
+		}
+		if pp, ok := s["patternProperties"].(map[string]any); ok {
+			for _, v := range pp {
+				collectLabels(v, labels)
 			}
+		}
+	case []any:
+		for _, x := range s {
+			collectLabels(x, labels)
 		}
 	}
 }

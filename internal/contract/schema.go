@@ -43,8 +43,7 @@ func schemaOf(v cue.Value, depth int) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Only scalar defaults are advertised: CUE gives every open list the default [].
-	if d, ok := v.Default(); ok && d.IsConcrete() && d.Kind()&(cue.StructKind|cue.ListKind) == 0 {
+	if d, _ := v.Default(); hasDefault(v) {
 		var x any
 		if err := d.Decode(&x); err == nil {
 			s["default"] = x
@@ -63,12 +62,21 @@ func schemaOf0(v cue.Value, depth int) (map[string]any, error) {
 	if op == cue.SelectorOp || op == cue.NoOp {
 		// A reference (#Layer, _feather): translate what it refers to, which keeps
 		// its disjunctions and bounds.
-		if pkg, p := v.ReferencePath(); pkg.Exists() && len(p.Selectors()) > 0 {
+		if depth > maxSchemaDepth {
+			return nil, fmt.Errorf("%v: references nest deeper than %d levels", v.Path(), maxSchemaDepth)
+		}
+		if pkg, p := v.ReferencePath(); pkg.Exists() && p.Err() == nil && len(p.Selectors()) > 0 {
 			if r := pkg.LookupPath(p); r.Exists() {
-				if depth > maxSchemaDepth {
-					return nil, fmt.Errorf("%v: references nest deeper than %d levels", v.Path(), maxSchemaDepth)
-				}
 				return schemaOf0(r, depth+1)
+			}
+		}
+		if op == cue.SelectorOp {
+			// A reference through a comprehension variable (a.#value) has no
+			// path to look up; its evaluated value still has the structure.
+			if e := v.Eval(); e.Exists() {
+				if eop, _ := e.Expr(); eop != cue.SelectorOp {
+					return schemaOf0(e, depth+1)
+				}
 			}
 		}
 	}
@@ -79,20 +87,6 @@ func schemaOf0(v cue.Value, depth int) (map[string]any, error) {
 		kind := v.IncompleteKind()
 		if kind == cue.StructKind {
 			return structSchema(v, depth)
-		}
-		if kind == cue.ListKind {
-			s, err := listSchema(v, depth)
-			if err != nil {
-				return nil, err
-			}
-			for _, a := range args {
-				if aop, aargs := a.Expr(); aop == cue.CallOp {
-					if err := applyCall(s, aargs); err != nil {
-						return nil, fmt.Errorf("%v: %w", v.Path(), err)
-					}
-				}
-			}
-			return s, nil
 		}
 		s := map[string]any{}
 		if t := jsonType(kind); t != nil {
@@ -291,7 +285,7 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 			// A regular field: required unless it has a default. A concrete regular
 			// field would be filled by CUE, so the contracts mark such fields
 			// required (!) instead; an unmarked one is reported.
-			if _, ok := fv.Default(); !ok {
+			if !hasDefault(fv) {
 				if fv.IsConcrete() && fv.Kind()&(cue.StructKind|cue.ListKind) == 0 {
 					return nil, fmt.Errorf("%v: concrete regular field %s: mark it required (!) or give it a default", v.Path(), sel.Unquoted())
 				}
@@ -318,6 +312,20 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 		s["additionalProperties"] = false
 	}
 	return s, nil
+}
+
+// hasDefault reports whether v has a default that the schema advertises. CUE gives
+// every open list the default [], which is not a default anyone wrote.
+func hasDefault(v cue.Value) bool {
+	d, ok := v.Default()
+	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
+		return false
+	}
+	if d.Kind() == cue.ListKind {
+		n, err := d.Len().Int64()
+		return err == nil && n > 0
+	}
+	return true
 }
 
 // isClosed reports whether v rejects fields it does not declare.

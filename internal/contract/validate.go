@@ -1,0 +1,454 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/errors"
+
+	"darkroom"
+)
+
+// Limits on untrusted arguments. CUE interns every distinct object key for the life
+// of the process, so keys are also checked against the contract's labels before any
+// reaches CUE.
+const (
+	MaxArgumentBytes = 1 << 20
+	maxArgumentDepth = 16
+	maxArgumentNodes = 20000
+)
+
+// FieldError is one failing field of a call: its path (dotted, list indexes as
+// numbers) and a one-line message that names the value and the bound.
+type FieldError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Check validates a call's arguments against the tool's params and returns them
+// with every default filled in. A null for an optional parameter means "not given",
+// so it takes its default. Integral numbers (10.0) are integers, as in JSON Schema.
+// The error is a *darkroom.Error with code invalid_input whose details list the
+// failing fields.
+func (t *Tool) Check(raw json.RawMessage) (map[string]any, error) {
+	return t.contract.check(t.params, t.Name, raw)
+}
+
+func (c *Contract) check(params cue.Value, name string, raw json.RawMessage) (map[string]any, error) {
+	args, ferrs := c.decodeArgs(raw)
+	if ferrs != nil {
+		return nil, invalid(name, ferrs)
+	}
+	// CUE values are not safe for concurrent evaluation.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := params.Unify(params.Context().Encode(args))
+	if err := u.Validate(cue.Concrete(true)); err != nil {
+		return nil, invalid(name, c.fieldErrors(params, args, err))
+	}
+	b, err := u.MarshalJSON()
+	if err != nil {
+		return nil, invalid(name, c.fieldErrors(params, args, err))
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s: decode checked arguments", name)
+	}
+	return out, nil
+}
+
+func invalid(tool string, ferrs []FieldError) *darkroom.Error {
+	msgs := make([]string, len(ferrs))
+	fields := make([]any, len(ferrs))
+	for i, f := range ferrs {
+		msgs[i] = f.Message
+		fields[i] = map[string]any{"path": f.Path, "message": f.Message}
+	}
+	return &darkroom.Error{
+		Code:    darkroom.InvalidInput,
+		Message: fmt.Sprintf("%s: %s", tool, strings.Join(msgs, "; ")),
+		Details: map[string]any{"tool": tool, "fields": fields},
+	}
+}
+
+// decodeArgs parses strict JSON into Go values: one object, numbers normalized (an
+// integral number becomes int64), every key known to the contract, size and depth
+// bounded, and top-level nulls dropped.
+func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError) {
+	if len(raw) > MaxArgumentBytes {
+		return nil, []FieldError{{"", fmt.Sprintf("arguments are %d bytes, over the limit of %d", len(raw), MaxArgumentBytes)}}
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, []FieldError{{"", "arguments are not valid JSON: " + err.Error()}}
+	}
+	if dec.More() {
+		return nil, []FieldError{{"", "arguments have data after the JSON object"}}
+	}
+	obj, ok := x.(map[string]any)
+	if !ok {
+		return nil, []FieldError{{"", fmt.Sprintf("arguments must be a JSON object, got %s", jsonKind(x))}}
+	}
+	nodes := 0
+	var ferrs []FieldError
+	var walk func(v any, path []string, depth int) any
+	walk = func(v any, path []string, depth int) any {
+		nodes++
+		if depth > maxArgumentDepth || nodes > maxArgumentNodes {
+			if len(ferrs) == 0 || ferrs[len(ferrs)-1].Message != "arguments nest too deep or are too large" {
+				ferrs = append(ferrs, FieldError{strings.Join(path, "."), "arguments nest too deep or are too large"})
+			}
+			return nil
+		}
+		switch v := v.(type) {
+		case json.Number:
+			return normalizeNumber(v)
+		case map[string]any:
+			for _, k := range sortedKeys(v) {
+				p := append(slices.Clip(path), k)
+				if !c.knownLabel(k) {
+					ferrs = append(ferrs, FieldError{strings.Join(p, "."), fmt.Sprintf("%s: field not allowed", strings.Join(p, "."))})
+					delete(v, k)
+					continue
+				}
+				v[k] = walk(v[k], p, depth+1)
+			}
+			return v
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i], append(slices.Clip(path), strconv.Itoa(i)), depth+1)
+			}
+			return v
+		}
+		return v
+	}
+	walk(obj, nil, 0)
+	if ferrs != nil {
+		return nil, ferrs
+	}
+	for k, v := range obj {
+		if v == nil {
+			delete(obj, k)
+		}
+	}
+	return obj, nil
+}
+
+func (c *Contract) knownLabel(k string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.labels[k]
+}
+
+// AllowLabels adds keys that arguments may use beyond the contract's own field
+// names: the vocabulary's parameter names, which appear as keys of a value object.
+func (c *Contract) AllowLabels(names ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range names {
+		c.labels[n] = true
+	}
+}
+
+func normalizeNumber(n json.Number) any {
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	f, err := n.Float64()
+	if err != nil {
+		// Out of float64 range: keep the exact value so CUE reports the bound.
+		r, ok := new(big.Float).SetString(string(n))
+		if ok {
+			return r
+		}
+		return string(n)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f)
+	}
+	return f
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func jsonKind(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+var (
+	reBound     = regexp.MustCompile(`^invalid value (.+) \(out of bound (<=|<|>=|>|=~|!~|!=)(.*)\)$`)
+	reValidator = regexp.MustCompile(`^invalid value .* \(does not satisfy (list\.\w+)\((\d+)\)\)`)
+	reConflict  = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\w+) and (\w+)\)$`)
+)
+
+// fieldErrors turns CUE's errors into one line per failing field, naming the field,
+// the value and the bound: `limit: 500 is above the maximum 100`, `layer: "L9" is not
+// one of L1, L2, L3`. Raw CUE messages (many lines per disjunction arm, absolute
+// positions) would not help an agent fix its call.
+func (c *Contract) fieldErrors(params cue.Value, args map[string]any, err error) []FieldError {
+	prefix := len(params.Path().Selectors())
+	byPath := map[string][]string{}
+	var order []string
+	for _, e := range errors.Errors(err) {
+		p := e.Path()
+		if len(p) >= prefix {
+			p = p[prefix:]
+		}
+		key := strings.Join(p, ".")
+		format, fargs := e.Msg()
+		if _, ok := byPath[key]; !ok {
+			order = append(order, key)
+		}
+		byPath[key] = append(byPath[key], fmt.Sprintf(format, fargs...))
+	}
+	var out []FieldError
+	for _, path := range order {
+		if onlyMismatch(byPath[path]) && slices.ContainsFunc(order, func(q string) bool {
+			return q != path && (path == "" || strings.HasPrefix(q, path+"."))
+		}) {
+			continue
+		}
+		out = append(out, FieldError{Path: path, Message: explain(params, args, path, byPath[path])})
+	}
+	return out
+}
+
+func explain(params cue.Value, args map[string]any, path string, msgs []string) string {
+	val, present := lookupArg(args, path)
+	label := path
+	if label == "" {
+		label = "arguments"
+	}
+	if present {
+		if allowed := enumValues(params, path); len(allowed) > 0 {
+			return fmt.Sprintf("%s: %s is not one of %s", label, show(val), strings.Join(allowed, ", "))
+		}
+	}
+	// The most specific message wins: a disjunction such as [...T] | null reports
+	// the type mismatch with null beside the real failure.
+	for _, m := range msgs {
+		if sm := reBound.FindStringSubmatch(m); sm != nil {
+			v, op, b := sm[1], sm[2], sm[3]
+			switch op {
+			case "<=":
+				return fmt.Sprintf("%s: %s is above the maximum %s", label, v, b)
+			case "<":
+				return fmt.Sprintf("%s: %s must be below %s", label, v, b)
+			case ">=":
+				return fmt.Sprintf("%s: %s is below the minimum %s", label, v, b)
+			case ">":
+				return fmt.Sprintf("%s: %s must be above %s", label, v, b)
+			case "=~":
+				return fmt.Sprintf("%s: %s does not match %s", label, v, b)
+			case "!=":
+				return fmt.Sprintf("%s: %s is not allowed", label, v)
+			}
+		}
+		if sm := reValidator.FindStringSubmatch(m); sm != nil {
+			n := 0
+			if l, ok := val.([]any); ok {
+				n = len(l)
+			}
+			switch sm[1] {
+			case "list.MaxItems":
+				return fmt.Sprintf("%s: %d items, more than the maximum %s", label, n, sm[2])
+			case "list.MinItems":
+				return fmt.Sprintf("%s: %d items, fewer than the minimum %s", label, n, sm[2])
+			}
+		}
+	}
+	for _, m := range msgs {
+		switch {
+		case strings.Contains(m, "field not allowed"):
+			return label + ": field not allowed"
+		case strings.Contains(m, "field is required but not present"), strings.HasPrefix(m, "incomplete value"):
+			return label + ": required field is missing"
+		}
+	}
+	for _, m := range msgs {
+		if sm := reConflict.FindStringSubmatch(m); sm != nil && present {
+			return fmt.Sprintf("%s: got %s, want %s", label, describe(val), wantOf(params, path, sm))
+		}
+		if strings.HasPrefix(m, "incompatible list lengths") {
+			return fmt.Sprintf("%s: %s", label, m)
+		}
+	}
+	return fmt.Sprintf("%s: %s", label, msgs[len(msgs)-1])
+}
+
+// onlyMismatch reports whether a field's messages are just a failed disjunction,
+// which a more specific error below it explains.
+func onlyMismatch(msgs []string) bool {
+	for _, m := range msgs {
+		if !strings.Contains(m, "errors in empty disjunction") && !reConflict.MatchString(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupArg finds the argument at a dotted path.
+func lookupArg(args map[string]any, path string) (any, bool) {
+	if path == "" {
+		return args, true
+	}
+	var cur any = args
+	for _, s := range strings.Split(path, ".") {
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[s]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// schemaAt returns the schema value at a dotted argument path.
+func schemaAt(params cue.Value, path string) cue.Value {
+	v := params
+	if path == "" {
+		return v
+	}
+	for _, s := range strings.Split(path, ".") {
+		if i, err := strconv.Atoi(s); err == nil {
+			n := v.LookupPath(cue.MakePath(cue.Index(i)))
+			if !n.Exists() {
+				n = v.LookupPath(cue.MakePath(cue.AnyIndex))
+			}
+			v = n
+			continue
+		}
+		n := v.LookupPath(cue.MakePath(cue.Str(s).Optional()))
+		if !n.Exists() {
+			n = v.LookupPath(cue.MakePath(cue.Str(s)))
+		}
+		v = n
+	}
+	return v
+}
+
+// enumValues lists the string constants a field accepts when it is an enum.
+func enumValues(params cue.Value, path string) []string {
+	s, err := schemaOf(schemaAt(params, path), 0)
+	if err != nil {
+		return nil
+	}
+	enum, _ := s["enum"].([]any)
+	var out []string
+	for _, e := range enum {
+		str, ok := e.(string)
+		if !ok {
+			continue
+		}
+		out = append(out, str)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func wantOf(params cue.Value, path string, sm []string) string {
+	s, err := schemaOf(schemaAt(params, path), 0)
+	if err == nil {
+		var kinds []string
+		addType := func(t any) {
+			switch t := t.(type) {
+			case string:
+				kinds = append(kinds, t)
+			case []any:
+				for _, x := range t {
+					kinds = append(kinds, fmt.Sprint(x))
+				}
+			}
+		}
+		addType(s["type"])
+		if arms, ok := s["anyOf"].([]any); ok {
+			for _, a := range arms {
+				if m, ok := a.(map[string]any); ok {
+					addType(m["type"])
+				}
+			}
+		}
+		if len(kinds) > 0 {
+			return strings.Join(kinds, " or ")
+		}
+	}
+	return sm[4]
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean " + show(v)
+	case int64, float64, *big.Float:
+		return "number " + show(v)
+	case string:
+		return "string " + show(v)
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return show(v)
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/vocab"
+)
+
+// Server serves the contract's tools over MCP. Every tool is registered from the
+// contract (name, title, description, annotations, schemas); a handler only computes
+// the tool's data.
+type Server struct {
+	Contract *contract.Contract
+	Vocab    *vocab.Vocabulary
+	Logger   *slog.Logger
+
+	handlers map[string]handler
+}
+
+// handler computes a tool's data from checked arguments (defaults filled). It
+// returns the data, a one-line summary for people, or a coded error.
+type handler func(ctx context.Context, s *Server, args map[string]any) (data any, summary string, err error)
+
+// handlers maps every tool to its handler; each group's file adds its own.
+var handlers = map[string]handler{}
+
+func register(name string, h handler) {
+	if _, dup := handlers[name]; dup {
+		panic("server: handler registered twice: " + name)
+	}
+	handlers[name] = h
+}
+
+// New checks that every contract tool has a handler and every handler a contract
+// tool, and returns the server.
+func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{Contract: c, Vocab: v, Logger: logger, handlers: handlers}
+	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
+		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
+	}
+	return s, nil
+}
+
+// Unmatched lists contract tools that have no handler and handlers that no
+// contract tool declares.
+func (s *Server) Unmatched() (missing, extra []string) {
+	for _, t := range s.Contract.Tools {
+		if _, ok := s.handlers[t.Name]; !ok {
+			missing = append(missing, t.Name)
+		}
+	}
+	for name := range s.handlers {
+		if _, ok := s.Contract.Tool(name); !ok {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	return missing, extra
+}
+
+// MCP builds the SDK server with every tool registered.
+func (s *Server) MCP(version string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "darkroom", Title: "darkroom", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.Logger,
+	})
+	for _, t := range s.Contract.Tools {
+		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return s.Call(ctx, t.Name, req.Params.Arguments), nil
+		})
+	}
+	return srv
+}
+
+const instructions = "darkroom edits photographs through a declared vocabulary of primitives. " +
+	"Call get_contract once to check the contract version, list_vocabulary to see the primitives " +
+	"and their parameters, list_masks_vocabulary for named masks. Every result is an envelope " +
+	"{success, data, error}; on failure error.code is one of the contract's codes and " +
+	"error.recoverable says whether fixing the call can help."
+
+// MCPTool is the MCP description of a contract tool.
+func MCPTool(t *contract.Tool) *mcp.Tool {
+	destructive, openWorld := t.Annotations.Destructive, t.Annotations.OpenWorld
+	desc := t.Description
+	if t.Deprecated != nil {
+		desc = fmt.Sprintf("Deprecated: use %s instead; this name may be removed after contract version %s.\n%s",
+			t.Deprecated.Replacement, t.Deprecated.RemoveAfter, desc)
+	}
+	return &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: desc,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Title,
+			ReadOnlyHint:    t.Annotations.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Annotations.Idempotent,
+			OpenWorldHint:   &openWorld,
+		},
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+	}
+}
+
+// Envelope is the result every tool returns; its JSON is the tool's
+// structuredContent and satisfies the tool's outputSchema.
+type Envelope struct {
+	Success bool       `json:"success"`
+	Data    any        `json:"data"`
+	Error   *ErrorInfo `json:"error"`
+}
+
+// ErrorInfo is the envelope's error.
+type ErrorInfo struct {
+	Code        string         `json:"code"`
+	Message     string         `json:"message"`
+	Details     map[string]any `json:"details"`
+	Recoverable bool           `json:"recoverable"`
+}
+
+// Call validates a call's arguments, runs the handler and wraps the outcome in the
+// envelope. It never returns a Go error and never panics: a handler's panic is an
+// internal_error result and the server goes on.
+func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mcp.CallToolResult {
+	env, summary := s.Invoke(ctx, name, raw)
+	res := &mcp.CallToolResult{StructuredContent: env, IsError: !env.Success}
+	if !env.Success {
+		summary = fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: summary}}
+	return res
+}
+
+// Invoke is Call without the MCP wrapping; the CLI verbs use it, so the CLI and MCP
+// share one code path per tool.
+func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (env Envelope, summary string) {
+	t, ok := s.Contract.Tool(name)
+	if !ok {
+		return s.failure(nil, darkroom.Errorf(darkroom.NotFound, "no tool named %q", name)), ""
+	}
+	args, err := t.Check(raw)
+	if err != nil {
+		return s.failure(t, err), ""
+	}
+	data, summary, err := s.run(ctx, t, args)
+	if err != nil {
+		return s.failure(t, err), ""
+	}
+	return Envelope{Success: true, Data: data}, summary
+}
+
+func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any) (data any, summary string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.Logger.Error("handler panic", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
+			data, summary = nil, ""
+			err = darkroom.Errorf(darkroom.InternalError, "%s: unexpected failure: %v", t.Name, p)
+		}
+	}()
+	return s.handlers[t.Name](ctx, s, args)
+}
+
+// failure builds the error envelope. A code the tool does not declare is a bug in
+// darkroom, reported as internal_error so clients only ever see declared codes.
+func (s *Server) failure(t *contract.Tool, err error) Envelope {
+	code := darkroom.Code(err)
+	msg := err.Error()
+	details := map[string]any{}
+	var de *darkroom.Error
+	if errors.As(err, &de) && de.Details != nil {
+		details = de.Details
+	}
+	if t != nil && !slices.Contains(t.Errors, code) {
+		s.Logger.Error("undeclared error code", "tool", t.Name, "code", code, "err", msg)
+		details = map[string]any{"undeclared_code": code}
+		code = darkroom.InternalError
+	}
+	ec, _ := s.Contract.ErrorCode(code)
+	return Envelope{Error: &ErrorInfo{
+		Code:        code,
+		Message:     strings.TrimSpace(msg),
+		Details:     details,
+		Recoverable: ec.Recoverable,
+	}}
+}

@@ -1,0 +1,163 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"darkroom/internal/vocab"
+)
+
+func init() {
+	register("list_vocabulary", listVocabulary)
+	register("list_masks_vocabulary", listMasksVocabulary)
+	register("list_available_transforms", listAvailableTransforms)
+}
+
+type entryView struct {
+	Name        string          `json:"name"`
+	Pack        string          `json:"pack"`
+	Layer       string          `json:"layer"`
+	Category    string          `json:"category"`
+	Tags        []string        `json:"tags"`
+	Description string          `json:"description"`
+	Aliases     []string        `json:"aliases"`
+	Examples    []string        `json:"examples"`
+	ValueShape  string          `json:"value_shape"`
+	Parameters  []parameterView `json:"parameters"`
+	Operations  []string        `json:"operations"`
+	DefaultMask *string         `json:"default_mask"`
+}
+
+type parameterView struct {
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	Min         float64 `json:"min"`
+	Max         float64 `json:"max"`
+	Default     float64 `json:"default"`
+	Unit        string  `json:"unit"`
+	Description string  `json:"description"`
+}
+
+func stringArg(args map[string]any, name string) string {
+	s, _ := args[name].(string)
+	return s
+}
+
+func stringsArg(args map[string]any, name string) []string {
+	l, _ := args[name].([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func viewEntry(e *vocab.Entry) entryView {
+	v := entryView{
+		Name: e.Name, Pack: e.Pack, Layer: e.Layer, Category: e.Category,
+		Tags: nonNil(e.Tags), Description: e.Description, Aliases: nonNil(e.Aliases),
+		Examples: nonNil(e.Examples), ValueShape: e.ValueShape(),
+		Parameters: []parameterView{}, Operations: []string{},
+	}
+	for _, n := range e.ParameterNames() {
+		p := e.Parameters[n]
+		v.Parameters = append(v.Parameters, parameterView{n, p.Type, p.Min, p.Max, p.Default, p.Unit, p.Description})
+	}
+	for _, op := range e.Operations {
+		v.Operations = append(v.Operations, op.Op)
+	}
+	if e.DefaultMask != "" {
+		m := e.DefaultMask
+		v.DefaultMask = &m
+	}
+	return v
+}
+
+func listVocabulary(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	f := vocab.Filter{Layer: stringArg(args, "layer"), Category: stringArg(args, "category"), Tags: stringsArg(args, "tags")}
+	entries := s.Vocab.Select(f)
+	views := make([]entryView, len(entries))
+	for i, e := range entries {
+		views[i] = viewEntry(e)
+	}
+	return map[string]any{"count": len(views), "entries": views},
+		fmt.Sprintf("%d vocabulary entries%s", len(views), describeFilter(f)), nil
+}
+
+func describeFilter(f vocab.Filter) string {
+	var s string
+	if f.Layer != "" {
+		s += " in layer " + f.Layer
+	}
+	if f.Category != "" {
+		s += " in category " + f.Category
+	}
+	if len(f.Tags) > 0 {
+		s += fmt.Sprintf(" tagged %v", f.Tags)
+	}
+	return s
+}
+
+type maskView struct {
+	Name        string         `json:"name"`
+	Pack        string         `json:"pack"`
+	Description string         `json:"description"`
+	Tags        []string       `json:"tags"`
+	Spec        map[string]any `json:"spec"`
+}
+
+func listMasksVocabulary(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	masks := s.Vocab.SelectMasks(stringsArg(args, "tags"))
+	views := make([]maskView, len(masks))
+	for i, m := range masks {
+		views[i] = maskView{m.Name, m.Pack, m.Description, nonNil(m.Tags), m.Spec}
+	}
+	return map[string]any{"count": len(views), "masks": views}, fmt.Sprintf("%d named masks", len(views)), nil
+}
+
+type transformView struct {
+	Name        string               `json:"name"`
+	Category    string               `json:"category"`
+	Description string               `json:"description"`
+	Parameters  map[string]rangeView `json:"parameters"`
+	Aliases     []string             `json:"aliases"`
+	Examples    []string             `json:"examples,omitempty"`
+}
+
+type rangeView struct {
+	Type    string  `json:"type"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	Default float64 `json:"default"`
+	Unit    string  `json:"unit"`
+}
+
+func listAvailableTransforms(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	examples, _ := args["include_examples"].(bool)
+	entries := s.Vocab.Select(vocab.Filter{Category: stringArg(args, "category")})
+	views := make([]transformView, len(entries))
+	for i, e := range entries {
+		v := transformView{
+			Name: e.Name, Category: e.Category, Description: e.Description,
+			Parameters: map[string]rangeView{}, Aliases: nonNil(e.Aliases),
+		}
+		for n, p := range e.Parameters {
+			v.Parameters[n] = rangeView{p.Type, p.Min, p.Max, p.Default, p.Unit}
+		}
+		if examples {
+			v.Examples = nonNil(e.Examples)
+		}
+		views[i] = v
+	}
+	return map[string]any{"transforms": views, "total_count": len(views), "categories": nonNil(s.Vocab.Categories())},
+		fmt.Sprintf("%d transforms in %d categories", len(views), len(s.Vocab.Categories())), nil
+}

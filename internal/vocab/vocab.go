@@ -1,0 +1,431 @@
+package vocab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/errors"
+	cuejson "cuelang.org/go/encoding/json"
+	"cuelang.org/go/encoding/yaml"
+
+	"darkroom"
+	"darkroom/internal/contract"
+)
+
+// MaxPackBytes bounds one manifest file.
+const MaxPackBytes = 4 << 20
+
+// Vocabulary is every loaded pack, resolved.
+type Vocabulary struct {
+	Packs   []Pack
+	Entries []*Entry // sorted by name
+	Masks   []*Mask  // sorted by name
+
+	entries map[string]*Entry
+	masks   map[string]*Mask
+}
+
+// Pack is one manifest file.
+type Pack struct {
+	Name        string
+	Description string
+	File        string
+}
+
+// Entry is one primitive, as a validated manifest declares it.
+type Entry struct {
+	Name        string                `json:"-"`
+	Pack        string                `json:"-"`
+	Layer       string                `json:"layer"`
+	Category    string                `json:"category"`
+	Tags        []string              `json:"tags"`
+	Description string                `json:"description"`
+	Aliases     []string              `json:"aliases"`
+	Examples    []string              `json:"examples"`
+	Parameters  map[string]*Parameter `json:"parameters"`
+	Operations  []OperationUse        `json:"operations"`
+	DefaultMask string                `json:"default_mask"`
+}
+
+// Parameter is one value an entry takes.
+type Parameter struct {
+	Name        string  `json:"-"`
+	Type        string  `json:"type"`
+	Min         float64 `json:"min"`
+	Max         float64 `json:"max"`
+	Default     float64 `json:"default"`
+	Unit        string  `json:"unit"`
+	Description string  `json:"description"`
+}
+
+// OperationUse is one engine operation an entry drives.
+type OperationUse struct {
+	Op   string            `json:"op"`
+	Set  map[string]any    `json:"set"`
+	Bind map[string]string `json:"bind"`
+}
+
+// Mask is a named mask; Spec is the #MaskSpec with its defaults filled in.
+type Mask struct {
+	Name        string         `json:"-"`
+	Pack        string         `json:"-"`
+	Description string         `json:"description"`
+	Tags        []string       `json:"tags"`
+	Spec        map[string]any `json:"spec"`
+}
+
+// ParameterNames returns the entry's parameter names, sorted.
+func (e *Entry) ParameterNames() []string {
+	names := make([]string, 0, len(e.Parameters))
+	for n := range e.Parameters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ValueShape says what apply_primitive's value is for this entry: "none", "scalar"
+// (one parameter) or "object" (several).
+func (e *Entry) ValueShape() string {
+	switch len(e.Parameters) {
+	case 0:
+		return "none"
+	case 1:
+		return "scalar"
+	}
+	return "object"
+}
+
+// Source is a manifest to load: its name for messages (a path relative to the
+// working directory, or the embedded path) and its bytes.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// Builtin returns the packs embedded in the binary, in name order.
+func Builtin() ([]Source, error) {
+	return fromFS(darkroom.Files, "vocabulary")
+}
+
+// Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory.
+func Dir(dir string) ([]Source, error) {
+	srcs, err := fromFS(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary directory %s: %w", dir, err)
+	}
+	for i := range srcs {
+		srcs[i].Name = DisplayPath(filepath.Join(dir, srcs[i].Name))
+	}
+	return srcs, nil
+}
+
+func fromFS(fsys fs.FS, dir string) ([]Source, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Source
+	for _, e := range ents {
+		if e.IsDir() || !isManifest(e.Name()) {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		b, err := readBounded(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Source{Name: name, Data: b})
+	}
+	return out, nil
+}
+
+func isManifest(name string) bool {
+	switch path.Ext(name) {
+	case ".yaml", ".yml", ".json", ".cue":
+		return true
+	}
+	return false
+}
+
+func readBounded(fsys fs.FS, name string) ([]byte, error) {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > MaxPackBytes {
+		return nil, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+// File reads one manifest file named on a command line.
+func File(name string) (Source, error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return Source{}, err
+	}
+	if info.Size() > MaxPackBytes {
+		return Source{}, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{Name: DisplayPath(name), Data: b}, nil
+}
+
+// DisplayPath writes a path as cue vet prints it: relative to the working directory,
+// starting with ./ or ../.
+func DisplayPath(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil {
+				name = rel
+			}
+		}
+	}
+	name = filepath.ToSlash(name)
+	if !strings.HasPrefix(name, "../") && !strings.HasPrefix(name, "/") {
+		name = "./" + strings.TrimPrefix(name, "./")
+	}
+	return name
+}
+
+// PackError is a manifest that does not satisfy #Manifest; Detail is the message
+// cue vet prints for it, with file, line and column.
+type PackError struct {
+	File   string
+	Detail string
+}
+
+func (e *PackError) Error() string { return e.Detail }
+
+// Check validates one manifest against #Manifest and returns it with defaults filled.
+func Check(c *contract.Contract, src Source) (cue.Value, error) {
+	ctx := c.Value.Context()
+	var expr ast.Expr
+	var err error
+	switch path.Ext(src.Name) {
+	case ".yaml", ".yml":
+		var f *ast.File
+		f, err = yaml.Extract(src.Name, src.Data)
+		if f != nil {
+			expr = fileExpr(f)
+		}
+	case ".json":
+		expr, err = cuejson.Extract(src.Name, src.Data)
+	case ".cue":
+		v := ctx.CompileBytes(src.Data, cue.Filename(src.Name))
+		if v.Err() != nil {
+			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
+		}
+		return validate(c, src, v)
+	default:
+		return cue.Value{}, fmt.Errorf("%s: not a manifest (want .yaml, .yml, .json or .cue)", src.Name)
+	}
+	if err != nil {
+		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	return validate(c, src, ctx.BuildExpr(expr))
+}
+
+func fileExpr(f *ast.File) ast.Expr {
+	return &ast.StructLit{Elts: f.Decls}
+}
+
+func validate(c *contract.Contract, src Source, data cue.Value) (cue.Value, error) {
+	v := c.Manifest().Unify(data)
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	return v, nil
+}
+
+// vetDetail prints a CUE error the way cue vet does: one block per error, positions
+// relative to the working directory (the contract's own files print as
+// ./contracts/..., as they would in a checkout).
+func vetDetail(err error) string {
+	var buf bytes.Buffer
+	errors.Print(&buf, err, &errors.Config{Cwd: contract.Root, ToSlash: true})
+	return buf.String()
+}
+
+// PackName returns the pack name a valid manifest declares, or "" when it has none.
+func PackName(c *contract.Contract, src Source) string {
+	v, err := Check(c, src)
+	if err != nil {
+		return ""
+	}
+	name, _ := v.LookupPath(cue.ParsePath("pack")).String()
+	return name
+}
+
+// Load checks and resolves packs. Any invalid pack fails the load with cue vet's
+// message; so do names repeated across packs and default masks that do not exist.
+func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
+	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
+	var perrs []string
+	for _, src := range srcs {
+		v, err := Check(c, src)
+		if err != nil {
+			perrs = append(perrs, err.Error())
+			continue
+		}
+		if err := voc.add(src, v); err != nil {
+			perrs = append(perrs, err.Error())
+		}
+	}
+	if len(perrs) > 0 {
+		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s", strings.TrimRight(strings.Join(perrs, ""), "\n"))
+	}
+	for _, e := range voc.Entries {
+		if e.DefaultMask != "" && voc.masks[e.DefaultMask] == nil {
+			perrs = append(perrs, fmt.Sprintf("entries.%s.default_mask: no mask named %q in any pack (pack %s)", e.Name, e.DefaultMask, e.Pack))
+		}
+	}
+	if len(perrs) > 0 {
+		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s", strings.Join(perrs, "\n"))
+	}
+	sort.Slice(voc.Entries, func(i, j int) bool { return voc.Entries[i].Name < voc.Entries[j].Name })
+	sort.Slice(voc.Masks, func(i, j int) bool { return voc.Masks[i].Name < voc.Masks[j].Name })
+	var params []string
+	for _, e := range voc.Entries {
+		params = append(params, e.ParameterNames()...)
+	}
+	c.AllowLabels(params...)
+	return voc, nil
+}
+
+func (voc *Vocabulary) add(src Source, v cue.Value) error {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	var m struct {
+		Pack        string            `json:"pack"`
+		Description string            `json:"description"`
+		Entries     map[string]*Entry `json:"entries"`
+		Masks       map[string]*Mask  `json:"masks"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", src.Name, err)
+	}
+	for _, p := range voc.Packs {
+		if p.Name == m.Pack {
+			return fmt.Errorf("%s: pack name %q is already used by %s\n", src.Name, m.Pack, p.File)
+		}
+	}
+	voc.Packs = append(voc.Packs, Pack{Name: m.Pack, Description: m.Description, File: src.Name})
+	var dups []string
+	for _, name := range sortedKeys(m.Entries) {
+		e := m.Entries[name]
+		if old := voc.entries[name]; old != nil {
+			dups = append(dups, fmt.Sprintf("%s: entries.%s: already defined by pack %s\n", src.Name, name, old.Pack))
+			continue
+		}
+		e.Name, e.Pack = name, m.Pack
+		for pn, p := range e.Parameters {
+			p.Name = pn
+		}
+		voc.entries[name] = e
+		voc.Entries = append(voc.Entries, e)
+	}
+	for _, name := range sortedKeys(m.Masks) {
+		mk := m.Masks[name]
+		if old := voc.masks[name]; old != nil {
+			dups = append(dups, fmt.Sprintf("%s: masks.%s: already defined by pack %s\n", src.Name, name, old.Pack))
+			continue
+		}
+		mk.Name, mk.Pack = name, m.Pack
+		voc.masks[name] = mk
+		voc.Masks = append(voc.Masks, mk)
+	}
+	if dups != nil {
+		return fmt.Errorf("%s", strings.Join(dups, ""))
+	}
+	return nil
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Entry returns the entry with the given name.
+func (voc *Vocabulary) Entry(name string) (*Entry, bool) {
+	e, ok := voc.entries[name]
+	return e, ok
+}
+
+// Mask returns the named mask.
+func (voc *Vocabulary) Mask(name string) (*Mask, bool) {
+	m, ok := voc.masks[name]
+	return m, ok
+}
+
+// Filter selects entries: by layer, by category, and by tags (an entry must carry
+// every one). Empty criteria select everything.
+type Filter struct {
+	Layer    string
+	Category string
+	Tags     []string
+}
+
+// Select returns the entries that pass f, sorted by name.
+func (voc *Vocabulary) Select(f Filter) []*Entry {
+	var out []*Entry
+	for _, e := range voc.Entries {
+		if f.Layer != "" && e.Layer != f.Layer || f.Category != "" && e.Category != f.Category || !hasAll(e.Tags, f.Tags) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// SelectMasks returns the masks that carry every tag, sorted by name.
+func (voc *Vocabulary) SelectMasks(tags []string) []*Mask {
+	var out []*Mask
+	for _, m := range voc.Masks {
+		if hasAll(m.Tags, tags) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Categories returns the categories in use, sorted.
+func (voc *Vocabulary) Categories() []string {
+	var out []string
+	for _, e := range voc.Entries {
+		if !slices.Contains(out, e.Category) {
+			out = append(out, e.Category)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
