@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -96,8 +97,8 @@ func (a Args) Points(name string) ([][2]float64, error) {
 				return nil, darkroom.Errorf(darkroom.InvalidInput, "argument %s[%d]: not an (x, y) pair", name, i)
 			}
 			for j := range 2 {
-				f, ok := pair[j].(float64)
-				if !ok {
+				f, err := Args{"v": pair[j]}.Float("v")
+				if err != nil {
 					return nil, darkroom.Errorf(darkroom.InvalidInput, "argument %s[%d][%d]: not a number", name, i, j)
 				}
 				pts[i][j] = f
@@ -150,4 +151,18 @@ type RangeFilter struct {
 	Min     float64 `json:"min"`
 	Max     float64 `json:"max"`
 	Feather float64 `json:"feather"`
+}
+
+// DecodeMask builds a Mask from a mask spec that the contract layer validated and
+// completed with defaults (a JSON object, as decoded into Go values).
+func DecodeMask(spec map[string]any) (*Mask, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.MaskingError, err, "mask spec")
+	}
+	var m Mask
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, darkroom.Wrap(darkroom.MaskingError, err, "mask spec")
+	}
+	return &m, nil
 }

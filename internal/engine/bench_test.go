@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// largePhoto is the shared 24-megapixel benchmark photo. It stays outside the
+// repository; benchmarks that need it skip when it is absent.
+var largePhoto = filepath.Join("..", "..", "..", "shared", "testdata", "photos", "large-24mp.jpg")
+
+func ioLarge(b *testing.B) []byte {
+	data, err := os.ReadFile(largePhoto)
+	if err != nil {
+		b.Skipf("no benchmark photo: %v", err)
+	}
+	return data
+}
+
+// ioReportPeakRSS reports the process's peak resident memory (Linux VmHWM), which is
+// what /usr/bin/time calls maximum resident set size. It is the peak of the whole
+// test process, so it means something when the benchmark runs alone.
+func ioReportPeakRSS(b *testing.B) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if err == nil {
+				b.ReportMetric(float64(kb)/1024, "peak-RSS-MB")
+			}
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, name := range []string{"rocket.jpg", "rocket-orient6.jpg", "io/progressive.jpg", "chelsea.png", "io/rgb16.png", "io/rgb16.tif", "io/lossy.webp"} {
+		data := ioFixture(b, name)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Decode(data, DecodeOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("large-24mp/full", func(b *testing.B) {
+		data := ioLarge(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode(data, DecodeOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("large-24mp/proxy", func(b *testing.B) {
+		data := ioLarge(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode(data, DecodeOptions{MaxLongEdge: DefaultProxyLongEdge}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkResize(b *testing.B) {
+	rocket := ioDecode(b, "rocket.jpg").Image
+	proxy := Resize(rocket, 2048, 1366) // the size of a 3:2 photo's proxy
+	tests := []struct {
+		name string
+		src  *Image
+		w, h int
+	}{
+		{"640x427-to-320x213", rocket, 320, 213},
+		{"640x427-to-1280x854", rocket, 1280, 854},
+		{"2048x1366-to-1024x683", proxy, 1024, 683},
+	}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Resize(tt.src, tt.w, tt.h)
+			}
+		})
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	img := ioDecode(b, "rocket.jpg").Image
+	for _, opt := range []EncodeOptions{
+		{Format: "jpeg", Quality: 90},
+		{Format: "png", Depth: 8},
+		{Format: "png", Depth: 16},
+		{Format: "tiff"},
+	} {
+		b.Run(opt.Format+strconv.Itoa(max(opt.Quality, opt.Depth)), func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := Encode(&buf, img, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPreviewAfterEdit is the agent's loop: the photo is already ingested (its
+// proxy cached) and an edit changed one value; render a 1024-pixel preview with five
+// operations, one masked. "image" stops at the rendered pixels, "jpeg" also encodes
+// the preview file the agent receives (as vipsthumbnail writes one).
+func BenchmarkPreviewAfterEdit(b *testing.B) {
+	data := ioLarge(b)
+	p := NewPreviewer(1 << 30)
+	load := func() ([]byte, error) { return data, nil }
+	edits := ioFiveEdits(b)
+	if _, err := p.Preview(PreviewRequest{Key: "large", Load: load, Edits: edits, LongEdge: 1024}); err != nil {
+		b.Fatal(err)
+	}
+	for _, encode := range []bool{false, true} {
+		name := "image"
+		if encode {
+			name = "jpeg"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				edits[0].Args["ev"] = 0.1 * float64(i%10) // the edit
+				m, err := p.Preview(PreviewRequest{Key: "large", Load: load, Edits: edits, LongEdge: 1024})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if encode {
+					if err := Encode(io.Discard, m, EncodeOptions{Format: "jpeg", Quality: 90}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFirstPreview is a new photo's first look: read and decode it, make the
+// proxy, render the five operations at 1024 pixels and write the JPEG.
+func BenchmarkFirstPreview(b *testing.B) {
+	ioLarge(b)
+	edits := ioFiveEdits(b)
+	out := filepath.Join(b.TempDir(), "preview.jpg")
+	b.ReportAllocs()
+	for b.Loop() {
+		p := NewPreviewer(1 << 30)
+		m, err := p.Preview(PreviewRequest{Key: "large", Load: func() ([]byte, error) { return os.ReadFile(largePhoto) }, Edits: edits, LongEdge: 1024})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ioWriteJPEG(out, m, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExport renders the five operations on the full 24 megapixels and writes a
+// quality 90 JPEG with the source's EXIF. Run it alone for a meaningful peak-RSS-MB.
+func BenchmarkExport(b *testing.B) {
+	ioLarge(b)
+	edits := ioFiveEdits(b)
+	out := filepath.Join(b.TempDir(), "export.jpg")
+	b.ReportAllocs()
+	for b.Loop() {
+		data, err := os.ReadFile(largePhoto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Create(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Export(f, data, edits, ExportOptions{Encode: EncodeOptions{Format: "jpeg", Quality: 90}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ioReportPeakRSS(b)
+}
+
+func ioWriteJPEG(path string, m *Image, exif []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Encode(f, m, EncodeOptions{Format: "jpeg", Quality: 90, EXIF: exif}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,464 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"darkroom"
+)
+
+// DefaultQuality is the JPEG quality used when EncodeOptions.Quality is zero.
+const DefaultQuality = 90
+
+// maxEXIFSegment is the most EXIF data a JPEG APP1 segment holds: its 16-bit length
+// counts itself and the "Exif\0\0" header too.
+const maxEXIFSegment = 0xFFFF - 2 - 6
+
+// EncodeOptions choose the output file.
+type EncodeOptions struct {
+	// Format is jpeg, png or tiff.
+	Format string
+	// Quality is the JPEG quality, 1 to 100; 0 means DefaultQuality.
+	Quality int
+	// Depth is the PNG bit depth, 8 or 16; 0 means 8. TIFF is always 16-bit.
+	Depth int
+	// EXIF is an EXIF block (Source.EXIF) to carry into a JPEG, written as an APP1
+	// segment right after SOI with its orientation reset to 1, since the pixels are
+	// already upright. PNG and TIFF output do not carry EXIF.
+	EXIF []byte
+}
+
+// Encode writes img as sRGB, clamping values outside [0, 1]: JPEG (4:2:0, the
+// quality given), PNG (8 or 16 bit, opaque) or TIFF (16-bit RGB, uncompressed).
+// A bad option is invalid_input; a JPEG larger than 65535 pixels a side is
+// limit_exceeded; an encoder or write failure is render_error.
+func Encode(w io.Writer, img *Image, opt EncodeOptions) error {
+	if img == nil || img.W <= 0 || img.H <= 0 || len(img.Pix) != 3*img.W*img.H {
+		return darkroom.Errorf(darkroom.RenderError, "encode: not a valid image")
+	}
+	switch opt.Format {
+	case "jpeg":
+		return encodeJPEG(w, img, opt)
+	case "png":
+		depth := opt.Depth
+		if depth == 0 {
+			depth = 8
+		}
+		if depth != 8 && depth != 16 {
+			return darkroom.Errorf(darkroom.InvalidInput, "encode png: depth %d is not 8 or 16", opt.Depth)
+		}
+		if err := encodePNG(w, img, depth); err != nil {
+			return darkroom.Wrap(darkroom.RenderError, err, "encode png")
+		}
+		return nil
+	case "tiff":
+		if opt.Depth != 0 && opt.Depth != 16 {
+			return darkroom.Errorf(darkroom.InvalidInput, "encode tiff: depth %d is not 16", opt.Depth)
+		}
+		if err := encodeTIFF16(w, img); err != nil {
+			return darkroom.Wrap(darkroom.RenderError, err, "encode tiff")
+		}
+		return nil
+	}
+	return darkroom.Errorf(darkroom.InvalidInput, "encode: format %q is not jpeg, png or tiff", opt.Format)
+}
+
+func encodeJPEG(w io.Writer, img *Image, opt EncodeOptions) error {
+	q := opt.Quality
+	if q == 0 {
+		q = DefaultQuality
+	}
+	if q < 1 || q > 100 {
+		return darkroom.Errorf(darkroom.InvalidInput, "encode jpeg: quality %d is not between 1 and 100", q)
+	}
+	if img.W > 0xFFFF || img.H > 0xFFFF {
+		return darkroom.Errorf(darkroom.LimitExceeded, "encode jpeg: %dx%d is larger than JPEG's 65535 pixels a side", img.W, img.H)
+	}
+	if opt.EXIF != nil {
+		exif, err := exportEXIF(opt.EXIF, img.W, img.H)
+		if err != nil {
+			return darkroom.Wrap(darkroom.InvalidInput, err, "encode jpeg: exif")
+		}
+		if len(exif) > maxEXIFSegment {
+			return darkroom.Errorf(darkroom.LimitExceeded, "encode jpeg: the EXIF block is %d bytes, more than a JPEG segment holds (%d)", len(exif), maxEXIFSegment)
+		}
+		seg := make([]byte, 0, 10+len(exif))
+		seg = append(seg, 0xFF, 0xE1)
+		seg = binary.BigEndian.AppendUint16(seg, uint16(2+6+len(exif)))
+		seg = append(seg, "Exif\x00\x00"...)
+		seg = append(seg, exif...)
+		w = &app1Writer{w: w, seg: seg}
+	}
+	if err := writeJPEG(w, img, q); err != nil {
+		return darkroom.Wrap(darkroom.RenderError, err, "encode jpeg")
+	}
+	return nil
+}
+
+// app1Writer passes a JPEG stream through, inserting an APP1 segment after the
+// two-byte SOI marker the encoder writes first.
+type app1Writer struct {
+	w    io.Writer
+	seg  []byte
+	head []byte
+	done bool
+}
+
+func (a *app1Writer) Write(p []byte) (int, error) {
+	if a.done {
+		return a.w.Write(p)
+	}
+	n := len(p)
+	take := min(2-len(a.head), len(p))
+	a.head = append(a.head, p[:take]...)
+	p = p[take:]
+	if len(a.head) < 2 {
+		return n, nil
+	}
+	if a.head[0] != 0xFF || a.head[1] != 0xD8 {
+		return 0, errors.New("encoder output does not start with SOI")
+	}
+	a.done = true
+	for _, b := range [][]byte{a.head, a.seg, p} {
+		if _, err := a.w.Write(b); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// srgb8 maps linear light, quantized to 1/65535, to 8-bit sRGB. At that step the
+// steepest part of the curve (slope 12.92 near black) moves the output by under 0.03
+// of a level, so a table lookup replaces a power per channel; values decoded from 8
+// bits come back exactly.
+var srgb8 = sync.OnceValue(func() *[65536]uint8 {
+	var t [65536]uint8
+	for i := range t {
+		t[i] = uint8(math.Round(linearToSRGB(float64(i)/65535) * 255))
+	}
+	return &t
+})
+
+func quant8(t *[65536]uint8, v float32) uint8 {
+	if !(v > 0) { // also NaN
+		return 0
+	}
+	if v >= 1 {
+		return 255
+	}
+	return t[int(v*65535+0.5)]
+}
+
+func quant16(v float32) uint16 {
+	return uint16(LinearToSRGB(v)*65535 + 0.5)
+}
+
+// ycbcr420Rows converts rows [y0, y1) of img (y0 even) into m, whose row y-off holds
+// image row y, with the JPEG encoder's own integer arithmetic (color.RGBToYCbCr and
+// the rounded 2x2 chroma average of its scale step), so the file is what encoding an
+// RGBA image would give, from an image half the size. Rows and columns past the
+// image's last (m may be one wider) repeat it, as the encoder pads an RGBA image.
+// sums is scratch of 3*ceil(m's width/2).
+func ycbcr420Rows(img *Image, m *image.YCbCr, y0, y1, off int, sums []int32) {
+	w, mw := img.W, m.Rect.Dx()
+	t := srgb8()
+	cw := (mw + 1) / 2
+	cbSum, crSum, count := sums[:cw], sums[cw:2*cw], sums[2*cw:3*cw]
+	for cy := y0 / 2; 2*cy < y1; cy++ {
+		clear(sums)
+		for y := 2 * cy; y < min(2*cy+2, y1); y++ {
+			py := min(y, img.H-1)
+			px := img.Pix[3*py*w : 3*(py+1)*w]
+			yrow := m.Y[(y-off)*m.YStride:][:mw]
+			for x := range yrow {
+				sx := min(x, w-1)
+				p := px[3*sx : 3*sx+3 : 3*sx+3]
+				r, g, b := int32(quant8(t, p[0])), int32(quant8(t, p[1])), int32(quant8(t, p[2]))
+				yrow[x] = uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 16)
+				cb := -11056*r - 21712*g + 32768*b + 257<<15
+				cr := 32768*r - 27440*g - 5328*b + 257<<15
+				cbSum[x>>1] += int32(clamp8(cb))
+				crSum[x>>1] += int32(clamp8(cr))
+				count[x>>1]++
+			}
+		}
+		c := (cy - off/2) * m.CStride
+		cb, cr := m.Cb[c:c+cw], m.Cr[c:c+cw]
+		for i, n := range count {
+			cb[i] = uint8((cbSum[i] + n/2) / n)
+			cr[i] = uint8((crSum[i] + n/2) / n)
+		}
+	}
+}
+
+// writeJPEG encodes with image/jpeg on every core: it cuts the image into strips of
+// whole 16-row MCU rows, encodes each as a JPEG of its own, concurrently, and joins
+// their entropy-coded data with restart markers (DRI and RSTn). A strip's scan starts
+// with zero DC predictions and ends padded to a byte, which is exactly a restart
+// interval, and strips cut on MCU boundaries quantize the same coefficients; so the
+// pixels decoded are identical to those of one image/jpeg call on an RGBA image, in a
+// fraction of the time, and no full-size YCbCr copy is made.
+func writeJPEG(w io.Writer, img *Image, q int) error {
+	opt := &jpeg.Options{Quality: q}
+	mcuCols, mcuRows := (img.W+15)/16, (img.H+15)/16
+	procs := runtime.GOMAXPROCS(0)
+	k := mcuRows // MCU rows a strip: all of them for a small image or a single core
+	if procs > 1 && img.W*img.H >= 1<<16 {
+		// About four strips per core balances them; DRI counts MCUs in 16 bits.
+		k = max(1, min((mcuRows+4*procs-1)/(4*procs), 0xFFFF/mcuCols))
+	}
+	n := (mcuRows + k - 1) / k
+	// image/jpeg pads an RGBA image's last MCU row and column with copies of the
+	// last pixel row and column, so when a side is even but not a multiple of 16 the
+	// chroma sample past the edge is that row's (column's) alone, not the average of
+	// the last two; one more copied row (column) gives the same. The frame's size is
+	// set back to the true one below.
+	padX, padY := 0, 0
+	if img.W%2 == 0 && img.W%16 != 0 {
+		padX = 1
+	}
+	if img.H%2 == 0 && img.H%16 != 0 {
+		padY = 1
+	}
+	type strip struct {
+		data []byte
+		err  error
+	}
+	done := make([]chan strip, n)
+	for i := range done {
+		done[i] = make(chan strip, 1) // never blocks a worker, even after a failure
+	}
+	var next atomic.Int64
+	var stop atomic.Bool // set when the write fails: the strips left are not wanted
+	defer stop.Store(true)
+	for range min(procs, n) {
+		go func() {
+			rows := 16 * k
+			buf := image.NewYCbCr(image.Rect(0, 0, img.W+padX, rows), image.YCbCrSubsampleRatio420)
+			sums := make([]int32, 3*((img.W+padX+1)/2))
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || stop.Load() {
+					return
+				}
+				done[i] <- func() (s strip) {
+					defer func() {
+						if r := recover(); r != nil {
+							s.err = fmt.Errorf("strip %d: %v", i, r)
+						}
+					}()
+					y0, y1 := i*rows, min((i+1)*rows, img.H)
+					if y1 == img.H {
+						y1 += padY
+					}
+					m := *buf
+					m.Rect = image.Rect(0, 0, img.W+padX, y1-y0)
+					ycbcr420Rows(img, &m, y0, y1, y0, sums)
+					var b bytes.Buffer
+					b.Grow(img.W * (y1 - y0) / 4)
+					s.err = jpeg.Encode(&b, &m, opt)
+					s.data = b.Bytes()
+					return s
+				}()
+			}
+		}()
+	}
+	interval := 0
+	if n > 1 {
+		interval = k * mcuCols
+	}
+	for i := range n {
+		s := <-done[i]
+		if s.err != nil {
+			return s.err
+		}
+		head, scan, err := splitJPEG(s.data)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			if head, err = frameHeader(head, img.W, img.H, interval); err != nil {
+				return err
+			}
+			if _, err := w.Write(head); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(scan); err != nil {
+			return err
+		}
+		marker := []byte{0xFF, 0xD9} // EOI
+		if i < n-1 {
+			marker[1] = 0xD0 + byte(i%8) // RST0..RST7, cycling
+		}
+		if _, err := w.Write(marker); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitJPEG cuts one of image/jpeg's files into its headers (SOI to the end of the SOS
+// segment) and its entropy-coded scan (without EOI).
+func splitJPEG(b []byte) (head, scan []byte, err error) {
+	for i := 2; i+4 <= len(b) && b[i] == 0xFF; {
+		n := int(binary.BigEndian.Uint16(b[i+2:]))
+		if b[i+1] == 0xDA {
+			end := i + 2 + n
+			if end > len(b)-2 || b[len(b)-2] != 0xFF || b[len(b)-1] != 0xD9 {
+				break
+			}
+			return b[:end], b[end : len(b)-2], nil
+		}
+		i += 2 + n
+	}
+	return nil, nil, errors.New("unexpected image/jpeg output")
+}
+
+// frameHeader returns the headers of the first strip made fit for the whole image:
+// the frame's size set to w x h and, when interval is not 0, a DRI segment (restart
+// every interval MCUs) put before the SOS segment.
+func frameHeader(head []byte, w, h, interval int) ([]byte, error) {
+	out := make([]byte, 0, len(head)+6)
+	sof := false
+	for i := 2; i+4 <= len(head) && head[i] == 0xFF; {
+		n := int(binary.BigEndian.Uint16(head[i+2:]))
+		switch head[i+1] {
+		case 0xC0: // SOF0: length, precision, height, width...
+			sof = true
+			out = append(out, head[:i]...)
+			out = append(out, head[i:i+5]...)
+			out = binary.BigEndian.AppendUint16(out, uint16(h))
+			out = binary.BigEndian.AppendUint16(out, uint16(w))
+			out = append(out, head[i+9:i+2+n]...)
+		case 0xDA:
+			if !sof {
+				return nil, errors.New("unexpected image/jpeg headers: no SOF0")
+			}
+			if interval > 0 {
+				out = append(out, 0xFF, 0xDD, 0, 4)
+				out = binary.BigEndian.AppendUint16(out, uint16(interval))
+			}
+			return append(out, head[i:]...), nil
+		default:
+			if len(out) > 0 {
+				out = append(out, head[i:i+2+n]...)
+			}
+		}
+		i += 2 + n
+	}
+	return nil, errors.New("unexpected image/jpeg headers")
+}
+
+// encodeTIFF16 writes a baseline little-endian TIFF: 16-bit RGB, no alpha (the
+// golang.org/x/image/tiff encoder always adds one), uncompressed, in strips. Rows are
+// converted a chunk at a time on every core and streamed out, so the file never sits
+// in memory whole.
+func encodeTIFF16(w io.Writer, img *Image) error {
+	const (
+		tShort    = 3
+		tLong     = 4
+		tRational = 5
+	)
+	rowBytes := 6 * img.W
+	if uint64(rowBytes)*uint64(img.H) > math.MaxUint32-4096 {
+		return errors.New("image too large for a baseline TIFF (4 GB)")
+	}
+	rowsPerStrip := max(1, (256<<10)/rowBytes)
+	strips := (img.H + rowsPerStrip - 1) / rowsPerStrip
+
+	type entry struct {
+		tag, typ uint16
+		count    uint32
+		value    []byte // little-endian; values over 4 bytes go after the IFD
+	}
+	le := binary.LittleEndian
+	u16 := func(v ...uint16) []byte {
+		b := make([]byte, 0, 2*len(v))
+		for _, x := range v {
+			b = le.AppendUint16(b, x)
+		}
+		return b
+	}
+	u32 := func(v uint32) []byte { return le.AppendUint32(nil, v) }
+	rational := le.AppendUint32(le.AppendUint32(nil, 72), 1)
+	entries := []entry{
+		{256, tLong, 1, u32(uint32(img.W))},
+		{257, tLong, 1, u32(uint32(img.H))},
+		{258, tShort, 3, u16(16, 16, 16)},
+		{259, tShort, 1, u16(1)}, // no compression
+		{262, tShort, 1, u16(2)}, // RGB
+		{273, tLong, uint32(strips), make([]byte, 4*strips)},
+		{277, tShort, 1, u16(3)},
+		{278, tLong, 1, u32(uint32(rowsPerStrip))},
+		{279, tLong, uint32(strips), make([]byte, 4*strips)},
+		{282, tRational, 1, rational},
+		{283, tRational, 1, rational},
+		{284, tShort, 1, u16(1)}, // chunky
+		{296, tShort, 1, u16(2)}, // inches
+	}
+	ifdSize := 2 + 12*len(entries) + 4
+	extra := 0
+	for _, e := range entries {
+		if n := len(e.value); n > 4 {
+			extra += n
+		}
+	}
+	dataStart := 8 + ifdSize + extra
+	for s := range strips {
+		rows := min(rowsPerStrip, img.H-s*rowsPerStrip)
+		le.PutUint32(entries[5].value[4*s:], uint32(dataStart+s*rowsPerStrip*rowBytes))
+		le.PutUint32(entries[8].value[4*s:], uint32(rows*rowBytes))
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<16)
+	head := []byte{'I', 'I', 42, 0, 8, 0, 0, 0}
+	head = le.AppendUint16(head, uint16(len(entries)))
+	var tail []byte
+	for _, e := range entries {
+		head = le.AppendUint16(head, e.tag)
+		head = le.AppendUint16(head, e.typ)
+		head = le.AppendUint32(head, e.count)
+		if len(e.value) <= 4 {
+			v := [4]byte{}
+			copy(v[:], e.value)
+			head = append(head, v[:]...)
+			continue
+		}
+		head = le.AppendUint32(head, uint32(8+ifdSize+len(tail)))
+		tail = append(tail, e.value...)
+	}
+	head = le.AppendUint32(head, 0) // no next IFD
+	if _, err := bw.Write(append(head, tail...)); err != nil {
+		return err
+	}
+
+	const chunk = 64
+	buf := make([]byte, chunk*rowBytes)
+	for y0 := 0; y0 < img.H; y0 += chunk {
+		n := min(chunk, img.H-y0)
+		parallelN(n, minRows(img.W), func(a, b int) {
+			for y := a; y < b; y++ {
+				px := img.Pix[3*(y0+y)*img.W : 3*(y0+y+1)*img.W]
+				out := buf[y*rowBytes : (y+1)*rowBytes]
+				for i, v := range px {
+					le.PutUint16(out[2*i:], quant16(v))
+				}
+			}
+		})
+		if _, err := bw.Write(buf[:n*rowBytes]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

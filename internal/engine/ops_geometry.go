@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"math"
+
+	"darkroom"
+)
+
+// Geometry: crop, random_crop, rotate, flip. These run first, cannot be masked, and may
+// change the image's dimensions; everything after them (masks included) sees the new
+// image.
+
+// opCrop removes a fraction of the width or height from each edge.
+//
+// Arguments: left, right, top, bottom in [0, 0.45], fractions of the width (left,
+// right) or height (top, bottom). Each edge's pixel count is rounded to the nearest
+// integer on its own (halves away from zero), so opposite edges with equal fractions
+// lose equal counts. Example: {left: 0.1, right: 0, top: 0, bottom: 0.25} on 600x400
+// keeps columns 60..599 and rows 0..299, a 540x300 image.
+func opCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	left, right, top, bottom := r.num("left"), r.num("right"), r.num("top"), r.num("bottom")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if left == 0 && right == 0 && top == 0 && bottom == 0 {
+		return src, nil
+	}
+	x0 := int(math.Round(left * float64(src.W)))
+	x1 := src.W - int(math.Round(right*float64(src.W)))
+	y0 := int(math.Round(top * float64(src.H)))
+	y1 := src.H - int(math.Round(bottom*float64(src.H)))
+	if x0 < 0 || y0 < 0 || x1 > src.W || y1 > src.H || x1 <= x0 || y1 <= y0 {
+		return nil, darkroom.Errorf(darkroom.InvalidInput, "crop %v, %v, %v, %v of %dx%d leaves no image", left, right, top, bottom, src.W, src.H)
+	}
+	return subImage(rc, src, x0, y0, x1-x0, y1-y0), nil
+}
+
+// subImage copies the w x h rectangle at (x0, y0) of src.
+func subImage(rc *runCtx, src *Image, x0, y0, w, h int) *Image {
+	dst := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			s := src.Pix[3*((y0+y)*src.W+x0):]
+			copy(dst.Pix[3*y*w:3*(y+1)*w], s[:3*w])
+		}
+	})
+	return dst
+}
+
+// opRandomCrop cuts a region of the image's aspect ratio whose area is the given
+// fraction of the image's, at a position drawn from the render's seed (a "random
+// resized crop" for augmentation when keep_size resizes it back).
+//
+// Arguments: scale in [0.05, 1], the area fraction (1 keeps everything); keep_size,
+// whether to resize the crop (Lanczos) back to the source's dimensions. Example:
+// {scale: 0.25, keep_size: false} on 600x400 gives a 300x200 crop somewhere in the frame.
+func opRandomCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	scale, keep := r.num("scale"), r.flag("keep_size")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if scale == 1 {
+		return src, nil
+	}
+	if !(scale > 0 && scale <= 1) {
+		return nil, darkroom.Errorf(darkroom.InvalidInput, "random_crop: scale %v is outside (0, 1]", scale)
+	}
+	side := math.Sqrt(scale)
+	w := min(max(1, int(math.Round(side*float64(src.W)))), src.W)
+	h := min(max(1, int(math.Round(side*float64(src.H)))), src.H)
+	x0 := min(int(uniform(rnd(rc.key, 0, 0, 0))*float64(src.W-w+1)), src.W-w)
+	y0 := min(int(uniform(rnd(rc.key, 0, 0, 1))*float64(src.H-h+1)), src.H-h)
+	crop := subImage(rc, src, x0, y0, w, h)
+	if !keep {
+		return crop, nil
+	}
+	out := Resize(crop, src.W, src.H)
+	rc.release(crop.Pix)
+	return out, nil
+}
+
+// opFlip mirrors the image. Flipping twice is the identity, bit for bit.
+//
+// Arguments: horizontal (mirror left to right), vertical (mirror top to bottom).
+// Example: {horizontal: true, vertical: false}.
+func opFlip(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	hor, ver := r.flag("horizontal"), r.flag("vertical")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !hor && !ver {
+		return src, nil
+	}
+	w, h := src.W, src.H
+	dst := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			sy := y
+			if ver {
+				sy = h - 1 - y
+			}
+			s := src.Pix[3*sy*w : 3*(sy+1)*w]
+			d := dst.Pix[3*y*w : 3*(y+1)*w]
+			if !hor {
+				copy(d, s)
+				continue
+			}
+			for x := range w {
+				j := 3 * (w - 1 - x)
+				d[3*x], d[3*x+1], d[3*x+2] = s[j], s[j+1], s[j+2]
+			}
+		}
+	})
+	return dst, nil
+}
+
+// opRotate turns the image clockwise.
+//
+// Arguments: angle in [-180, 180] degrees, clockwise; auto_crop. Multiples of 90 are
+// lossless transposes that swap width and height (rotating by 90 four times is the
+// identity, bit for bit). Other angles resample with a Catmull-Rom cubic in linear light
+// and keep the canvas, filling the uncovered corners with black, or with auto_crop cut
+// to the largest centred rectangle of the image's aspect ratio that the rotated image
+// covers entirely. Example: {angle: 3.5, auto_crop: true} straightens a tilted horizon.
+func opRotate(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	angle, autoCrop := r.num("angle"), r.flag("auto_crop")
+	if r.err != nil {
+		return nil, r.err
+	}
+	deg := math.Mod(angle, 360)
+	if deg < 0 {
+		deg += 360
+	}
+	switch deg {
+	case 0:
+		return src, nil
+	case 90, 180, 270:
+		return rotateQuarter(rc, src, int(deg)/90), nil
+	}
+	theta := deg * math.Pi / 180
+	sin, cos := math.Sincos(theta)
+	w, h := src.W, src.H
+	if autoCrop {
+		c, s := math.Abs(cos), math.Abs(sin)
+		fw, fh := float64(src.W), float64(src.H)
+		k := min(fw/(fw*c+fh*s), fh/(fw*s+fh*c))
+		w = max(1, int(math.Floor(k*fw)))
+		h = max(1, int(math.Floor(k*fh)))
+	}
+	dst := rc.image(w, h)
+	scx, scy := float64(src.W)/2, float64(src.H)/2
+	dcx, dcy := float64(w)/2, float64(h)/2
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			py := float64(y) + 0.5 - dcy
+			for x := range w {
+				px := float64(x) + 0.5 - dcx
+				// The inverse rotation takes an output position to the source.
+				sx := cos*px + sin*py + scx
+				sy := -sin*px + cos*py + scy
+				i := 3 * (y*w + x)
+				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx-0.5, sy-0.5, autoCrop)
+			}
+		}
+	})
+	return dst, nil
+}
+
+// rotateQuarter rotates clockwise by q quarter turns (1, 2 or 3) by moving pixels.
+func rotateQuarter(rc *runCtx, src *Image, q int) *Image {
+	w, h := src.W, src.H
+	ow, oh := h, w
+	if q == 2 {
+		ow, oh = w, h
+	}
+	dst := rc.image(ow, oh)
+	parallelRows(oh, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range ow {
+				var sx, sy int
+				switch q {
+				case 1:
+					sx, sy = y, h-1-x
+				case 2:
+					sx, sy = w-1-x, h-1-y
+				default:
+					sx, sy = w-1-y, x
+				}
+				s, d := 3*(sy*w+sx), 3*(y*ow+x)
+				dst.Pix[d], dst.Pix[d+1], dst.Pix[d+2] = src.Pix[s], src.Pix[s+1], src.Pix[s+2]
+			}
+		}
+	})
+	return dst
+}
+
+// catmullRom returns the four Catmull-Rom weights for a sample at fraction t past the
+// second tap.
+func catmullRom(t float64) [4]float32 {
+	t2, t3 := t*t, t*t*t
+	return [4]float32{
+		float32(-0.5*t3 + t2 - 0.5*t),
+		float32(1.5*t3 - 2.5*t2 + 1),
+		float32(-1.5*t3 + 2*t2 + 0.5*t),
+		float32(0.5*t3 - 0.5*t2),
+	}
+}
+
+// sampleCubic interpolates src at pixel coordinates (x, y) (pixel centres at integers)
+// with a Catmull-Rom cubic. Taps outside the image are black, which antialiases the
+// border of a rotated image, or repeat the edge when clampEdge is set. The result is
+// clipped at 0: the cubic's overshoot must not make negative light.
+func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, float32) {
+	if clampEdge {
+		x = min(max(x, 0), float64(src.W-1))
+		y = min(max(y, 0), float64(src.H-1))
+	}
+	fx, fy := math.Floor(x), math.Floor(y)
+	if fx < -3 || fy < -3 || fx > float64(src.W)+2 || fy > float64(src.H)+2 {
+		return 0, 0, 0
+	}
+	ix, iy := int(fx)-1, int(fy)-1
+	wx, wy := catmullRom(x-fx), catmullRom(y-fy)
+	var r, g, b float32
+	if ix >= 0 && iy >= 0 && ix+3 < src.W && iy+3 < src.H {
+		// All 16 taps inside: no per-tap checks.
+		stride := 3 * src.W
+		base := 3 * (iy*src.W + ix)
+		for j := range 4 {
+			p := src.Pix[base+j*stride : base+j*stride+12]
+			rr := wx[0]*p[0] + wx[1]*p[3] + wx[2]*p[6] + wx[3]*p[9]
+			gg := wx[0]*p[1] + wx[1]*p[4] + wx[2]*p[7] + wx[3]*p[10]
+			bb := wx[0]*p[2] + wx[1]*p[5] + wx[2]*p[8] + wx[3]*p[11]
+			r += wy[j] * rr
+			g += wy[j] * gg
+			b += wy[j] * bb
+		}
+		return max(r, 0), max(g, 0), max(b, 0)
+	}
+	for j := range 4 {
+		yy := iy + j
+		if clampEdge {
+			yy = min(max(yy, 0), src.H-1)
+		} else if yy < 0 || yy >= src.H {
+			continue
+		}
+		var rr, gg, bb float32
+		for i := range 4 {
+			xx := ix + i
+			if clampEdge {
+				xx = min(max(xx, 0), src.W-1)
+			} else if xx < 0 || xx >= src.W {
+				continue
+			}
+			p := src.Pix[3*(yy*src.W+xx):]
+			rr += wx[i] * p[0]
+			gg += wx[i] * p[1]
+			bb += wx[i] * p[2]
+		}
+		r += wy[j] * rr
+		g += wy[j] * gg
+		b += wy[j] * bb
+	}
+	return max(r, 0), max(g, 0), max(b, 0)
+}

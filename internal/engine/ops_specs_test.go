@@ -1,0 +1,139 @@
+package engine
+
+// opSpecs mirrors the arguments of contracts/operations.cue for the tests of this
+// package: each argument's kind, range and neutral default. The CUE catalog is
+// authoritative; a test in internal/contract checks that the engine's operation names
+// and stages match it, and TestOpsSpecsCoverCatalog checks that this table names
+// exactly Operations().
+
+type opArgSpec struct {
+	name     string
+	kind     string // number, integer, boolean, enum, points
+	min, max float64
+	def      any
+	values   []string // enum values
+}
+
+var opSpecs = map[string][]opArgSpec{
+	"black_and_white": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "red", kind: "number", min: -2, max: 2, def: float64(0.2126)},
+		{name: "green", kind: "number", min: -2, max: 2, def: float64(0.7152)},
+		{name: "blue", kind: "number", min: -2, max: 2, def: float64(0.0722)},
+	},
+	"blur": {
+		{name: "kind", kind: "enum", def: "gaussian", values: []string{"gaussian", "box", "motion"}},
+		{name: "radius", kind: "number", min: 0, max: 0.1, def: float64(0)},
+		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
+	},
+	"clahe": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "clip_limit", kind: "number", min: 1, max: 16, def: float64(2)},
+		{name: "tiles", kind: "integer", min: 2, max: 32, def: float64(8)},
+	},
+	"clarity": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "radius", kind: "number", min: 0.002, max: 0.1, def: float64(0.02)},
+	},
+	"color_balance": {
+		{name: "shadows_red", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "shadows_green", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "shadows_blue", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "midtones_red", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "midtones_green", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "midtones_blue", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "highlights_red", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "highlights_green", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "highlights_blue", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"contrast": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"crop": {
+		{name: "left", kind: "number", min: 0, max: 0.45, def: float64(0)},
+		{name: "right", kind: "number", min: 0, max: 0.45, def: float64(0)},
+		{name: "top", kind: "number", min: 0, max: 0.45, def: float64(0)},
+		{name: "bottom", kind: "number", min: 0, max: 0.45, def: float64(0)},
+	},
+	"curve": {
+		{name: "points", kind: "points", min: 2, max: 16, def: [][2]float64{{0, 0}, {1, 1}}},
+		{name: "channel", kind: "enum", def: "rgb", values: []string{"rgb", "red", "green", "blue"}},
+	},
+	"cutout": {
+		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
+		{name: "size", kind: "number", min: 0.01, max: 0.5, def: float64(0.1)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"dehaze": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"denoise": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "radius", kind: "number", min: 0.0002, max: 0.01, def: float64(0.002)},
+	},
+	"exposure": {
+		{name: "ev", kind: "number", min: -5, max: 5, def: float64(0)},
+	},
+	"flip": {
+		{name: "horizontal", kind: "boolean", def: false},
+		{name: "vertical", kind: "boolean", def: false},
+	},
+	"grain": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "size", kind: "number", min: 0.0002, max: 0.01, def: float64(0.001)},
+	},
+	"hsl": {
+		{name: "band", kind: "enum", def: "red", values: []string{"red", "orange", "yellow", "green", "aqua", "blue", "purple", "magenta"}},
+		{name: "hue", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "saturation", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "lightness", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"hue_shift": {
+		{name: "degrees", kind: "number", min: -180, max: 180, def: float64(0)},
+	},
+	"noise": {
+		{name: "sigma", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "monochrome", kind: "boolean", def: false},
+	},
+	"random_crop": {
+		{name: "scale", kind: "number", min: 0.05, max: 1, def: float64(1)},
+		{name: "keep_size", kind: "boolean", def: false},
+	},
+	"rotate": {
+		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
+		{name: "auto_crop", kind: "boolean", def: false},
+	},
+	"saturation": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"sharpen": {
+		{name: "amount", kind: "number", min: 0, max: 3, def: float64(0)},
+		{name: "radius", kind: "number", min: 0.0002, max: 0.01, def: float64(0.001)},
+		{name: "threshold", kind: "number", min: 0, max: 0.5, def: float64(0)},
+	},
+	"split_tone": {
+		{name: "highlights_hue", kind: "number", min: 0, max: 360, def: float64(0)},
+		{name: "highlights_saturation", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "shadows_hue", kind: "number", min: 0, max: 360, def: float64(0)},
+		{name: "shadows_saturation", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "balance", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"tone": {
+		{name: "highlights", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "shadows", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "whites", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "blacks", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"vibrance": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+	"vignette": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "midpoint", kind: "number", min: 0, max: 1, def: float64(0.5)},
+		{name: "feather", kind: "number", min: 0, max: 1, def: float64(0.5)},
+	},
+	"white_balance": {
+		{name: "temperature", kind: "number", min: -4000, max: 4000, def: float64(0)},
+		{name: "tint", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
+}

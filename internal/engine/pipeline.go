@@ -1,0 +1,357 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"darkroom"
+)
+
+// RenderOptions are the settings of one render that are not edits.
+type RenderOptions struct {
+	// Seed drives every random operation (grain, noise, cutout, random_crop). The same
+	// seed gives the same bytes; it is combined with each operation's name and its
+	// occurrence in render order, never with global state.
+	Seed uint64
+}
+
+// stages is the catalog's fixed render order (contracts/operations.cue, stages).
+var stages = []string{"geometry", "light", "tone", "color", "detail", "effects"}
+
+// opFunc applies one operation to src with validated, complete arguments. It returns
+// src itself when the arguments are neutral (so nothing is copied or rounded), and
+// otherwise a new image, which for every stage but geometry has src's dimensions.
+// It never modifies src.
+type opFunc func(rc *runCtx, src *Image, a Args) (*Image, error)
+
+type opEntry struct {
+	stage string
+	run   opFunc
+}
+
+// catalog maps every operation of contracts/operations.cue to its stage and its
+// implementation. Argument names, ranges and defaults live only in the CUE catalog; a
+// test in another package checks that these names and stages match it. Geometry
+// operations are the ones the catalog marks maskable: false.
+var catalog = map[string]opEntry{
+	"crop":        {"geometry", opCrop},
+	"random_crop": {"geometry", opRandomCrop},
+	"rotate":      {"geometry", opRotate},
+	"flip":        {"geometry", opFlip},
+
+	"exposure":      {"light", opExposure},
+	"white_balance": {"light", opWhiteBalance},
+
+	"tone":     {"tone", opTone},
+	"contrast": {"tone", opContrast},
+	"curve":    {"tone", opCurve},
+	"clahe":    {"tone", opCLAHE},
+	"dehaze":   {"tone", opDehaze},
+
+	"saturation":      {"color", opSaturation},
+	"vibrance":        {"color", opVibrance},
+	"hue_shift":       {"color", opHueShift},
+	"hsl":             {"color", opHSL},
+	"color_balance":   {"color", opColorBalance},
+	"black_and_white": {"color", opBlackAndWhite},
+	"split_tone":      {"color", opSplitTone},
+
+	"clarity": {"detail", opClarity},
+	"sharpen": {"detail", opSharpen},
+	"denoise": {"detail", opDenoise},
+	"blur":    {"detail", opBlur},
+
+	"vignette": {"effects", opVignette},
+	"grain":    {"effects", opGrain},
+	"noise":    {"effects", opNoise},
+	"cutout":   {"effects", opCutout},
+}
+
+// OpStage reports the stage of the named operation, and false for an unknown name.
+func OpStage(op string) (stage string, ok bool) {
+	e, ok := catalog[op]
+	return e.stage, ok
+}
+
+// Operations returns the names of every operation the engine implements, sorted.
+func Operations() []string {
+	names := make([]string, 0, len(catalog))
+	for n := range catalog {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func stageIndex(stage string) int { return slices.Index(stages, stage) }
+
+// Render applies edits to src and returns the result as a new image; src is never
+// modified. Edits run in the catalog's stage order (geometry, light, tone, color,
+// detail, effects), stably, so two edits of one stage keep their order in the list;
+// the order edits were applied in does not matter. Geometry may change the dimensions.
+//
+// Each edit's effect is blended as out = in + (op(in) - in) * mask * strength, where
+// the mask is rasterized on the image entering that edit. Strength 0 and a mask that is
+// zero everywhere leave the image exactly as it was; an edit whose arguments are
+// neutral does too. Geometry cannot be masked and is all or nothing: strength 0 skips
+// it, any other strength applies it fully.
+//
+// Errors: invalid_input for an unknown operation, a missing or malformed argument, or a
+// strength outside [0, 1]; masking_error for a mask on a geometry operation or a mask
+// that cannot be rasterized; render_error for a malformed source image.
+func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
+	if err := checkImage(src); err != nil {
+		return nil, err
+	}
+	order := make([]int, len(edits))
+	for i, e := range edits {
+		order[i] = i
+		entry, ok := catalog[e.Op]
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.InvalidInput, "edit %d: unknown operation %q", i, e.Op)
+		}
+		if !(e.Strength >= 0 && e.Strength <= 1) {
+			return nil, darkroom.Errorf(darkroom.InvalidInput, "edit %d (%s): strength %v is outside [0, 1]", i, e.Op, e.Strength)
+		}
+		if entry.stage == "geometry" && e.Mask != nil {
+			return nil, darkroom.Errorf(darkroom.MaskingError, "edit %d (%s): a geometry operation cannot be masked", i, e.Op)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return stageIndex(catalog[edits[order[a]].Op].stage) < stageIndex(catalog[edits[order[b]].Op].stage)
+	})
+
+	pool := &bufPool{}
+	seen := map[string]int{}
+	cur := src
+	for _, i := range order {
+		e := edits[i]
+		entry := catalog[e.Op]
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, seen[e.Op]), pool: pool}
+		seen[e.Op]++
+		if e.Strength == 0 {
+			continue
+		}
+		var weight []float32
+		if entry.stage != "geometry" && (e.Mask != nil || e.Strength < 1) {
+			weight = pool.get(cur.W * cur.H)
+			if err := maskWeights(weight, cur, e.Mask, float32(e.Strength)); err != nil {
+				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
+			}
+			if allZero(weight) {
+				pool.put(weight)
+				continue
+			}
+		}
+		out, err := entry.run(rc, cur, e.Args)
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
+		}
+		if out == cur {
+			pool.put(weight)
+			continue
+		}
+		if weight != nil {
+			blend(out, cur, weight)
+			pool.put(weight)
+		}
+		if cur != src {
+			pool.put(cur.Pix)
+		}
+		cur = out
+	}
+	if cur == src {
+		return src.Clone(), nil
+	}
+	return cur, nil
+}
+
+func checkImage(m *Image) error {
+	if m == nil {
+		return darkroom.Errorf(darkroom.RenderError, "render: no source image")
+	}
+	if m.W <= 0 || m.H <= 0 || len(m.Pix) != 3*m.W*m.H {
+		return darkroom.Errorf(darkroom.RenderError, "render: malformed image %dx%d with %d values", m.W, m.H, len(m.Pix))
+	}
+	return nil
+}
+
+// blend replaces out with in + (out - in) * weight, pixel by pixel. A weight of exactly
+// 0 or 1 copies the corresponding pixel unrounded.
+func blend(out, in *Image, weight []float32) {
+	parallelRows(out.H, func(lo, hi int) {
+		for p := lo * out.W; p < hi*out.W; p++ {
+			w := weight[p]
+			i := 3 * p
+			switch {
+			case w <= 0:
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2] = in.Pix[i], in.Pix[i+1], in.Pix[i+2]
+			case w < 1:
+				out.Pix[i] = in.Pix[i] + (out.Pix[i]-in.Pix[i])*w
+				out.Pix[i+1] = in.Pix[i+1] + (out.Pix[i+1]-in.Pix[i+1])*w
+				out.Pix[i+2] = in.Pix[i+2] + (out.Pix[i+2]-in.Pix[i+2])*w
+			}
+		}
+	})
+}
+
+func allZero(v []float32) bool {
+	for _, x := range v {
+		if x > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// runCtx is what an operation gets besides its arguments: its random stream and the
+// render's buffer pool.
+type runCtx struct {
+	key  uint64
+	pool *bufPool
+}
+
+// image returns a w x h image whose pixels the caller must overwrite entirely.
+func (rc *runCtx) image(w, h int) *Image {
+	return &Image{W: w, H: h, Pix: rc.floats(3 * w * h)}
+}
+
+// floats returns scratch of n values with arbitrary contents.
+func (rc *runCtx) floats(n int) []float32 {
+	if rc == nil || rc.pool == nil {
+		return make([]float32, n)
+	}
+	return rc.pool.get(n)
+}
+
+// release hands scratch back for reuse by later operations of the same render.
+func (rc *runCtx) release(bufs ...[]float32) {
+	if rc == nil || rc.pool == nil {
+		return
+	}
+	for _, b := range bufs {
+		rc.pool.put(b)
+	}
+}
+
+// bufPool recycles the float buffers of one render: a preview of five operations would
+// otherwise allocate (and zero) several image-sized buffers per operation.
+type bufPool struct{ free [][]float32 }
+
+func (p *bufPool) get(n int) []float32 {
+	best := -1
+	for i, b := range p.free {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(p.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return make([]float32, n)
+	}
+	b := p.free[best]
+	p.free = slices.Delete(p.free, best, best+1)
+	return b[:n]
+}
+
+func (p *bufPool) put(b []float32) {
+	if cap(b) > 0 {
+		p.free = append(p.free, b)
+	}
+}
+
+// args reads an operation's arguments, keeping the first error so an operation can read
+// them all and check once. Numbers must be finite: the contract layer admits no NaN,
+// and the engine does not trust that blindly.
+type args struct {
+	a   Args
+	err error
+}
+
+func (r *args) num(name string) float64 {
+	v, err := r.a.Float(name)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = darkroom.Errorf(darkroom.InvalidInput, "argument %s: %v is not a finite number", name, v)
+	}
+	r.keep(err)
+	return v
+}
+
+func (r *args) integer(name string) int {
+	v, err := r.a.Int(name)
+	r.keep(err)
+	return v
+}
+
+func (r *args) flag(name string) bool {
+	v, err := r.a.Bool(name)
+	r.keep(err)
+	return v
+}
+
+func (r *args) enum(name string, values ...string) string {
+	v, err := r.a.String(name)
+	if err == nil && !slices.Contains(values, v) {
+		err = darkroom.Errorf(darkroom.InvalidInput, "argument %s: %q is not one of %v", name, v, values)
+	}
+	r.keep(err)
+	return v
+}
+
+func (r *args) points(name string) [][2]float64 {
+	v, err := r.a.Points(name)
+	if err == nil {
+		for i, p := range v {
+			if math.IsNaN(p[0]) || math.IsNaN(p[1]) || math.IsInf(p[0], 0) || math.IsInf(p[1], 0) {
+				err = darkroom.Errorf(darkroom.InvalidInput, "argument %s[%d]: not a finite point", name, i)
+				break
+			}
+		}
+	}
+	r.keep(err)
+	return v
+}
+
+func (r *args) keep(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
+	}
+}
+
+// longEdge is the length in pixels that fractions of the long edge refer to.
+func longEdge(m *Image) float64 { return float64(max(m.W, m.H)) }
+
+// mapRows returns a new image made by fn, which gets ranges of whole rows of src and
+// writes the same ranges of the result (linear RGB, three values per pixel), the rows
+// split across cores. Operations loop over pixels inside fn, so per-pixel helpers are
+// inlined instead of being called through a function value.
+func mapRows(rc *runCtx, src *Image, fn func(dst, src []float32)) *Image {
+	dst := rc.image(src.W, src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		fn(dst.Pix[3*lo*src.W:3*hi*src.W], src.Pix[3*lo*src.W:3*hi*src.W])
+	})
+	return dst
+}
+
+// mapChannels returns a new image with lut applied to the channels selected by mask
+// (bit 0 red, 1 green, 2 blue); the others are copied.
+func mapChannels(rc *runCtx, src *Image, lut *fnLUT, mask int) *Image {
+	on := [3]bool{mask&1 != 0, mask&2 != 0, mask&4 != 0}
+	return mapRows(rc, src, func(d, s []float32) {
+		if on == [3]bool{true, true, true} {
+			for i, v := range s {
+				d[i] = lut.at(v)
+			}
+			return
+		}
+		copy(d, s)
+		for c, ok := range on {
+			if !ok {
+				continue
+			}
+			for i := c; i < len(s); i += 3 {
+				d[i] = lut.at(s[i])
+			}
+		}
+	})
+}
