@@ -15,6 +15,11 @@ import (
 //go:embed cue.mod/module.cue contracts/*.cue vocabulary
 var Files embed.FS
 
+// SamplePhoto is the photo the demo edits (samples/README.md says where it is from).
+//
+//go:embed samples/coffee.png
+var SamplePhoto []byte
+
 // Error codes. They are public API and defined in contracts/errors.cue; these names
 // only let Go code refer to them, and a test fails if one is missing from the contract.
 const (

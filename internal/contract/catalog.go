@@ -10,12 +10,19 @@ import (
 
 // Operation is one entry of the engine's operation catalog (contracts/operations.cue).
 type Operation struct {
-	Name        string `json:"name"`
-	Stage       string `json:"stage"`
-	Description string `json:"description"`
-	Seeded      bool   `json:"seeded"`
-	Maskable    bool   `json:"maskable"`
-	Args        []Arg  `json:"-"`
+	Name        string    `json:"name"`
+	Stage       string    `json:"stage"`
+	Description string    `json:"description"`
+	Seeded      bool      `json:"seeded"`
+	Maskable    bool      `json:"maskable"`
+	Examples    []Example `json:"examples"`
+	Args        []Arg     `json:"-"`
+}
+
+// Example is a telling set of arguments for an operation, complete with defaults.
+type Example struct {
+	Label string         `json:"label"`
+	Args  map[string]any `json:"args"`
 }
 
 // Arg is one argument of an operation.

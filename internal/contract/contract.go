@@ -34,8 +34,9 @@ type Contract struct {
 
 	// mu serializes CUE evaluation (values are not safe for concurrent use) and
 	// guards labels.
-	mu     sync.Mutex
-	labels map[string]bool
+	mu        sync.Mutex
+	labels    map[string]bool
+	newLabels int
 }
 
 // Tool is one tool of the contract.

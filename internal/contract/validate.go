@@ -19,12 +19,16 @@ import (
 )
 
 // Limits on untrusted arguments. CUE interns every distinct object key for the life
-// of the process, so keys are also checked against the contract's labels before any
-// reaches CUE.
+// of the process and never frees it, so a key the contract and the vocabulary do not
+// declare spends from a process-wide budget of new labels: CUE stays the only judge
+// of what is allowed (a map keyed by names accepts names nobody declared), and a
+// client sending endless fresh keys cannot grow memory without bound. Once the budget
+// is spent, undeclared keys are refused before they reach CUE.
 const (
 	MaxArgumentBytes = 1 << 20
 	maxArgumentDepth = 16
 	maxArgumentNodes = 20000
+	newLabelBudget   = 4096
 )
 
 // FieldError is one failing field of a call: its path (dotted, list indexes as
@@ -41,6 +45,12 @@ type FieldError struct {
 // failing fields.
 func (t *Tool) Check(raw json.RawMessage) (map[string]any, error) {
 	return t.contract.check(t.params, t.Name, raw)
+}
+
+// CheckValue validates raw against any schema value of this contract (an entry's
+// #values, a #MaskSpec) exactly as Check does a tool's params; name prefixes messages.
+func (c *Contract) CheckValue(schema cue.Value, name string, raw json.RawMessage) (map[string]any, error) {
+	return c.check(schema, name, raw)
 }
 
 func (c *Contract) check(params cue.Value, name string, raw json.RawMessage) (map[string]any, error) {
@@ -121,7 +131,7 @@ func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError
 		case map[string]any:
 			for _, k := range sortedKeys(v) {
 				p := append(slices.Clip(path), k)
-				if !c.knownLabel(k) {
+				if !c.admitLabel(k) {
 					ferrs = append(ferrs, FieldError{strings.Join(p, "."), fmt.Sprintf("%s: field not allowed", strings.Join(p, "."))})
 					delete(v, k)
 					continue
@@ -149,10 +159,20 @@ func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError
 	return obj, nil
 }
 
-func (c *Contract) knownLabel(k string) bool {
+// admitLabel reports whether a key may reach CUE: a declared label, or a new one
+// while the budget lasts (and from then on it counts as known).
+func (c *Contract) admitLabel(k string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.labels[k]
+	if c.labels[k] {
+		return true
+	}
+	if c.newLabels >= newLabelBudget || len(k) > 128 {
+		return false
+	}
+	c.newLabels++
+	c.labels[k] = true
+	return true
 }
 
 // AllowLabels adds keys that arguments may use beyond the contract's own field
@@ -381,6 +401,13 @@ func enumValues(params cue.Value, path string) []string {
 		return nil
 	}
 	enum, _ := s["enum"].([]any)
+	// An optional enum is anyOf [{enum}, {type: null}].
+	for _, arm := range asAnySlice(s["anyOf"]) {
+		if m, ok := arm.(map[string]any); ok {
+			e, _ := m["enum"].([]any)
+			enum = append(enum, e...)
+		}
+	}
 	var out []string
 	for _, e := range enum {
 		str, ok := e.(string)
@@ -393,6 +420,11 @@ func enumValues(params cue.Value, path string) []string {
 		return nil
 	}
 	return out
+}
+
+func asAnySlice(x any) []any {
+	s, _ := x.([]any)
+	return s
 }
 
 func wantOf(params cue.Value, path string, sm []string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -27,6 +28,9 @@ type Server struct {
 	Logger   *slog.Logger
 
 	handlers map[string]handler
+	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
+	// drives the internal_error path through the real binary.
+	fault string
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
@@ -49,7 +53,7 @@ func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) (*Serve
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{Contract: c, Vocab: v, Logger: logger, handlers: handlers}
+	s := &Server{Contract: c, Vocab: v, Logger: logger, handlers: handlers, fault: os.Getenv("DARKROOM_FAULT")}
 	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
 		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
@@ -172,6 +176,9 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 			err = darkroom.Errorf(darkroom.InternalError, "%s: unexpected failure: %v", t.Name, p)
 		}
 	}()
+	if s.fault == t.Name {
+		panic("fault injected by DARKROOM_FAULT")
+	}
 	return s.handlers[t.Name](ctx, s, args)
 }
 

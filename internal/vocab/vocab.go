@@ -3,6 +3,7 @@ package vocab
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,7 +15,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/errors"
+	cueerrors "cuelang.org/go/cue/errors"
 	cuejson "cuelang.org/go/encoding/json"
 	"cuelang.org/go/encoding/yaml"
 
@@ -55,6 +56,9 @@ type Entry struct {
 	Parameters  map[string]*Parameter `json:"parameters"`
 	Operations  []OperationUse        `json:"operations"`
 	DefaultMask string                `json:"default_mask"`
+
+	// values is the entry's #values schema from its validated pack.
+	values cue.Value
 }
 
 // Parameter is one value an entry takes.
@@ -216,17 +220,22 @@ func Check(c *contract.Contract, src Source) (cue.Value, error) {
 	ctx := c.Value.Context()
 	var expr ast.Expr
 	var err error
+	// The pack is named as if it lay under the contract root (which stands for the
+	// working directory): positions then sort as cue vet sorts them (absolute paths
+	// first) and print as the path the user gave.
+	fname := path.Join(contract.Root, src.Name)
 	switch path.Ext(src.Name) {
 	case ".yaml", ".yml":
-		var f *ast.File
-		f, err = yaml.Extract(src.Name, src.Data)
-		if f != nil {
-			expr = fileExpr(f)
+		// Built as a file, as cue vet does, so errors list positions in its order.
+		f, err := yaml.Extract(fname, src.Data)
+		if err != nil {
+			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
 		}
+		return validate(c, src, ctx.BuildFile(f))
 	case ".json":
-		expr, err = cuejson.Extract(src.Name, src.Data)
+		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
-		v := ctx.CompileBytes(src.Data, cue.Filename(src.Name))
+		v := ctx.CompileBytes(src.Data, cue.Filename(fname))
 		if v.Err() != nil {
 			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
 		}
@@ -240,12 +249,9 @@ func Check(c *contract.Contract, src Source) (cue.Value, error) {
 	return validate(c, src, ctx.BuildExpr(expr))
 }
 
-func fileExpr(f *ast.File) ast.Expr {
-	return &ast.StructLit{Elts: f.Decls}
-}
-
 func validate(c *contract.Contract, src Source, data cue.Value) (cue.Value, error) {
-	v := c.Manifest().Unify(data)
+	// data first, so paths read entries.x as cue vet prints them, not #Manifest.entries.x.
+	v := data.Unify(c.Manifest())
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
 	}
@@ -257,7 +263,7 @@ func validate(c *contract.Contract, src Source, data cue.Value) (cue.Value, erro
 // ./contracts/..., as they would in a checkout).
 func vetDetail(err error) string {
 	var buf bytes.Buffer
-	errors.Print(&buf, err, &errors.Config{Cwd: contract.Root, ToSlash: true})
+	cueerrors.Print(&buf, err, &cueerrors.Config{Cwd: contract.Root, ToSlash: true})
 	return buf.String()
 }
 
@@ -335,6 +341,7 @@ func (voc *Vocabulary) add(src Source, v cue.Value) error {
 			continue
 		}
 		e.Name, e.Pack = name, m.Pack
+		e.values = v.LookupPath(cue.MakePath(cue.Str("entries"), cue.Str(name), cue.Def("values")))
 		for pn, p := range e.Parameters {
 			p.Name = pn
 		}
@@ -428,4 +435,96 @@ func hasAll(have, want []string) bool {
 		}
 	}
 	return true
+}
+
+// Values checks the value an agent passes for an entry (ADR-079): nothing for an
+// entry without parameters, a scalar for one parameter, an object keyed by parameter
+// name for several. The wrong shape, an unknown parameter or a value outside its
+// range is invalid_input naming the parameter, the value and the range; nothing is
+// clamped. Omitted parameters take their defaults.
+func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMessage) (map[string]float64, error) {
+	value = bytes.TrimSpace(value)
+	given := len(value) > 0 && string(value) != "null"
+	names := e.ParameterNames()
+	var obj json.RawMessage
+	switch {
+	case len(names) == 0:
+		if given {
+			return nil, valueError(e, "value", "%s takes no value", e.Name)
+		}
+		return map[string]float64{}, nil
+	case !given:
+		obj = json.RawMessage(`{}`)
+	case value[0] == '{':
+		if len(names) == 1 {
+			return nil, valueError(e, "value", "%s takes a scalar value (its parameter %s), not an object", e.Name, names[0])
+		}
+		obj = value
+	default:
+		if len(names) > 1 {
+			return nil, valueError(e, "value", "%s takes an object with %s, not a scalar", e.Name, strings.Join(names, ", "))
+		}
+		b, err := json.Marshal(map[string]json.RawMessage{names[0]: value})
+		if err != nil {
+			return nil, valueError(e, "value", "%s: %v", e.Name, err)
+		}
+		obj = b
+	}
+	checked, err := c.CheckValue(e.values, e.Name, obj)
+	if err != nil {
+		var de *darkroom.Error
+		if errors.As(err, &de) {
+			de.Details["entry"] = e.Name
+			if len(names) == 1 {
+				// A scalar's path is the parameter: say so.
+				de.Details["parameter"] = names[0]
+			}
+		}
+		return nil, err
+	}
+	out := make(map[string]float64, len(checked))
+	for k, v := range checked {
+		f, ok := v.(float64)
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.InternalError, "%s: parameter %s checked to %T", e.Name, k, v)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
+func valueError(e *Entry, field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &darkroom.Error{Code: darkroom.InvalidInput, Message: msg, Details: map[string]any{
+		"entry": e.Name, "fields": []any{map[string]any{"path": field, "message": msg}},
+	}}
+}
+
+// OperationCall is one engine operation with the arguments an entry gives it; the
+// catalog fills in the rest with their neutral defaults.
+type OperationCall struct {
+	Op   string
+	Args map[string]any
+}
+
+// Calls expands the entry into operation calls: fixed arguments as set, bound ones
+// from values, a parameter missing from values taking its default. Values are
+// assumed checked against the parameters' ranges.
+func (e *Entry) Calls(values map[string]float64) []OperationCall {
+	calls := make([]OperationCall, len(e.Operations))
+	for i, u := range e.Operations {
+		args := map[string]any{}
+		for k, v := range u.Set {
+			args[k] = v
+		}
+		for arg, param := range u.Bind {
+			v, ok := values[param]
+			if !ok {
+				v = e.Parameters[param].Default
+			}
+			args[arg] = v
+		}
+		calls[i] = OperationCall{Op: u.Op, Args: args}
+	}
+	return calls
 }

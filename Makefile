@@ -1,0 +1,37 @@
+# One target per habit. `make ci` is what CI runs.
+GO ?= go
+PHOTO ?= samples/coffee.png
+
+.PHONY: build test golden docs vet lint bench ci
+
+build:
+	$(GO) build -o bin/darkroom ./cmd/darkroom
+
+# The README's test command.
+test:
+	$(GO) test ./...
+
+# Rewrite the golden transcripts (testscripts/) and the engine's golden images.
+golden:
+	DARKROOM_UPDATE=1 $(GO) test ./cmd/darkroom -run TestScripts
+	DARKROOM_UPDATE=1 $(GO) test ./internal/engine -run Golden
+
+# Regenerate the reference pages, the README's tool table and the contact sheet.
+docs:
+	$(GO) run ./cmd/darkroom docs
+	$(GO) run ./cmd/darkroom contact-sheet $(PHOTO) docs/contact-sheet.jpg
+
+vet lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: the files above need formatting'; exit 1; }
+	$(GO) vet ./...
+	$(GO) tool cue vet -c=false ./contracts
+	@for f in vocabulary/*.yaml; do $(GO) tool cue vet -c -d '#Manifest' ./contracts "$$f" || exit 1; done
+	@test -z "$$($(GO) tool cue fmt --check ./contracts 2>&1)" || { echo 'cue fmt: contracts need formatting (go tool cue fmt ./contracts)'; exit 1; }
+
+# Go benchmarks, then the side-by-side comparison with the peers that are installed.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench-peers.sh
+
+ci:
+	bash .ci/run

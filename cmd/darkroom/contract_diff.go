@@ -1,0 +1,251 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing/fstest"
+
+	"darkroom/internal/contract"
+	"darkroom/internal/vocab"
+)
+
+const contractDiffDoc = `usage: darkroom contract diff [--json] OLD [NEW]
+       darkroom contract diff [--json] --base REV [NEW]
+       darkroom contract diff [--json] --snapshot DIR [NEW]
+
+Compare two contracts tool by tool and say what the change does to the agents and
+vocabulary authors that use them: breaking, additive, or needs review (which counts
+as breaking). OLD and NEW are directories laid out like the repository (cue.mod/ and
+contracts/); NEW defaults to the current directory. --base reads OLD from a git
+revision of NEW's repository; --snapshot from the released snapshot that
+'make release-contract' writes (release/contract).
+
+Compatible verdicts are backed by examples from NEW: the agreement test's argument
+corpus, the recorded results of the golden transcripts (testscripts/*.txtar) and the
+vocabulary packs (vocabulary/).
+
+A breaking change must raise contract_version (the minor while below 1.0.0, the major
+after), an additive one at least the minor.
+
+Exit status: 0 when the version matches what the change needs, 1 when it does not,
+2 for a usage error or a side that cannot be read.
+`
+
+// exitVersionMismatch is the exit code when contract_version does not match what the
+// change needs.
+const exitVersionMismatch = 1
+
+func (m *Main) contractDiff(args []string) error {
+	fs := flag.NewFlagSet("contract diff", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() { fmt.Fprint(m.Stderr, contractDiffDoc) }
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	base := fs.String("base", "", "read OLD from this git revision of NEW's repository")
+	snapshot := fs.String("snapshot", "", "read OLD from the released snapshot directory (or its contract.json)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *base != "" && *snapshot != "" {
+		return usagef("contract diff: --base and --snapshot are exclusive")
+	}
+	var oldC *contract.Contract
+	newDir := "."
+	switch {
+	case *base != "" || *snapshot != "":
+		if len(pos) > 1 {
+			return usagef("contract diff: with --base or --snapshot give at most NEW, got %q", pos)
+		}
+		if len(pos) == 1 {
+			newDir = pos[0]
+		}
+		if *base != "" {
+			oldC, err = loadRevision(newDir, *base)
+		} else {
+			oldC, err = loadSnapshot(*snapshot)
+		}
+	default:
+		if len(pos) == 0 || len(pos) > 2 {
+			return usagef("contract diff: want OLD [NEW], got %d arguments (darkroom contract diff -h)", len(pos))
+		}
+		if len(pos) == 2 {
+			newDir = pos[1]
+		}
+		oldC, err = loadDir(pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	newC, err := loadDir(newDir)
+	if err != nil {
+		return err
+	}
+	opts, err := examples(newDir)
+	if err != nil {
+		return err
+	}
+	d, err := contract.Compare(oldC, newC, opts)
+	if err != nil {
+		return usagef("contract diff: %v", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			return err
+		}
+	} else if err := d.WriteText(m.Stdout); err != nil {
+		return err
+	}
+	if !d.Version.OK {
+		return errReported{exitVersionMismatch}
+	}
+	return nil
+}
+
+// parseInterleaved parses flags given before, between or after the positional
+// arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func loadDir(dir string) (*contract.Contract, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, usagef("contract diff: %s is not a directory", dir)
+	}
+	c, err := contract.Load(os.DirFS(dir))
+	if err != nil {
+		return nil, usagef("contract diff: %s: %v", dir, err)
+	}
+	return c, nil
+}
+
+// loadSnapshot loads the released snapshot: a directory laid out like the
+// repository, with the exported contract.json beside it for people. The two must
+// name the same version, or the snapshot was edited by hand.
+func loadSnapshot(p string) (*contract.Contract, error) {
+	dir := p
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		dir = filepath.Dir(p)
+	}
+	c, err := loadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "contract.json"))
+	if err != nil {
+		return nil, usagef("contract diff: snapshot %s has no contract.json (make release-contract writes it)", dir)
+	}
+	var exported struct {
+		Version string `json:"contract_version"`
+	}
+	if err := json.Unmarshal(b, &exported); err != nil || exported.Version != c.Version {
+		return nil, usagef("contract diff: snapshot %s is inconsistent: contract.json says %q, its CUE says %q (make release-contract rewrites it)", dir, exported.Version, c.Version)
+	}
+	return c, nil
+}
+
+// loadRevision loads cue.mod and contracts/ of dir as they were at a git revision.
+func loadRevision(dir, rev string) (*contract.Contract, error) {
+	git := func(dir string, args ...string) ([]byte, error) {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return nil, usagef("contract diff: --base %s: git %s: %s", rev, args[0], msg)
+		}
+		return out, nil
+	}
+	prefix, err := git(dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	p := strings.TrimSpace(string(prefix))
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	// Archive from the top so the path specs do not depend on the working directory.
+	archive, err := git(strings.TrimSpace(string(top)), "archive", "--format=tar", rev, "--", p+"cue.mod/module.cue", p+"contracts")
+	if err != nil {
+		return nil, err
+	}
+	fsys := fstest.MapFS{}
+	tr := tar.NewReader(bytes.NewReader(archive))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, usagef("contract diff: --base %s: %v", rev, err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, usagef("contract diff: --base %s: %v", rev, err)
+		}
+		fsys[strings.TrimPrefix(h.Name, p)] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	c, err := contract.Load(fsys)
+	if err != nil {
+		return nil, usagef("contract diff: --base %s: %v", rev, err)
+	}
+	return c, nil
+}
+
+// examples gathers what backs the verdicts from NEW: recorded results and packs.
+func examples(dir string) (contract.DiffOptions, error) {
+	results, err := contract.RecordedResults(os.DirFS(dir), "testscripts")
+	if err != nil {
+		return contract.DiffOptions{}, usagef("contract diff: recorded results: %v", err)
+	}
+	opts := contract.DiffOptions{Results: results}
+	packDir := filepath.Join(dir, "vocabulary")
+	if st, err := os.Stat(packDir); err != nil || !st.IsDir() {
+		return opts, nil
+	}
+	srcs, err := vocab.Dir(packDir)
+	if err != nil {
+		return contract.DiffOptions{}, usagef("contract diff: packs: %v", err)
+	}
+	for _, src := range srcs {
+		opts.Packs = append(opts.Packs, contract.Pack{
+			Name: path.Join("vocabulary", path.Base(filepath.ToSlash(src.Name))),
+			Check: func(c *contract.Contract) error {
+				_, err := vocab.Check(c, src)
+				return err
+			},
+		})
+	}
+	return opts, nil
+}

@@ -1,0 +1,219 @@
+// Command darkroom is an MCP server that lets AI agents edit photographs through a
+// declared vocabulary of operations, and the CLI verbs that mirror its tools.
+//
+//	darkroom serve [--vocab DIR]...     speak MCP over stdio
+//	darkroom demo                       run the server in-process and show what it offers
+//	darkroom vocab list [--layer L] [--json]
+//	darkroom vocab vet FILE...          check packs against #Manifest (as cue vet does)
+//	darkroom contract export            tool specs and JSON Schemas as JSON
+//	darkroom render IN OUT [flags]      stateless render with catalog operations
+//	darkroom contact-sheet IN OUT       every operation at a few values, on one sheet
+//	darkroom docs                       regenerate the reference pages
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/server"
+	"darkroom/internal/vocab"
+)
+
+func main() {
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(m.Run(context.Background(), os.Args[1:]))
+}
+
+// Main is one run of the program; tests build it with their own streams.
+type Main struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+
+	contract *contract.Contract
+}
+
+const usage = `usage: darkroom <command> [arguments]
+
+commands:
+  serve          speak MCP over stdio (what an MCP client starts)
+  demo           start the server in-process, list its tools and vocabulary through an MCP client
+  vocab list     list the vocabulary entries
+  vocab vet      check vocabulary packs against the #Manifest schema
+  contract export  print every tool's spec and JSON Schemas as JSON
+  render         render a photo with catalog operations (stateless)
+  contact-sheet  render every catalog operation at a few values on one sheet
+  docs           regenerate docs/*.md and the README's tool table from the contracts
+
+Run 'darkroom <command> -h' for a command's flags.
+`
+
+// exitUsage is the exit code of a command line that cannot be understood.
+const exitUsage = 2
+
+// Run runs one command and returns the process exit code: 0 on success, the
+// contract's exit code for a coded failure, 2 for a usage error.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "serve":
+		err = m.serve(ctx, rest)
+	case "demo":
+		err = m.demo(ctx, rest)
+	case "vocab":
+		err = m.vocabCmd(rest)
+	case "contract":
+		err = m.contractCmd(rest)
+	case "render":
+		err = m.render(rest)
+	case "contact-sheet":
+		err = m.contactSheet(rest)
+	case "docs":
+		err = m.docs(rest)
+	case "help", "-h", "--help":
+		fmt.Fprint(m.Stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(m.Stderr, "darkroom: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+	return m.exit(err)
+}
+
+// usageError is a command line that cannot be understood.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// errReported means the command already printed what went wrong.
+type errReported struct{ code int }
+
+func (e errReported) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func (m *Main) exit(err error) int {
+	if err == nil {
+		return 0
+	}
+	var rep errReported
+	if errors.As(err, &rep) {
+		return rep.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(m.Stderr, "darkroom: %s\n", ue.msg)
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(m.Stderr, "darkroom: %s\n", strings.TrimRight(err.Error(), "\n"))
+	return m.exitCode(darkroom.Code(err))
+}
+
+// exitCode is the contract's exit code for an error code.
+func (m *Main) exitCode(code string) int {
+	if m.contract != nil {
+		if ec, ok := m.contract.ErrorCode(code); ok {
+			return ec.ExitCode
+		}
+	}
+	return 1
+}
+
+func (m *Main) loadContract() (*contract.Contract, error) {
+	if m.contract != nil {
+		return m.contract, nil
+	}
+	c, err := contract.Load(darkroom.Files)
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "embedded contracts")
+	}
+	m.contract = c
+	return c, nil
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (f *multiFlag) String() string     { return strings.Join(*f, ",") }
+func (f *multiFlag) Set(v string) error { *f = append(*f, v); return nil }
+
+func (m *Main) flags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "usage: darkroom %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// loadVocab loads the built-in packs and the packs of every --vocab directory.
+func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary, error) {
+	srcs, err := vocab.Builtin()
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "built-in vocabulary")
+	}
+	for _, d := range dirs {
+		more, err := vocab.Dir(d)
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.InvalidInput, err, "--vocab")
+		}
+		srcs = append(srcs, more...)
+	}
+	return vocab.Load(c, srcs)
+}
+
+func (m *Main) newServer(vocabDirs []string) (*server.Server, error) {
+	c, err := m.loadContract()
+	if err != nil {
+		return nil, err
+	}
+	v, err := m.loadVocab(c, vocabDirs)
+	if err != nil {
+		return nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return server.New(c, v, logger)
+}
+
+const serveSynopsis = "serve [--vocab DIR]..."
+
+func (m *Main) serve(ctx context.Context, args []string) error {
+	fs := m.flags("serve", serveSynopsis)
+	var vocabDirs multiFlag
+	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	s, err := m.newServer(vocabDirs)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = s.MCP(s.Contract.Version).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return darkroom.Wrap(darkroom.InternalError, err, "serve")
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	cuecmd "cuelang.org/go/cmd/cue/cmd"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"darkroom": func() {
+			os.Exit((&Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}).Run(context.Background(), os.Args[1:]))
+		},
+		// The CUE CLI at the version go.mod pins, for `cue vet` beside `darkroom vocab vet`.
+		"cue": func() { os.Exit(cuecmd.Main()) },
+	})
+}
+
+// TestScripts runs testscripts/*.txtar against the real binary. DARKROOM_UPDATE=1
+// rewrites the goldens in place.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testscripts",
+		UpdateScripts:       os.Getenv("DARKROOM_UPDATE") == "1",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			// Scripts that run `cue vet` need the module and contracts as a
+			// checkout has them; render scripts use the sample photo.
+			if err := copyContracts(env.WorkDir); err != nil {
+				return err
+			}
+			b, err := os.ReadFile("../../samples/coffee.png")
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(env.WorkDir, "coffee.png"), b, 0o644)
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"mcp":   cmdMCP,
+			"exits": cmdExits,
+		},
+	})
+}
+
+// cmdExits runs a program and requires its exit code: `exits 3 darkroom render ...`.
+// Stdout and stderr are kept for the next stdout/stderr/cmp, as exec keeps them.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+func copyContracts(dst string) error {
+	root := filepath.Join("..", "..")
+	for _, pat := range []string{"cue.mod/module.cue", "contracts/*.cue"} {
+		files, err := filepath.Glob(filepath.Join(root, pat))
+		if err != nil || len(files) == 0 {
+			return fmt.Errorf("copy contracts: no %s", pat)
+		}
+		for _, f := range files {
+			rel, _ := filepath.Rel(root, f)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(dst, rel)
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, b, fs.FileMode(0o644)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestOneShotPipe feeds `darkroom serve` 20 requests on stdin, closes it at once and
+// requires 20 replies, 50 times: a client that pipes a batch and closes stdin must
+// get every answer (the SDK's own stdio transport drops them, go-sdk issue 1061).
+func TestOneShotPipe(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in bytes.Buffer
+	fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`+"\n", pinnedProtocol)
+	fmt.Fprintln(&in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	calls := []string{
+		`"name":"get_contract","arguments":{}`,
+		`"name":"list_vocabulary","arguments":{"layer":"L2"}`,
+		`"name":"list_masks_vocabulary","arguments":{}`,
+		`"name":"list_available_transforms","arguments":{"include_examples":false}`,
+		`"name":"list_vocabulary","arguments":{"layer":"L9"}`,
+	}
+	for i := 1; i < 20; i++ {
+		if i%5 == 0 {
+			fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+			continue
+		}
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s}}`+"\n", i, calls[i%len(calls)])
+	}
+	runs := 50
+	if testing.Short() {
+		runs = 5
+	}
+	for run := range runs {
+		// testscript runs the binary as darkroom when it is invoked by that name.
+		cmd := &exec.Cmd{Path: exe, Args: []string{"darkroom", "serve"}}
+		cmd.Stdin = bytes.NewReader(in.Bytes())
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, errb.String())
+		}
+		ids := map[float64]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var msg struct {
+				ID *float64 `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+				t.Fatalf("run %d: bad line %q: %v", run, line, err)
+			}
+			if msg.ID != nil {
+				ids[*msg.ID] = true
+			}
+		}
+		if len(ids) != 20 {
+			t.Fatalf("run %d: %d replies to 20 requests:\n%s", run, len(ids), out.String())
+		}
+	}
+}
+
+// The committed reference pages are what the contracts and packs generate: a change
+// to either needs `make docs`.
+func TestDocsUpToDate(t *testing.T) {
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard}
+	files, err := m.generateDocs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Errorf("%s: %v (run make docs)", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run make docs", name)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/engine"
+)
+
+const renderSynopsis = `render IN OUT [--size N] [--op NAME[:ARG=V,ARG=V...]]... [--seed N] [--quality Q] [--format jpeg|png|tiff] [--depth 8|16]
+
+Renders IN with catalog operations (darkroom contract export lists none of them;
+see docs/operations.md) and writes OUT. Operations run in the engine's stage order,
+whatever their order on the command line. Argument values are JSON where they parse
+as JSON (1.5, true, [[0,0],[1,1]]) and strings otherwise (gaussian).
+Example: darkroom render in.jpg out.jpg --size 1024 --op exposure:ev=0.7 --op vignette:amount=-0.4`
+
+func (m *Main) render(args []string) error {
+	fs := m.flags("render", renderSynopsis)
+	var ops multiFlag
+	fs.Var(&ops, "op", "an operation and its arguments, NAME:ARG=V,ARG=V (repeatable)")
+	size := fs.Int("size", 0, "long edge of the output in pixels (0: full size)")
+	seed := fs.Uint64("seed", 0, "seed of the random operations (grain, noise, cutout, random_crop)")
+	quality := fs.Int("quality", 90, "JPEG quality, 1 to 100")
+	format := fs.String("format", "", "jpeg, png or tiff (default: from OUT's extension)")
+	depth := fs.Int("depth", 0, "PNG bit depth, 8 or 16 (default 8); TIFF is always 16-bit")
+	in, out, err := parseTwoPaths(fs, args)
+	if err != nil {
+		return err
+	}
+	if *size < 0 {
+		return usagef("--size must be positive, got %d", *size)
+	}
+	c, err := m.loadContract()
+	if err != nil {
+		return err
+	}
+	edits, err := parseOps(c, ops)
+	if err != nil {
+		return err
+	}
+	f, err := outputFormat(out, *format)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		return darkroom.Wrap(darkroom.NotFound, err, "read %s", in)
+	}
+	dopt := engine.DecodeOptions{}
+	if *size > 0 && !hasGeometry(edits) {
+		// Sizes are fractions of the image, so rendering at the output size looks
+		// the same as rendering at full size and shrinking afterwards.
+		dopt.MaxLongEdge = *size
+	}
+	src, err := engine.Decode(data, dopt)
+	if err != nil {
+		return err
+	}
+	data = nil
+	for _, w := range src.Warnings {
+		fmt.Fprintf(m.Stderr, "darkroom: %s: %s\n", in, w)
+	}
+	img, err := engine.Render(src.Image, edits, engine.RenderOptions{Seed: *seed})
+	if err != nil {
+		return err
+	}
+	if *size > 0 && (img.W > *size || img.H > *size) {
+		w, h := engine.FitLongEdge(img.W, img.H, *size)
+		img = engine.Resize(img, w, h)
+	}
+	var buf bytes.Buffer
+	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth, EXIF: src.EXIF}); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+		return darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
+	}
+	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d %s, %d operations) in %s\n", out, img.W, img.H, f, len(edits), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func parseTwoPaths(fs interface {
+	Parse([]string) error
+	Args() []string
+}, args []string) (string, string, error) {
+	// Flags may come after the paths: parse them out wherever they are.
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", "", err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		paths = append(paths, rest[0])
+		args = rest[1:]
+	}
+	if len(paths) != 2 {
+		return "", "", usagef("want IN and OUT paths, got %d arguments %q", len(paths), paths)
+	}
+	return paths[0], paths[1], nil
+}
+
+// parseOps turns --op flags into edits whose arguments the catalog checked and
+// completed with defaults.
+func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {
+	var edits []engine.Edit
+	for _, spec := range ops {
+		name, argText, _ := strings.Cut(spec, ":")
+		args := map[string]any{}
+		for _, kv := range splitArgs(argText) {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, usagef("--op %s: %q is not ARG=VALUE", spec, kv)
+			}
+			var x any
+			if err := json.Unmarshal([]byte(v), &x); err != nil {
+				x = v
+			}
+			args[k] = x
+		}
+		checked, err := c.CheckOperation(name, args)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, engine.Edit{Op: name, Args: checked, Strength: 1})
+	}
+	return edits, nil
+}
+
+// splitArgs splits on commas outside brackets, so points=[[0,0],[1,1]] stays whole.
+func splitArgs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+func hasGeometry(edits []engine.Edit) bool {
+	for _, e := range edits {
+		if st, _ := engine.OpStage(e.Op); st == "geometry" {
+			return true
+		}
+	}
+	return false
+}
+
+func outputFormat(out, format string) (string, error) {
+	if format == "" {
+		switch strings.ToLower(filepath.Ext(out)) {
+		case ".jpg", ".jpeg":
+			format = "jpeg"
+		case ".png":
+			format = "png"
+		case ".tif", ".tiff":
+			format = "tiff"
+		default:
+			return "", usagef("cannot tell the format of %s: give --format jpeg, png or tiff", out)
+		}
+	}
+	switch format {
+	case "jpeg", "png", "tiff":
+		return format, nil
+	}
+	return "", usagef("--format %q: want jpeg, png or tiff", format)
+}
+
+// writeFileAtomic writes through a temporary file in the same directory, synced and
+// renamed, so OUT is never left half written.
+func writeFileAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file private; an output is an ordinary file.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

@@ -1,0 +1,518 @@
+package contract
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	"github.com/google/go-cmp/cmp"
+)
+
+// shapeFrom compiles src (the value of v, or a file defining v) and builds its shape.
+func shapeFrom(t *testing.T, src string) *shape {
+	t.Helper()
+	if !strings.Contains(src, "v:") {
+		src = "v: " + src
+	}
+	var imports []string
+	for _, pkg := range []string{"list", "strings"} {
+		if strings.Contains(src, pkg+".") {
+			imports = append(imports, "import \""+pkg+"\"\n")
+		}
+	}
+	val := cuecontext.New().CompileString(strings.Join(imports, "") + src)
+	if val.Err() != nil {
+		t.Fatalf("compile %q: %v", src, val.Err())
+	}
+	return shapeOf(val.LookupPath(cue.ParsePath("v")), 0)
+}
+
+type row struct{ Path, Old, New string }
+
+func rows(fs []Finding) map[string][]row {
+	out := map[string][]row{}
+	for _, f := range fs {
+		k := string(f.Verdict) + ": " + f.Rule
+		out[k] = append(out[k], row{f.Path, f.Old, f.New})
+	}
+	return out
+}
+
+// TestCompareShapes runs every structural rule in both directions and on both
+// polarities. want maps "verdict: rule" to the findings; an empty want means no
+// finding.
+func TestCompareShapes(t *testing.T) {
+	type tc struct {
+		name     string
+		pol      polarity
+		old, new string
+		want     map[string][]row
+	}
+	tests := []tc{
+		// Params (inputs).
+		{"new required param", input, `close({a?: int})`, `close({a?: int, b!: string})`,
+			map[string][]row{"breaking: new required param": {{"b", "absent", "required string"}}}},
+		{"removed required param", input, `close({a?: int, b!: string})`, `close({a?: int})`,
+			map[string][]row{"breaking: removed param": {{"b", "required string", "absent"}}}},
+		{"new optional param", input, `close({a?: int})`, `close({a?: int, b?: int & >=1 & <=100 | null})`,
+			map[string][]row{"additive: new optional param": {{"b", "absent", "optional integer 1..100 or null"}}}},
+		{"removed optional param", input, `close({a?: int, b?: int})`, `close({a?: int})`,
+			map[string][]row{"breaking: removed param": {{"b", "optional integer", "absent"}}}},
+		{"optional to required", input, `close({a?: int})`, `close({a!: int})`,
+			map[string][]row{"breaking: optional → required": {{"a", "optional", "required"}}}},
+		{"required to optional", input, `close({a!: int})`, `close({a?: int})`,
+			map[string][]row{"additive: required → optional": {{"a", "required", "optional"}}}},
+		{"regular field with default is optional", input, `close({a!: int})`, `close({a: *3 | int})`,
+			map[string][]row{
+				"additive: required → optional": {{"a", "required", "optional"}},
+				"additive: added default":       {{"a", "no default", "default 3"}},
+			}},
+		{"default dropped and now required", input, `close({a: *3 | int})`, `close({a: int})`,
+			map[string][]row{"breaking: optional → required": {{"a", "optional", "required"}}}},
+		{"narrowed type", input, `{a?: int | string}`, `{a?: int}`,
+			map[string][]row{"breaking: narrowed type": {{"a", "integer or string", "integer"}}}},
+		{"widened type", input, `{a?: int}`, `{a?: int | string}`,
+			map[string][]row{"additive: widened type": {{"a", "integer", "integer or string"}}}},
+		{"integer to number", input, `int`, `number`,
+			map[string][]row{"additive: widened type": {{"", "integer", "number"}}}},
+		{"number to integer", input, `number`, `int`,
+			map[string][]row{"breaking: narrowed type": {{"", "number", "integer"}}}},
+		{"null removed", input, `int | null`, `int`,
+			map[string][]row{"breaking: narrowed type": {{"", "integer or null", "integer"}}}},
+		{"null added", input, `int`, `int | null`,
+			map[string][]row{"additive: widened type": {{"", "integer", "integer or null"}}}},
+		{"tightened bound", input, `int & >=0 & <=10`, `int & >=0 & <=5`,
+			map[string][]row{"breaking: tightened bound": {{"", "integer 0..10", "integer 0..5"}}}},
+		{"widened bound", input, `int & >=0 & <=5`, `int & >=0 & <=10`,
+			map[string][]row{"additive: widened bound": {{"", "integer 0..5", "integer 0..10"}}}},
+		{"exclusive bound tightens", input, `number & >=0`, `number & >0`,
+			map[string][]row{"breaking: tightened bound": {{"", "number >=0", "number >0"}}}},
+		{"exclusive bound widens", input, `number & >0 & <=1`, `number & >=0 & <=1`,
+			map[string][]row{"additive: widened bound": {{"", "number >0 and <=1", "number 0..1"}}}},
+		{"integer >0 is >=1", input, `int & >0 & <10`, `int & >=1 & <=9`, nil},
+		{"bound beside a default", input, `*10 | int & >=1 & <=100`, `*10 | int & >=1 & <=50`,
+			map[string][]row{"breaking: tightened bound": {{"", "integer 1..100", "integer 1..50"}}}},
+		{"bound moved one way and the other", input, `number & >=0 & <=1`, `number & >=0.5 & <=2`,
+			map[string][]row{
+				"breaking: tightened bound": {{"", "number 0..1", "number 0.5..2"}},
+				"additive: widened bound":   {{"", "number 0..1", "number 0.5..2"}},
+			}},
+		{"tightened length", input, `string & strings.MaxRunes(10)`, `string & strings.MaxRunes(5)`,
+			map[string][]row{"breaking: tightened bound": {{"", "string of at most 10 characters", "string of at most 5 characters"}}}},
+		{"non-empty", input, `string`, `string & !=""`,
+			map[string][]row{"breaking: tightened bound": {{"", "string", "non-empty string"}}}},
+		{"removed enum value", input, `"L1" | "L2" | "L3"`, `"L1" | "L2"`,
+			map[string][]row{"breaking: removed enum value": {{"", "enum L1|L2|L3", "enum L1|L2"}}}},
+		{"added enum value", input, `"L1" | "L2"`, `"L1" | "L2" | "L3"`,
+			map[string][]row{"additive: added enum value": {{"", "enum L1|L2", "enum L1|L2|L3"}}}},
+		{"enum value replaced", input, `"a" | "b"`, `"a" | "c"`,
+			map[string][]row{
+				"breaking: removed enum value": {{"", "enum a|b", "enum a|c"}},
+				"additive: added enum value":   {{"", "enum a|b", "enum a|c"}},
+			}},
+		{"enum to string", input, `"a" | "b"`, `string`,
+			map[string][]row{"additive: widened type": {{"", "enum a|b", "string"}}}},
+		{"string to enum", input, `string`, `"a" | "b"`,
+			map[string][]row{"breaking: narrowed type": {{"", "string", "enum a|b"}}}},
+		{"enum to a pattern that drops a value", input, `"ab" | "b"`, `=~"^a"`,
+			map[string][]row{
+				"additive: widened type":       {{"", "enum ab|b", "string matching ^a"}},
+				"breaking: removed enum value": {{"", "enum ab|b", "string matching ^a"}},
+			}},
+		{"changed default", input, `*1 | int`, `*2 | int`,
+			map[string][]row{"breaking: changed default": {{"", "default 1", "default 2"}}}},
+		{"changed default back", input, `*2 | int`, `*1 | int`,
+			map[string][]row{"breaking: changed default": {{"", "default 2", "default 1"}}}},
+		{"default of an enum", input, `*"a" | "b"`, `"a" | *"b"`,
+			map[string][]row{"breaking: changed default": {{"", `default "a"`, `default "b"`}}}},
+		{"open to closed", input, `{a?: int, ...}`, `close({a?: int})`,
+			map[string][]row{"breaking: closed object": {{"", "open object (other fields allowed)", "closed object (no other fields)"}}}},
+		{"closed to open", input, `close({a?: int})`, `{a?: int, ...}`,
+			map[string][]row{"additive: opened object": {{"", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"typed field in an open object", input, `{...}`, `{a?: int, ...}`,
+			map[string][]row{"breaking: narrowed type": {{"a", "any value", "integer"}}}},
+		{"changed regular expression", input, `=~"^ab"`, `=~"^a"`,
+			map[string][]row{"needs review: changed regular expression": {{"", "string matching ^ab", "string matching ^a"}}}},
+		{"pattern added", input, `string`, `string & =~"^a"`,
+			map[string][]row{"breaking: narrowed type": {{"", "string", "string matching ^a"}}}},
+		{"pattern removed", input, `string & =~"^a"`, `string`,
+			map[string][]row{"additive: widened type": {{"", "string matching ^a", "string"}}}},
+		{"changed custom validator", input, `string & strings.HasPrefix("a")`, `string & strings.HasPrefix("b")`,
+			map[string][]row{"needs review: changed custom validator": {{"", `string (custom check strings.HasPrefix("a"))`, `string (custom check strings.HasPrefix("b"))`}}}},
+		{"identical custom validator", input, `string & strings.HasPrefix("a")`, `string & strings.HasPrefix("a")`, nil},
+		{"changed rule", input, `{a?: int, if a != _|_ {b!: int}}`, `{a?: int, if a != _|_ {b!: string}}`,
+			map[string][]row{"needs review: changed custom validator": {{"", "custom rule { if a != _|_ { b!: int } }", "custom rule { if a != _|_ { b!: string } }"}}}},
+
+		// Lists.
+		{"list element type", input, `[...int]`, `[...number]`,
+			map[string][]row{"additive: widened type": {{"[]", "integer", "number"}}}},
+		{"list element narrowed", input, `[...number]`, `[...int]`,
+			map[string][]row{"breaking: narrowed type": {{"[]", "number", "integer"}}}},
+		{"fewer items", input, `[...int] & list.MaxItems(16)`, `[...int] & list.MaxItems(8)`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of integer (at most 16 items)", "list of integer (at most 8 items)"}}}},
+		{"more items", input, `[...int] & list.MaxItems(8)`, `[...int] & list.MaxItems(16)`,
+			map[string][]row{"additive: widened bound": {{"", "list of integer (at most 8 items)", "list of integer (at most 16 items)"}}}},
+		{"at least one item", input, `[...string]`, `[string, ...string]`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of string", "list of string (at least 1 item)"}}}},
+		{"tuple element", input, `[number & >=0 & <=1, number]`, `[number & >=0 & <=2, number]`,
+			map[string][]row{"additive: widened bound": {{"[0]", "number 0..1", "number 0..2"}}}},
+		{"tuple grows", input, `[int, int]`, `[int, int, int]`,
+			map[string][]row{
+				"breaking: tightened bound": {{"", "list [integer, integer]", "list [integer, integer, integer]"}},
+				"additive: widened bound":   {{"", "list [integer, integer]", "list [integer, integer, integer]"}},
+			}},
+		{"unique items", input, `[...int]`, `[...int] & list.UniqueItems()`,
+			map[string][]row{"breaking: narrowed type": {{"", "list of integer", "list of unique integer"}}}},
+		{"list of objects", input, `[...close({n!: int})]`, `[...close({n!: int, m?: bool})]`,
+			map[string][]row{"additive: new optional param": {{"[].m", "absent", "optional boolean"}}}},
+
+		// Nested structs and disjunctions.
+		{"nested bound", input, `close({o?: close({p!: int & <=5})})`, `close({o?: close({p!: int & <=3})})`,
+			map[string][]row{"breaking: tightened bound": {{"o.p", "integer <=5", "integer <=3"}}}},
+		{"union arm removed", input,
+			"#A: {kind!: \"a\", x?: int}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B | null",
+			"#A: {kind!: \"a\", x?: int}\nv: #A | null",
+			map[string][]row{"breaking: narrowed type": {{"", "object with kind a|b or null", "object with fields kind, x or null"}}}},
+		{"union arm added", input,
+			"#A: {kind!: \"a\", x?: int}\nv: #A",
+			"#A: {kind!: \"a\", x?: int}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
+			map[string][]row{"additive: widened type": {{"", "object with fields kind, x", "object with kind a|b"}}}},
+		{"union arm changed", input,
+			"#A: {kind!: \"a\", x?: int & <=5}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
+			"#A: {kind!: \"a\", x?: int & <=4}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
+			map[string][]row{"breaking: tightened bound": {{"[kind=a].x", "integer <=5", "integer <=4"}}}},
+		{"pattern fields", input, `close({[=~"^a"]: int})`, `close({[=~"^[a-z]"]: int & >=0})`,
+			map[string][]row{
+				"needs review: changed regular expression": {{".*", "keys matching ^a", "keys matching ^[a-z]"}},
+				"breaking: tightened bound":                {{".*", "integer", "integer >=0"}},
+			}},
+		{"named field moved into a pattern", input, `close({a!: int})`, `close({[string]: int})`,
+			map[string][]row{
+				"additive: required → optional": {{"a", "required", "optional"}},
+				"additive: new optional param":  {{".*", "absent", "any keys: integer"}},
+			}},
+
+		// Data (outputs): the same changes, read covariantly.
+		{"data added field", output, `close({a!: int})`, `close({a!: int, b!: string})`,
+			map[string][]row{"additive: added field": {{"b", "absent", "required string"}}}},
+		{"data removed field", output, `close({a!: int, b?: string})`, `close({a!: int})`,
+			map[string][]row{"breaking: removed field": {{"b", "optional string", "absent"}}}},
+		{"data required to optional", output, `close({a!: int})`, `close({a?: int})`,
+			map[string][]row{"breaking: required → optional": {{"a", "required", "optional"}}}},
+		{"data optional to required", output, `close({a?: int})`, `close({a!: int})`,
+			map[string][]row{"additive: optional → required": {{"a", "optional", "required"}}}},
+		{"data widened type", output, `int`, `int | null`,
+			map[string][]row{"breaking: widened type": {{"", "integer", "integer or null"}}}},
+		{"data narrowed type", output, `int | null`, `int`,
+			map[string][]row{"additive: narrowed type": {{"", "integer or null", "integer"}}}},
+		{"data widened bound", output, `int & >=0 & <=5`, `int & >=0`,
+			map[string][]row{"breaking: widened bound": {{"", "integer 0..5", "integer >=0"}}}},
+		{"data narrowed bound", output, `int & >=0`, `int & >=0 & <=5`,
+			map[string][]row{"additive: narrowed bound": {{"", "integer >=0", "integer 0..5"}}}},
+		{"data added enum value", output, `"a" | "b"`, `"a" | "b" | "c"`,
+			map[string][]row{"breaking: added enum value": {{"", "enum a|b", "enum a|b|c"}}}},
+		{"data removed enum value", output, `"a" | "b" | "c"`, `"a" | "b"`,
+			map[string][]row{"additive: removed enum value": {{"", "enum a|b|c", "enum a|b"}}}},
+		{"data opened", output, `close({a!: int})`, `{a!: int, ...}`,
+			map[string][]row{"additive: opened object": {{"", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"data list element widened", output, `[...int]`, `[...number]`,
+			map[string][]row{"breaking: widened type": {{"[]", "integer", "number"}}}},
+		{"data unchanged", output, `close({a!: int, b?: [...string]})`, `close({b?: [...string], a!: int})`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &comparer{pol: tt.pol, noun: "param"}
+			c.shapes("", shapeFrom(t, tt.old), shapeFrom(t, tt.new), false)
+			want := tt.want
+			if want == nil {
+				want = map[string][]row{}
+			}
+			if diff := cmp.Diff(want, rows(c.findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	tests := []struct {
+		old, new string
+		v        Verdict
+		want     Bump
+	}{
+		{"0.1.0", "0.1.0", Unchanged, Bump{Needs: "none", Minimum: "0.1.0", OK: true}},
+		{"0.1.0", "0.1.1", Unchanged, Bump{Needs: "none", Minimum: "0.1.0", OK: true}},
+		{"0.1.0", "0.1.1", Additive, Bump{Needs: "minor", Minimum: "0.2.0"}},
+		{"0.1.0", "0.2.0", Additive, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
+		{"0.1.0", "0.1.9", Breaking, Bump{Needs: "minor", Minimum: "0.2.0"}},
+		{"0.1.0", "0.2.0", Breaking, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
+		{"0.1.0", "1.0.0", Breaking, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
+		{"0.1.0", "0.2.0", NeedsReview, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
+		{"1.2.3", "1.3.0", Breaking, Bump{Needs: "major", Minimum: "2.0.0"}},
+		{"1.2.3", "2.0.0", Breaking, Bump{Needs: "major", Minimum: "2.0.0", OK: true}},
+		{"1.2.3", "1.3.0", Additive, Bump{Needs: "minor", Minimum: "1.3.0", OK: true}},
+		{"1.2.3", "1.2.4", Additive, Bump{Needs: "minor", Minimum: "1.3.0"}},
+		{"1.2.3", "1.3.0", NeedsReview, Bump{Needs: "major", Minimum: "2.0.0"}},
+		{"0.2.0", "0.1.0", Unchanged, Bump{Needs: "none", Minimum: "0.2.0"}},
+	}
+	for _, tt := range tests {
+		got, err := CheckVersion(tt.old, tt.new, tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Reason = ""
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("CheckVersion(%s, %s, %s) (-want +got):\n%s", tt.old, tt.new, tt.v, diff)
+		}
+	}
+	if _, err := CheckVersion("1.0", "1.0.0", Unchanged); err == nil {
+		t.Error("CheckVersion accepted 1.0")
+	}
+}
+
+// base is a minimal contracts package: the meta-schema, two error codes and the
+// definitions Load builds schemas for; each test adds tools.
+const base = `package contracts
+
+import "list"
+
+#Semver: =~"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$"
+#Name: =~"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+#Tool: {
+	name: #Name
+	title: string & !=""
+	description: string & !=""
+	group: string
+	annotations: {readOnly: bool, destructive: bool, idempotent: bool, openWorld: bool}
+	since: #Semver
+	deprecated?: {replacement: #Name, removeAfter: #Semver}
+	params: {...}
+	D=data: {...}
+	result: close({success!: bool, data!: D | null, error!: #ErrorInfo | null})
+	errors: [...#ErrorCode] & list.UniqueItems()
+}
+tools: [Name=string]: #Tool & {name: Name}
+#ErrorInfo: {code!: #ErrorCode, message!: string, details!: {[string]: _}, recoverable!: bool}
+#ErrorCodeSpec: {code: #ErrorCode, recoverable: bool, exit_code: int, description: string}
+#OperationArgs: {}
+#MaskSpec: {}
+`
+
+const codes = `package contracts
+_codes: ["invalid_input", "internal_error"]
+#ErrorCode: or(_codes)
+error_codes: {for c in _codes {(c): #ErrorCodeSpec & {code: c}}}
+error_codes: invalid_input: {recoverable: true, exit_code: 2, description: "bad"}
+error_codes: internal_error: {recoverable: false, exit_code: 70, description: "bug"}
+`
+
+func tool(name, extra, params, data string) string {
+	return `tools: ` + name + `: {
+	title: "T", description: "D", group: "g", since: "0.1.0"
+	annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}
+	errors: ["invalid_input", "internal_error"]
+	params: close({` + params + `})
+	data: close({` + data + `})
+	` + extra + `
+}
+`
+}
+
+func loadModule(t *testing.T, version, codesSrc string, tools ...string) *Contract {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"cue.mod/module.cue":     {Data: []byte("module: \"test.local\"\nlanguage: version: \"v0.17.1\"\n")},
+		"contracts/contract.cue": {Data: []byte(base + "contract_version: \"" + version + "\"\n")},
+		"contracts/errors.cue":   {Data: []byte(codesSrc)},
+		"contracts/tools.cue":    {Data: []byte("package contracts\n" + strings.Join(tools, "\n"))},
+	}
+	c, err := Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCompareContracts covers the rules on tools and error codes, and the version
+// verdict, on whole contracts.
+func TestCompareContracts(t *testing.T) {
+	list := tool("list", "", `layer?: "L1" | "L2" | null`, `count!: int`)
+	tests := []struct {
+		name       string
+		oldV, newV string
+		oldCodes   string
+		newCodes   string
+		old, new   []string
+		want       []Finding
+		ok         bool
+	}{
+		{"unchanged", "0.1.0", "0.1.0", codes, codes, []string{list}, []string{list}, []Finding{}, true},
+		{"tool added", "0.1.0", "0.2.0", codes, codes, []string{list}, []string{list, tool("show", "", "", "")},
+			[]Finding{{Tool: "show", Old: "absent", New: "tool (T)", Verdict: Additive, Rule: "tool added"}}, true},
+		{"tool removed", "0.1.0", "0.1.1", codes, codes, []string{list, tool("show", "", "", "")}, []string{list},
+			[]Finding{{Tool: "show", Old: "tool (T)", New: "absent", Verdict: Breaking, Rule: "tool removed"}}, false},
+		{"renamed with an alias", "0.1.0", "0.2.0", codes, codes,
+			[]string{tool("show", "", "", "")},
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
+			[]Finding{
+				{Tool: "display", Old: "absent", New: "tool (T)", Verdict: Additive, Rule: "tool added"},
+				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
+			}, true},
+		{"alias removed too early", "0.2.0", "0.3.0", codes, codes,
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
+			[]string{tool("display", "", "", "")},
+			[]Finding{{Tool: "show", Old: "deprecated tool, replaced by display, removable after 0.3.0", New: "absent in 0.3.0", Verdict: Breaking, Rule: "tool removed before its removeAfter"}}, true},
+		{"alias removed after removeAfter", "0.3.0", "0.4.0", codes, codes,
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
+			[]string{tool("display", "", "", "")},
+			[]Finding{{Tool: "show", Old: "deprecated tool, replaced by display, removable after 0.3.0", New: "absent in 0.4.0", Verdict: Additive, Rule: "deprecated tool removed"}}, true},
+		{"replacement missing", "0.1.0", "0.2.0", codes, codes,
+			[]string{tool("show", "", "", "")},
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", "")},
+			[]Finding{
+				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
+				{Tool: "show", Path: "deprecated.replacement", Old: "not deprecated", New: "display (no such tool)", Verdict: Breaking, Rule: "replacement missing"},
+			}, true},
+		{"annotation weakened", "0.1.0", "0.2.0", codes, codes, []string{list},
+			[]string{strings.Replace(list, "readOnly: true", "readOnly: false", 1)},
+			[]Finding{{Tool: "list", Path: "annotations.readOnly", Old: "true", New: "false", Verdict: Breaking, Rule: "annotation weakened"}}, true},
+		{"error code added", "0.1.0", "0.2.0", codes,
+			strings.Replace(codes, `"internal_error"]`, `"internal_error", "not_found"]`, 1) + "error_codes: not_found: {recoverable: true, exit_code: 3, description: \"gone\"}\n",
+			[]string{list}, []string{list},
+			[]Finding{{Tool: GroupErrors, Path: "not_found", Old: "absent", New: "recoverable, exit code 3", Verdict: Additive, Rule: "error code added"}}, true},
+		{"recoverable and exit code changed", "1.0.0", "1.1.0", codes,
+			strings.Replace(codes, "recoverable: false, exit_code: 70", "recoverable: true, exit_code: 71", 1),
+			[]string{list}, []string{list},
+			[]Finding{
+				{Tool: GroupErrors, Path: "internal_error.recoverable", Old: "false", New: "true", Verdict: Breaking, Rule: "recoverable changed"},
+				{Tool: GroupErrors, Path: "internal_error.exit_code", Old: "70", New: "71", Verdict: Breaking, Rule: "exit code changed"},
+			}, false},
+		{"params and data", "0.1.0", "0.2.0", codes, codes, []string{list},
+			[]string{tool("list", "", `layer?: "L1" | null`, `count!: int, more!: bool`)},
+			[]Finding{
+				{Tool: "list", Path: "params.layer", Old: "enum L1|L2 or null", New: `exactly "L1" or null`, Verdict: Breaking, Rule: "removed enum value"},
+				{Tool: "list", Path: "data.more", Old: "absent", New: "required boolean", Verdict: Additive, Rule: "added field"},
+			}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Compare(loadModule(t, tt.oldV, tt.oldCodes, tt.old...), loadModule(t, tt.newV, tt.newCodes, tt.new...), DiffOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, d.Findings); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if d.Version.OK != tt.ok {
+				t.Errorf("version ok = %v, want %v: %s", d.Version.OK, tt.ok, d.Version.Reason)
+			}
+		})
+	}
+}
+
+// The examples catch what the structure misses: each check must fail on a change
+// that breaks its example and pass on one that does not.
+func TestExamples(t *testing.T) {
+	old := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=1 & <=100 | null`, `kind!: "a" | "b"`))
+	narrower := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=1 & <=50 | null`, `kind!: "a"`))
+	wider := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=0 & <=500 | null, page?: int`, `kind!: "a" | "b" | "c"`))
+	ot, _ := old.Tool("list")
+	nt, _ := narrower.Tool("list")
+	wt, _ := wider.Tool("list")
+
+	f, ok := exampleArguments(ot, nt)
+	if !ok || f.Rule != "example arguments rejected" || f.Old != `accepted {"limit":100}` {
+		t.Errorf("narrowed params: got %+v, %v; want the call with limit 100 rejected", f, ok)
+	}
+	if f, ok := exampleArguments(ot, wt); ok {
+		t.Errorf("widened params: got %+v, want no counterexample", f)
+	}
+
+	recorded := `--> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":{}}}
+<-- {
+  "jsonrpc": "2.0",
+  "id": 1,
+  "result": {
+    "structuredContent": {
+      "success": true,
+      "data": {"kind": "c", "extra": 1},
+      "error": null
+    }
+  }
+}
+--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{}}}
+<-- {"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"success":true,"data":{"kind":"a","extra":1},"error":null}}}
+--> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+<-- {"jsonrpc":"2.0","id":3,"result":{"tools":[]}}
+`
+	results, err := RecordedResults(fstest.MapFS{"testscripts/list.txtar": {Data: []byte("# a transcript\n-- golden --\n" + recorded)}}, "testscripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range results["list"] {
+		var x any
+		if err := json.Unmarshal(r.Result, &x); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(x)
+		got = append(got, r.Source+" "+string(b))
+	}
+	want := []string{
+		`testscripts/list.txtar:4 {"data":{"extra":1,"kind":"c"},"error":null,"success":true}`,
+		`testscripts/list.txtar:16 {"data":{"extra":1,"kind":"a"},"error":null,"success":true}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("recorded results (-want +got):\n%s", diff)
+	}
+	// "c" is not a kind the old schema knows; the unknown key "extra" is fine.
+	f, ok = recordedResults(ot, results["list"])
+	if !ok || f.Old != "recorded result testscripts/list.txtar:4" || strings.Contains(f.New, "more") {
+		t.Errorf("got %+v, %v; want only the first result rejected", f, ok)
+	}
+	if f, ok := recordedResults(ot, results["list"][1:]); ok {
+		t.Errorf("got %+v, want the second result accepted", f)
+	}
+}
+
+// The project's own contract compared with itself has no finding, and every part
+// of it is read structurally: nothing is left as an opaque custom rule.
+func TestCompareOwnContract(t *testing.T) {
+	c := loadTestContract(t)
+	d, err := Compare(c, loadTestContract(t), DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Findings) != 0 || !d.Version.OK || len(d.Unchanged) != len(c.Tools) {
+		t.Errorf("self-diff: %d findings, version %+v, %d of %d tools unchanged", len(d.Findings), d.Version, len(d.Unchanged), len(c.Tools))
+	}
+	var walk func(where string, s *shape)
+	walk = func(where string, s *shape) {
+		if s == nil {
+			return
+		}
+		for _, a := range s.alts {
+			if a.kind == kOpaque {
+				t.Errorf("%s: opaque: %s", where, a.text)
+			}
+			for n, f := range a.fields {
+				walk(where+"."+n, f.shape)
+			}
+			for _, p := range a.pfields {
+				walk(where+".*", p.shape)
+			}
+			for i, p := range a.prefix {
+				walk(where+"["+string(rune('0'+i))+"]", p)
+			}
+			walk(where+"[]", a.rest)
+		}
+	}
+	for _, tl := range c.Tools {
+		walk(tl.Name+".params", shapeOf(tl.params, 0))
+		walk(tl.Name+".data", shapeOf(toolField(c, tl.Name, "data"), 0))
+	}
+	walk("#Manifest", shapeOf(c.Manifest(), 0))
+}

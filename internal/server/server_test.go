@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/vocab"
+)
+
+func testServer(t testing.TB) *Server {
+	t.Helper()
+	c, err := contract.Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := vocab.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vocab.Load(c, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(c, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Every contract tool has a handler and every handler a contract tool: a tool cannot
+// be advertised without code, nor code run without a contract.
+func TestHandlersMatchContract(t *testing.T) {
+	s := testServer(t)
+	missing, extra := s.Unmatched()
+	if len(missing)+len(extra) > 0 {
+		t.Fatalf("tools without handlers: %v; handlers without tools: %v", missing, extra)
+	}
+	var names []string
+	for n := range handlers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff(s.Contract.ToolNames(), names); diff != "" {
+		t.Errorf("handlers (-contract +handlers):\n%s", diff)
+	}
+}
+
+// Some clients reject a whole tool list when an input schema has a top-level
+// combinator, and every tool needs annotations and a title.
+func TestToolSchemasAreClientFriendly(t *testing.T) {
+	s := testServer(t)
+	for _, tool := range s.Contract.Tools {
+		mt := MCPTool(tool)
+		in := tool.InputSchema
+		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+			if _, ok := in[k]; ok {
+				t.Errorf("%s: input schema has a top-level %s", tool.Name, k)
+			}
+		}
+		if in["type"] != "object" || tool.OutputSchema["type"] != "object" {
+			t.Errorf("%s: input and output schemas must be objects", tool.Name)
+		}
+		if in["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: input schema dialect %v", tool.Name, in["$schema"])
+		}
+		if mt.Annotations == nil || mt.Annotations.DestructiveHint == nil || mt.Annotations.OpenWorldHint == nil || mt.Title == "" {
+			t.Errorf("%s: missing annotations or title", tool.Name)
+		}
+		if tool.Description == "" || len(tool.Errors) == 0 {
+			t.Errorf("%s: no description or no declared errors", tool.Name)
+		}
+	}
+}
+
+// The Go names for error codes must all be codes of the contract's closed enum.
+func TestErrorCodeNamesAreInContract(t *testing.T) {
+	s := testServer(t)
+	for _, code := range []string{
+		darkroom.InvalidInput, darkroom.NotFound, darkroom.StateError, darkroom.VersioningError,
+		darkroom.MaskingError, darkroom.RenderError, darkroom.PermissionError,
+		darkroom.LimitExceeded, darkroom.Unavailable, darkroom.InternalError,
+	} {
+		if _, ok := s.Contract.ErrorCode(code); !ok {
+			t.Errorf("error code %q is not in contracts/errors.cue", code)
+		}
+	}
+	if got := len(s.Contract.ErrorCodes); got != 10 {
+		t.Errorf("contract has %d error codes, Go names 10", got)
+	}
+}
+
+// A handler that panics yields internal_error, and the next call still works.
+func TestPanicBecomesInternalError(t *testing.T) {
+	s := testServer(t)
+	orig := s.handlers
+	s.handlers = map[string]handler{}
+	for k, v := range orig {
+		s.handlers[k] = v
+	}
+	s.handlers["get_contract"] = func(context.Context, *Server, map[string]any) (any, string, error) {
+		var m map[string]int
+		m["boom"]++ // nil map write
+		return nil, "", nil
+	}
+	res := s.Call(context.Background(), "get_contract", json.RawMessage(`{}`))
+	env := res.StructuredContent.(Envelope)
+	if !res.IsError || env.Error == nil || env.Error.Code != darkroom.InternalError || env.Error.Recoverable {
+		t.Fatalf("panic gave %+v", env)
+	}
+	res = s.Call(context.Background(), "list_vocabulary", json.RawMessage(`{"layer":"L2"}`))
+	if res.IsError {
+		t.Fatalf("server did not go on after a panic: %+v", res.StructuredContent)
+	}
+}
+
+// A handler returning a code its tool does not declare is reported as internal_error.
+func TestUndeclaredCodeBecomesInternalError(t *testing.T) {
+	s := testServer(t)
+	s.handlers = map[string]handler{"get_contract": func(context.Context, *Server, map[string]any) (any, string, error) {
+		return nil, "", darkroom.Errorf(darkroom.VersioningError, "not a code get_contract declares")
+	}}
+	env, _ := s.Invoke(context.Background(), "get_contract", nil)
+	if env.Error == nil || env.Error.Code != darkroom.InternalError || env.Error.Details["undeclared_code"] != darkroom.VersioningError {
+		t.Fatalf("got %+v", env.Error)
+	}
+}
+
+// Calls through the SDK's client: the structured result is the envelope and the text
+// is a one-line summary; an invalid call is isError with invalid_input and the path.
+func TestCallThroughClient(t *testing.T) {
+	s := testServer(t)
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP("test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	tests := []struct {
+		args      map[string]any
+		wantError bool
+		wantCode  string
+		wantPath  string
+	}{
+		{map[string]any{"layer": "L2"}, false, "", ""},
+		{map[string]any{"layer": nil, "tags": nil}, false, "", ""},
+		{map[string]any{"layer": "L9"}, true, "invalid_input", "layer"},
+		{map[string]any{"tags": []any{"ok", "Not OK"}}, true, "invalid_input", "tags.1"},
+		{map[string]any{"limit": 5}, true, "invalid_input", "limit"},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_vocabulary", Arguments: tt.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var env struct {
+			Success bool `json:"success"`
+			Error   *struct {
+				Code    string `json:"code"`
+				Details struct {
+					Fields []struct {
+						Path string `json:"path"`
+					} `json:"fields"`
+				} `json:"details"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError != tt.wantError || env.Success == tt.wantError {
+			t.Errorf("%v: isError=%v success=%v", tt.args, res.IsError, env.Success)
+			continue
+		}
+		if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text == "" {
+			t.Errorf("%v: want one text summary, got %v", tt.args, res.Content)
+		}
+		if tt.wantError {
+			if env.Error.Code != tt.wantCode || len(env.Error.Details.Fields) == 0 || env.Error.Details.Fields[0].Path != tt.wantPath {
+				t.Errorf("%v: got %s", tt.args, b)
+			}
+		}
+	}
+}

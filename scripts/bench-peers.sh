@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bench-peers.sh: darkroom's engine beside the image tools it is measured against, on
+# the same photo in one run, as ratios darkroom/peer (lower is better for darkroom).
+#
+#   scripts/bench-peers.sh [PHOTO]     (default ../shared/testdata/photos/large-24mp.jpg)
+#
+# Peers that are not installed are skipped (on Debian: apt-get install libvips-tools
+# imagemagick darktable time). Each command runs RUNS times (default 5) after one
+# untimed warm-up; the table shows medians of wall time and of peak resident memory
+# (/usr/bin/time's %M). The in-process numbers (preview after an edit, which needs a
+# cached source) come from the engine's Go benchmarks, run here as
+#   go test -run '^$' -bench 'Preview|Export' ./internal/engine
+# Nothing is installed or written outside a temporary directory.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+photo=${1:-$root/../shared/testdata/photos/large-24mp.jpg}
+runs=${RUNS:-5}
+if [[ ! -f $photo ]]; then
+	echo "bench-peers: $photo not found; nothing to compare" >&2
+	exit 0
+fi
+photo=$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$root" && go build -o "$tmp/darkroom" ./cmd/darkroom)
+
+have() { command -v "$1" >/dev/null 2>&1; }
+timer=""
+if [[ -x /usr/bin/time ]]; then
+	timer=/usr/bin/time
+else
+	echo "bench-peers: /usr/bin/time not found: wall times only, no peak memory" >&2
+fi
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit}; if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+# measure NAME CMD...: runs CMD once untimed, then RUNS times; sets wall[NAME]
+# (seconds) and rss[NAME] (MB) to the medians.
+declare -A wall rss
+measure() {
+	local name=$1
+	shift
+	if ! "$@" >"$tmp/out.log" 2>&1; then
+		echo "bench-peers: $name failed, skipped: $*" >&2
+		sed 's/^/    /' "$tmp/out.log" | tail -5 >&2
+		return 0
+	fi
+	: >"$tmp/w" && : >"$tmp/m"
+	for ((i = 0; i < runs; i++)); do
+		if [[ -n $timer ]]; then
+			$timer -f '%e %M' -o "$tmp/t" "$@" >/dev/null 2>&1
+			read -r e m <"$tmp/t"
+		else
+			local s
+			s=$(date +%s.%N)
+			"$@" >/dev/null 2>&1
+			e=$(echo "$(date +%s.%N) - $s" | bc)
+			m=""
+		fi
+		echo "$e" >>"$tmp/w"
+		[[ -n $m ]] && echo "$((m / 1024))" >>"$tmp/m"
+	done
+	wall[$name]=$(median <"$tmp/w")
+	rss[$name]=$(median <"$tmp/m")
+}
+
+# The five operations of the benchmarks (the CLI has no masks, so here saturation is
+# not masked; the Go benchmarks mask it with an ellipse).
+ops=(--op exposure:ev=0.4 --op white_balance:temperature=800,tint=0.1 --op contrast:amount=0.3
+	--op saturation:amount=0.4 --op vignette:amount=-0.4)
+
+echo "photo: $photo ($(stat -c %s "$photo") bytes), $runs runs each, $(nproc) cores"
+measure "darkroom render --size 1024" "$tmp/darkroom" render "$photo" "$tmp/dr-1024.jpg" --size 1024 "${ops[@]}"
+measure "darkroom render (full size)" "$tmp/darkroom" render "$photo" "$tmp/dr-full.jpg" --quality 90 "${ops[@]}"
+if have vipsthumbnail; then
+	measure "vipsthumbnail -s 1024" vipsthumbnail -s 1024 "$photo" -o "$tmp/vt.jpg"
+fi
+if have vips; then
+	measure "vips linear + jpeg save" vips linear "$photo" "$tmp/vl.jpg[Q=90]" 1.1 0.02
+fi
+# /usr/local/bin/convert may be a stand-in; only ImageMagick's own says so.
+if have convert && convert -version 2>/dev/null | grep -q ImageMagick; then
+	measure "convert -resize 1024x1024" convert "$photo" -resize 1024x1024 "$tmp/im.jpg"
+fi
+if have darktable-cli; then
+	measure "darktable-cli --width 1024" darktable-cli "$photo" "$tmp/dt.jpg" --width 1024 --height 1024 --hq false \
+		--core --configdir "$tmp/darktable" --library :memory:
+fi
+
+echo
+echo "go test -run '^\$' -bench 'Preview|Export' ./internal/engine"
+(cd "$root" && go test -run '^$' -bench 'Preview|Export' -count "${COUNT:-3}" ./internal/engine) | tee "$tmp/bench.txt"
+# gobench NAME: median seconds per op of a Go benchmark.
+gobench() {
+	awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $3/1e9}' "$tmp/bench.txt" | median
+}
+gometric() {
+	awk -v n="$1" -v u="$2" '$1 ~ "^"n"(-[0-9]+)?$" {for (i=4;i<NF;i++) if ($(i+1)==u) print $i}' "$tmp/bench.txt" | median
+}
+wall["go: preview after an edit (jpeg)"]=$(gobench BenchmarkPreviewAfterEdit/jpeg)
+wall["go: preview after an edit (image)"]=$(gobench BenchmarkPreviewAfterEdit/image)
+wall["go: first preview"]=$(gobench BenchmarkFirstPreview)
+wall["go: export"]=$(gobench BenchmarkExport)
+rss["go: export"]=$(gometric BenchmarkExport peak-RSS-MB)
+
+echo
+echo "median wall time (s) and peak RSS (MB):"
+for k in "${!wall[@]}"; do
+	printf '  %-36s %8s s %6s MB\n' "$k" "${wall[$k]}" "${rss[$k]:--}"
+done | sort
+
+# row LABEL DARKROOM PEER TARGET: one ratio line, when both sides were measured.
+row() {
+	local d=${wall[$2]:-} p=${wall[$3]:-}
+	if [[ -z $d || -z $p || $d == - || $p == - ]]; then
+		printf '  %-58s %9s   (%s)\n' "$1" "skipped" "$4"
+		return
+	fi
+	awk -v l="$1" -v d="$d" -v p="$p" -v t="$4" 'BEGIN {printf "  %-58s %9.3f   (%s)\n", l, d/p, t}'
+}
+echo
+echo "ratios darkroom/peer (wall time):"
+row "preview after edit (go, jpeg) / vipsthumbnail" "go: preview after an edit (jpeg)" "vipsthumbnail -s 1024" "target <= 0.167"
+row "preview after edit (go, jpeg) / darktable-cli" "go: preview after an edit (jpeg)" "darktable-cli --width 1024" "target <= 0.033"
+row "first preview (go) / vipsthumbnail" "go: first preview" "vipsthumbnail -s 1024" "target <= 2.5"
+row "first preview (cli process) / vipsthumbnail" "darkroom render --size 1024" "vipsthumbnail -s 1024" "target <= 2.5"
+row "first preview (cli process) / convert -resize" "darkroom render --size 1024" "convert -resize 1024x1024" "anchor"
+row "export (go) / vips linear" "go: export" "vips linear + jpeg save" "target <= 3"
+row "export (cli process) / vips linear" "darkroom render (full size)" "vips linear + jpeg save" "target <= 3"
+echo
+echo "peak memory of the export: go benchmark ${rss["go: export"]:--} MB," \
+	"cli ${rss["darkroom render (full size)"]:--} MB, vips ${rss["vips linear + jpeg save"]:--} MB (target < 300 MB)"
