@@ -1,0 +1,62 @@
+// Package history is the per-image versioned store the editing tools sit on: snapshots
+// of an image's edit state, branches, tags, HEAD and an operation log, kept on disk so
+// that no crash can leave a ref pointing at nothing. It knows nothing of MCP, CUE or
+// pixels: a State is an ordered list of entries {primitive, layer, values, mask,
+// strength} plus opaque extra data, and applying semantics live in the editing layer
+// (Set, Remove and Diff are helpers for it). Errors are darkroom.Error values with the
+// contract's codes.
+//
+// # Snapshots
+//
+// A snapshot's hash is the hex SHA-256 of the state's canonical JSON (RFC 8785: keys
+// sorted, no insignificant whitespace, numbers written as ECMAScript writes a float64,
+// -0 as 0; nil and empty lists and maps encode alike), so equal states have equal
+// hashes wherever they come from. Objects hold states only; parents live in the log.
+//
+// # On-disk layout
+//
+// Under the workspace root:
+//
+//	images/
+//	  .lock                  flock taken by Init, which is serialized workspace-wide
+//	  .tmp-init-*/           an Init that died before publishing; removed by the next Init
+//	  <image_id>/            published by renaming a complete build directory
+//	    HEAD                 "ref: refs/heads/<branch>\n" or "<hash>\n" (detached)
+//	    refs/heads/<branch>  "<hash>\n"
+//	    refs/tags/<tag>      "<hash>\n"; tags never move
+//	    objects/<hash>.json  the state's canonical JSON; its SHA-256 is <hash>
+//	    log.jsonl            the operation log, one JSON object per line, append-only
+//	    meta.json            the caller's metadata object (canonical JSON), unversioned
+//	    lock                 flock target serializing the image's mutations across processes
+//	    .tmp-*               a write in progress, or left by a crash (Check removes them)
+//
+// Image ids, branch and tag names are 1 to 64 characters of a-z, 0-9, '_', '-', '.',
+// starting with a letter or digit, without "..". Init creates branch main and tag
+// baseline at the baseline state, with HEAD on main.
+//
+// A log line is {"time", "op", "hash", "parent", "ref", "label"}: op is init, commit,
+// branch, tag or checkout; ref is the ref the operation set and hash its new value.
+// A commit on a detached HEAD has ref "HEAD"; a checkout has ref "refs/heads/<b>" when
+// HEAD now names that branch and "HEAD" when it is detached. parent is HEAD's hash
+// before a commit or checkout, "" otherwise. label is the commit's label (the spec for
+// a checkout). For example:
+//
+//	{"time":"2026-01-02T10:00:00Z","op":"init","hash":"9f2c…","parent":"","ref":"refs/heads/main","label":"baseline"}
+//	{"time":"2026-01-02T10:00:00Z","op":"tag","hash":"9f2c…","parent":"","ref":"refs/tags/baseline","label":""}
+//	{"time":"2026-01-02T10:00:05Z","op":"commit","hash":"41ab…","parent":"9f2c…","ref":"refs/heads/main","label":"exposure +0.7"}
+//
+// # Crash safety
+//
+// Every file is replaced atomically: written to a temporary file in the same
+// directory, fsynced, renamed over the target, and the directory fsynced. A mutation
+// writes the object first, then appends its log line (one write, fsynced), then moves
+// the ref. So a crash leaves at worst an object nothing names (harmless), a torn last
+// log line (ignored by readers, cut off by the next append), or a logged operation whose
+// ref has not moved; every access completes that operation before doing anything else
+// (the log is a redo journal), so the refs always agree with the log. Check verifies
+// all of this and reports what a crash left behind.
+//
+// Mutations of one image are serialized by an in-process lock plus an flock on its
+// lock file, so several processes can share a workspace; reads take the shared form of
+// both. Different images proceed in parallel.
+package history
