@@ -47,14 +47,19 @@ const exitVersionMismatch = 1
 
 func (m *Main) contractDiff(args []string) error {
 	fs := flag.NewFlagSet("contract diff", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	fs.Usage = func() { fmt.Fprint(m.Stderr, contractDiffDoc) }
+	// Errors are reported once, as usage errors; -h prints the whole help.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	base := fs.String("base", "", "read OLD from this git revision of NEW's repository")
 	snapshot := fs.String("snapshot", "", "read OLD from the released snapshot directory (or its contract.json)")
 	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(m.Stderr, contractDiffDoc)
 		return err
+	}
+	if err != nil {
+		return usagef("contract diff: %v (darkroom contract diff -h)", err)
 	}
 	if *base != "" && *snapshot != "" {
 		return usagef("contract diff: --base and --snapshot are exclusive")

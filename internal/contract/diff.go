@@ -128,18 +128,18 @@ func Compare(old, new *Contract, opts DiffOptions) (*Diff, error) {
 		if inOld && inNew && len(fs) == 0 {
 			d.Unchanged = append(d.Unchanged, name)
 		}
-		d.Findings = append(d.Findings, fs...)
+		d.add(fs)
 	}
 
-	d.Findings = append(d.Findings, compareManifest(old, new, opts)...)
-	d.Findings = append(d.Findings, compareSchemas(GroupCatalog, input, "field", nil,
+	d.add(compareManifest(old, new, opts))
+	d.add(compareSchemas(GroupCatalog, input, "field", nil,
 		old.Value.LookupPath(cue.MakePath(cue.Def("OperationArgs"))),
-		new.Value.LookupPath(cue.MakePath(cue.Def("OperationArgs"))))...)
-	d.Findings = append(d.Findings, compareErrorCodes(old, new)...)
+		new.Value.LookupPath(cue.MakePath(cue.Def("OperationArgs")))))
+	d.add(compareErrorCodes(old, new))
 	// The envelope as #Tool declares it; the code enum is the error codes' own rule.
-	d.Findings = append(d.Findings, compareSchemas(GroupEnvelope, output, "field", map[string]bool{"error.code": true},
+	d.add(compareSchemas(GroupEnvelope, output, "field", map[string]bool{"error.code": true},
 		old.Value.LookupPath(cue.ParsePath("#Tool.result")),
-		new.Value.LookupPath(cue.ParsePath("#Tool.result")))...)
+		new.Value.LookupPath(cue.ParsePath("#Tool.result"))))
 
 	d.Verdict = Unchanged
 	for _, f := range d.Findings {
@@ -151,6 +151,13 @@ func Compare(old, new *Contract, opts DiffOptions) (*Diff, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// add appends one group's findings, the worst first, so a reviewer reads what
+// breaks before what is compatible.
+func (d *Diff) add(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int { return b.Verdict.rank() - a.Verdict.rank() })
+	d.Findings = append(d.Findings, fs...)
 }
 
 func replacementOf(t *Tool) string {
@@ -228,22 +235,15 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 
 	// The codes a tool declares: clients handle every code of the enum, so a change
 	// here is documentation.
-	var declared, undeclared []string
-	for _, c := range nt.Errors {
-		if !slices.Contains(ot.Errors, c) {
-			declared = append(declared, c)
-		}
-	}
 	for _, c := range ot.Errors {
 		if !slices.Contains(nt.Errors, c) {
-			undeclared = append(undeclared, c)
+			add("errors."+c, "declared", "not declared", Additive, "error code undeclared")
 		}
 	}
-	if len(declared) > 0 {
-		add("errors", strings.Join(ot.Errors, ", "), strings.Join(nt.Errors, ", "), Additive, "error code declared")
-	}
-	if len(undeclared) > 0 {
-		add("errors", strings.Join(ot.Errors, ", "), strings.Join(nt.Errors, ", "), Additive, "error code undeclared")
+	for _, c := range nt.Errors {
+		if !slices.Contains(ot.Errors, c) {
+			add("errors."+c, "not declared", "declared", Additive, "error code declared")
+		}
 	}
 
 	params := compareSchemas(name, input, "param", nil, ot.params, nt.params)
@@ -259,7 +259,7 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 	prefix(data, "data")
 	fs = append(fs, data...)
 	if worst(data).rank() <= Additive.rank() {
-		if f, ok := recordedResults(ot, opts.Results[name]); ok {
+		if f, ok := recordedResults(oc, ot, opts.Results[name]); ok {
 			fs = append(fs, f)
 		}
 	}
@@ -317,7 +317,7 @@ func compareManifest(old, new *Contract, opts DiffOptions) []Finding {
 			continue
 		}
 		if err := p.Check(new); err != nil {
-			fs = append(fs, Finding{Tool: GroupManifest, Path: p.Name, Old: "accepted", New: "rejected: " + firstLine(err.Error()), Verdict: Breaking, Rule: "example pack rejected"})
+			fs = append(fs, Finding{Tool: GroupManifest, Path: p.Name, Old: "accepted", New: "rejected: " + errorSummary(err.Error()), Verdict: Breaking, Rule: "example pack rejected"})
 		}
 	}
 	return fs
@@ -362,6 +362,26 @@ func compareErrorCodes(old, new *Contract) []Finding {
 		}
 	}
 	return fs
+}
+
+// errorSummary picks the line of a CUE error report that says what is wrong: the
+// failing bound rather than "2 errors in empty disjunction" or the mismatch with the
+// null arm.
+func errorSummary(s string) string {
+	var best string
+	for _, l := range strings.Split(s, "\n") {
+		if l == "" || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		l = strings.TrimSuffix(l, ":")
+		if best == "" || !strings.Contains(l, "errors in empty disjunction") && !strings.Contains(l, "mismatched types") {
+			best = l
+		}
+	}
+	if best == "" {
+		return firstLine(s)
+	}
+	return truncate(best, 160)
 }
 
 func firstLine(s string) string {

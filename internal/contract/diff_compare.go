@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // polarity says which way a schema is read. Inputs (params, #Manifest, the operation
@@ -186,15 +187,41 @@ func (c *comparer) scalars(path string, oa, na []*alt, od, nd string) {
 	}
 	removed, unknownR := notCovered(oEnum, nEnum, nc)
 	added, unknownA := notCovered(nEnum, oEnum, oc)
-	if removed {
+	if len(removed)+len(added) > 0 && utf8.RuneCountInString(od+nd) > 160 {
+		// A long enum reads better as what changed.
+		od, nd = enumSummary(oEnum, nil, nil), enumSummary(nEnum, added, removed)
+	}
+	if len(removed) > 0 {
 		c.add(path, chRemovedEnum, od, nd)
 	}
-	if added {
+	if len(added) > 0 {
 		c.add(path, chAddedEnum, od, nd)
 	}
 	if unknownR || unknownA {
 		c.add(path, chChangedValidator, od, nd)
 	}
+}
+
+func enumSummary(enum *alt, added, removed []string) string {
+	n := 0
+	if enum != nil {
+		n = len(enum.consts)
+	}
+	d := fmt.Sprintf("enum of %d values", n)
+	for _, x := range []struct {
+		verb string
+		vals []string
+	}{{"adds", added}, {"drops", removed}} {
+		if len(x.vals) == 0 {
+			continue
+		}
+		var vs []string
+		for _, v := range x.vals {
+			vs = append(vs, plainConst(v))
+		}
+		d += ", " + x.verb + " " + strings.Join(vs, "|")
+	}
+	return d
 }
 
 func splitConsts(alts []*alt) (enum *alt, constrained []*alt) {
@@ -208,11 +235,11 @@ func splitConsts(alts []*alt) (enum *alt, constrained []*alt) {
 	return enum, constrained
 }
 
-// notCovered reports whether some value of enum is neither in other nor accepted by
-// cons, and whether that could not be decided.
-func notCovered(enum, other, cons *alt) (missing, unknown bool) {
+// notCovered returns the values of enum that are neither in other nor accepted by
+// cons, and reports whether that could not be decided for some.
+func notCovered(enum, other, cons *alt) (missing []string, unknown bool) {
 	if enum == nil {
-		return false, false
+		return nil, false
 	}
 	for _, v := range enum.consts {
 		if other != nil && slices.Contains(other.consts, v) {
@@ -228,7 +255,7 @@ func notCovered(enum, other, cons *alt) (missing, unknown bool) {
 				continue
 			}
 		}
-		missing = true
+		missing = append(missing, v)
 	}
 	return missing, unknown
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Descriptions of shapes for people who have never read CUE: JSON types with their
@@ -37,7 +38,7 @@ func describeAlts(alts []*alt) string {
 	objects := altsOfKind(alts, kObject)
 	unionDone := false
 	for _, a := range alts {
-		if a.kind == kObject && len(objects) > 1 {
+		if a.kind == kObject && (len(objects) > 1 || discriminator(objects) != "") {
 			if unionDone {
 				continue
 			}
@@ -204,7 +205,7 @@ func describeArray(a *alt) string {
 		uniform = uniform && p.key() == restKey
 	}
 	if uniform {
-		d += describeShape(a.rest)
+		d += itemsText(a.rest)
 	} else {
 		items := make([]string, len(a.prefix))
 		for i, p := range a.prefix {
@@ -216,6 +217,31 @@ func describeArray(a *alt) string {
 		d += " (" + countText(a.lo, a.hi, "item") + ")"
 	}
 	return d
+}
+
+// itemsText describes a list's items, by their kind alone when the full description
+// is long: a change to the items is reported at the items' own path.
+func itemsText(s *shape) string {
+	d := describeShape(s)
+	if utf8.RuneCountInString(d) <= 32 {
+		return d
+	}
+	if len(s.alts) == 1 {
+		switch a := s.alts[0]; a.kind {
+		case kString:
+			return "strings"
+		case kNumber:
+			if a.integer {
+				return "integers"
+			}
+			return "numbers"
+		case kObject:
+			return "objects"
+		case kArray:
+			return "lists"
+		}
+	}
+	return "items"
 }
 
 // rangeText writes a number's bounds: 0..5 when both are inclusive, else >0 and <=2.

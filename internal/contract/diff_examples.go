@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"cuelang.org/go/cue"
 )
 
 // Examples that back the differ's verdicts: the agreement test's argument corpus
@@ -124,69 +124,113 @@ func transcriptResults(name, text string) map[string][]RecordedResult {
 	return out
 }
 
-// recordedResults checks recorded results against the old tool's output schema, as a
-// client of the old contract reads them: keys it does not know are ignored.
-func recordedResults(ot *Tool, results []RecordedResult) (Finding, bool) {
-	if len(results) == 0 {
+// recordedResults checks the data of recorded results against the old tool's data,
+// as a client of the old contract reads it: keys the old data does not declare are
+// dropped first, then CUE validates what is left.
+func recordedResults(oc *Contract, ot *Tool, results []RecordedResult) (Finding, bool) {
+	schema := toolField(oc, ot.Name, "data")
+	if len(results) == 0 || !schema.Exists() {
 		return Finding{}, false
 	}
-	b, err := json.Marshal(openSchema(ot.OutputSchema))
-	if err != nil {
-		return Finding{}, false
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Finding{}, false
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return Finding{}, false
-	}
+	s := shapeOf(schema, 0)
 	n := 0
 	var first RecordedResult
-	var firstErr error
+	var firstErr string
 	for _, r := range results {
-		var inst any
-		if err := json.Unmarshal(r.Result, &inst); err != nil {
+		var env struct {
+			Success bool            `json:"success"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(r.Result, &env); err != nil || !env.Success || len(env.Data) == 0 || string(env.Data) == "null" {
 			continue
 		}
-		if err := resolved.Validate(inst); err != nil {
+		var data any
+		if err := json.Unmarshal(env.Data, &data); err != nil {
+			continue
+		}
+		b, err := json.Marshal(prune(data, s))
+		if err != nil {
+			continue
+		}
+		v := schema.Context().CompileBytes(b)
+		err = v.Err()
+		if err == nil {
+			err = schema.Unify(v).Validate(cue.Concrete(true))
+		}
+		if err != nil {
 			n++
-			if firstErr == nil {
-				first, firstErr = r, err
+			if first.Source == "" {
+				first = r
+				firstErr = strings.ReplaceAll(errorSummary(FormatError(err)), "tools."+ot.Name+".", "")
 			}
 		}
 	}
 	if n == 0 {
 		return Finding{}, false
 	}
-	msg := firstLine(firstErr.Error())
 	if n > 1 {
-		msg += fmt.Sprintf(" (and %d more recorded results)", n-1)
+		firstErr += fmt.Sprintf(" (and %d more recorded results)", n-1)
 	}
-	return Finding{Tool: ot.Name, Path: "data", Old: "recorded result " + first.Source, New: "rejected by the old output schema: " + msg, Verdict: Breaking, Rule: "recorded result rejected"}, true
+	return Finding{Tool: ot.Name, Path: "data", Old: "recorded result " + first.Source, New: "rejected by the old data: " + firstErr, Verdict: Breaking, Rule: "recorded result rejected"}, true
 }
 
-// openSchema copies a JSON Schema without additionalProperties: false.
-func openSchema(s any) any {
-	switch s := s.(type) {
+// prune drops the keys of x that the shape's closed objects do not declare, the way
+// a client ignores what it does not know. A union of objects is followed only when
+// the discriminating field picks one arm.
+func prune(x any, s *shape) any {
+	switch x := x.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(s))
-		for k, v := range s {
-			if (k == "additionalProperties" || k == "unevaluatedProperties") && v == false {
-				continue
+		o := objectFor(x, s)
+		if o == nil {
+			return x
+		}
+		out := map[string]any{}
+		for k, v := range x {
+			if f := o.fields[k]; f != nil {
+				out[k] = prune(v, f.shape)
+			} else if f := patternFor(o, k); f != nil {
+				out[k] = prune(v, f.shape)
+			} else if !o.closed {
+				out[k] = v
 			}
-			out[k] = openSchema(v)
 		}
 		return out
 	case []any:
-		out := make([]any, len(s))
-		for i, v := range s {
-			out[i] = openSchema(v)
+		arrays := altsOfKind(s.alts, kArray)
+		if len(arrays) != 1 {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = v
+			if e := arrays[0].elem(i); e != nil {
+				out[i] = prune(v, e)
+			}
 		}
 		return out
 	}
-	return s
+	return x
+}
+
+func objectFor(x map[string]any, s *shape) *alt {
+	objects := altsOfKind(s.alts, kObject)
+	if len(objects) == 1 {
+		return objects[0]
+	}
+	d := discriminator(objects)
+	if d == "" || len(objects) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(x[d])
+	if err != nil {
+		return nil
+	}
+	for _, o := range objects {
+		if o.fields[d].shape.alts[0].consts[0] == string(b) {
+			return o
+		}
+	}
+	return nil
 }
 
 // corpus builds argument objects for an object schema: the minimal valid object,
@@ -200,8 +244,12 @@ func corpus(schema map[string]any) []json.RawMessage {
 	}
 	base := map[string]json.RawMessage{}
 	for _, r := range required {
-		vals := candidates(props[r].(map[string]any))
-		base[r] = vals[0]
+		p, _ := props[r].(map[string]any)
+		if vals := candidates(p); len(vals) > 0 {
+			base[r] = vals[0]
+		} else {
+			base[r] = json.RawMessage(`null`)
+		}
 	}
 	var out []json.RawMessage
 	emit := func(m map[string]json.RawMessage) {
@@ -221,7 +269,7 @@ func corpus(schema map[string]any) []json.RawMessage {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		for _, v := range candidates(props[n].(map[string]any)) {
+		for _, v := range candidates(asMap(props[n])) {
 			emit(with(base, n, v))
 		}
 		emit(with(base, n, json.RawMessage(`null`)))
@@ -401,4 +449,9 @@ func dedupe(in []json.RawMessage) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+func asMap(x any) map[string]any {
+	m, _ := x.(map[string]any)
+	return m
 }

@@ -42,7 +42,11 @@ func (d *Diff) WriteText(w io.Writer) error {
 	for _, f := range d.Findings {
 		counts[f.Verdict]++
 	}
-	fmt.Fprintf(&b, "\n%d breaking, %d needing review, %d additive: the change is %s.\n", counts[Breaking], counts[NeedsReview], counts[Additive], d.Verdict)
+	is := "is " + string(d.Verdict)
+	if d.Verdict == NeedsReview {
+		is = "needs review"
+	}
+	fmt.Fprintf(&b, "\n%d breaking, %d needing review, %d additive: the change %s.\n", counts[Breaking], counts[NeedsReview], counts[Additive], is)
 	status := "FAIL"
 	if d.Version.OK {
 		status = "OK"

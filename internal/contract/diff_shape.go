@@ -289,8 +289,12 @@ func conjunction(v cue.Value, depth int, ref string) []*alt {
 		op, args := c.Expr()
 		switch op {
 		case cue.GreaterThanEqualOp, cue.GreaterThanOp, cue.LessThanEqualOp, cue.LessThanOp:
+			if len(args) != 1 || a.kind != kNumber {
+				a.validators = append(a.validators, writtenForm(c))
+				continue
+			}
 			f, err := args[0].Float64()
-			if len(args) != 1 || err != nil || a.kind != kNumber {
+			if err != nil {
 				a.validators = append(a.validators, writtenForm(c))
 				continue
 			}
@@ -301,6 +305,10 @@ func conjunction(v cue.Value, depth int, ref string) []*alt {
 				a.hi = tighterHi(a.hi, b)
 			}
 		case cue.RegexMatchOp, cue.NotRegexMatchOp:
+			if len(args) != 1 {
+				a.validators = append(a.validators, writtenForm(c))
+				continue
+			}
 			re, err := args[0].String()
 			if err != nil {
 				a.validators = append(a.validators, writtenForm(c))
@@ -324,7 +332,7 @@ func conjunction(v cue.Value, depth int, ref string) []*alt {
 				a.notEqual = appendUnique(a.notEqual, j)
 			}
 		case cue.CallOp:
-			if !applyStringCall(a, c, args) {
+			if !applyStringCall(a, args) {
 				a.validators = append(a.validators, writtenForm(c))
 			}
 		default:
@@ -370,7 +378,7 @@ func conjunction(v cue.Value, depth int, ref string) []*alt {
 }
 
 // applyStringCall reads the length validators of strings.
-func applyStringCall(a *alt, c cue.Value, args []cue.Value) bool {
+func applyStringCall(a *alt, args []cue.Value) bool {
 	if len(args) != 2 || a.kind != kString {
 		return false
 	}
@@ -441,8 +449,22 @@ func objectAlt(v cue.Value, depth int, ref string) *alt {
 		}
 	}
 	a.closed = closedBeyond(v, a.pfields)
-	a.rules = comprehensions(v, depth)
+	a.rules = comprehensions(v, depth, a.fields, v.Err() != nil)
 	return a
+}
+
+// readsField reports whether a comprehension's clauses name one of the fields.
+func readsField(c *ast.Comprehension, fields map[string]*field) bool {
+	found := false
+	for _, cl := range c.Clauses {
+		ast.Walk(cl, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && fields[id.Name] != nil {
+				found = true
+			}
+			return !found
+		}, nil)
+	}
+	return found
 }
 
 // closedBeyond reports whether v rejects a key that neither a field nor a pattern
@@ -461,9 +483,12 @@ func closedBeyond(v cue.Value, pfields []*patField) bool {
 // diffProbe is a key no pattern of the contracts matches (they are snake_case).
 const diffProbe = " darkroom differ probe "
 
-// comprehensions returns the comprehensions a struct embeds at its top level, as
-// written.
-func comprehensions(v cue.Value, depth int) []string {
+// comprehensions returns, as written, the comprehensions a struct embeds at its top
+// level that are rules over its own values: their clauses read one of its fields (if
+// type == "integer" {...}), or the struct cannot be evaluated without data. A
+// comprehension that only generates fields from elsewhere (#OperationArgs from the
+// catalog) is not a rule: the fields it generates are compared one by one.
+func comprehensions(v cue.Value, depth int, fields map[string]*field, incomplete bool) []string {
 	var out []string
 	var walk func(v cue.Value, depth int)
 	walk = func(v cue.Value, depth int) {
@@ -485,7 +510,7 @@ func comprehensions(v cue.Value, depth int) []string {
 		}
 		if sl, ok := v.Syntax(cue.Raw()).(*ast.StructLit); ok {
 			for _, d := range sl.Elts {
-				if c, ok := d.(*ast.Comprehension); ok {
+				if c, ok := d.(*ast.Comprehension); ok && (incomplete || readsField(c, fields)) {
 					out = appendUnique(out, nodeText(&ast.StructLit{Elts: []ast.Decl{c}}))
 				}
 			}

@@ -113,6 +113,13 @@ func TestCompareShapes(t *testing.T) {
 				"breaking: removed enum value": {{"", "enum a|b", "enum a|c"}},
 				"additive: added enum value":   {{"", "enum a|b", "enum a|c"}},
 			}},
+		{"long enum", input,
+			`"alpha_one" | "alpha_two" | "alpha_three" | "alpha_four" | "alpha_five" | "alpha_six" | "alpha_seven" | "alpha_eight" | "alpha_nine"`,
+			`"alpha_one" | "alpha_two" | "alpha_three" | "alpha_four" | "alpha_five" | "alpha_six" | "alpha_seven" | "alpha_eight" | "alpha_ten"`,
+			map[string][]row{
+				"breaking: removed enum value": {{"", "enum of 9 values", "enum of 9 values, adds alpha_ten, drops alpha_nine"}},
+				"additive: added enum value":   {{"", "enum of 9 values", "enum of 9 values, adds alpha_ten, drops alpha_nine"}},
+			}},
 		{"enum to string", input, `"a" | "b"`, `string`,
 			map[string][]row{"additive: widened type": {{"", "enum a|b", "string"}}}},
 		{"string to enum", input, `string`, `"a" | "b"`,
@@ -175,11 +182,11 @@ func TestCompareShapes(t *testing.T) {
 		{"union arm removed", input,
 			"#A: {kind!: \"a\", x?: int}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B | null",
 			"#A: {kind!: \"a\", x?: int}\nv: #A | null",
-			map[string][]row{"breaking: narrowed type": {{"", "object with kind a|b or null", "object with fields kind, x or null"}}}},
+			map[string][]row{"breaking: narrowed type": {{"", "object with kind a|b or null", "object with kind a or null"}}}},
 		{"union arm added", input,
 			"#A: {kind!: \"a\", x?: int}\nv: #A",
 			"#A: {kind!: \"a\", x?: int}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
-			map[string][]row{"additive: widened type": {{"", "object with fields kind, x", "object with kind a|b"}}}},
+			map[string][]row{"additive: widened type": {{"", "object with kind a", "object with kind a|b"}}}},
 		{"union arm changed", input,
 			"#A: {kind!: \"a\", x?: int & <=5}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
 			"#A: {kind!: \"a\", x?: int & <=4}\n#B: {kind!: \"b\", y?: int}\nv: #A | #B",
@@ -373,8 +380,8 @@ func TestCompareContracts(t *testing.T) {
 			[]string{tool("show", "", "", "")},
 			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", "")},
 			[]Finding{
-				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
 				{Tool: "show", Path: "deprecated.replacement", Old: "not deprecated", New: "display (no such tool)", Verdict: Breaking, Rule: "replacement missing"},
+				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
 			}, true},
 		{"annotation weakened", "0.1.0", "0.2.0", codes, codes, []string{list},
 			[]string{strings.Replace(list, "readOnly: true", "readOnly: false", 1)},
@@ -423,6 +430,16 @@ func TestExamples(t *testing.T) {
 	nt, _ := narrower.Tool("list")
 	wt, _ := wider.Tool("list")
 
+	// A required param that takes any value has no candidates of its own: the
+	// corpus must not fail on it (null, its stand-in, is dropped and so rejected).
+	anyOld := loadModule(t, "0.1.0", codes, tool("list", "", `id!: _`, ``))
+	anyNew := loadModule(t, "0.1.0", codes, tool("list", "", `id!: string`, ``))
+	at, _ := anyOld.Tool("list")
+	ant, _ := anyNew.Tool("list")
+	if f, ok := exampleArguments(at, ant); ok {
+		t.Errorf("any → string: got %+v, want no example the old tool accepts", f)
+	}
+
 	f, ok := exampleArguments(ot, nt)
 	if !ok || f.Rule != "example arguments rejected" || f.Old != `accepted {"limit":100}` {
 		t.Errorf("narrowed params: got %+v, %v; want the call with limit 100 rejected", f, ok)
@@ -469,11 +486,11 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("recorded results (-want +got):\n%s", diff)
 	}
 	// "c" is not a kind the old schema knows; the unknown key "extra" is fine.
-	f, ok = recordedResults(ot, results["list"])
+	f, ok = recordedResults(old, ot, results["list"])
 	if !ok || f.Old != "recorded result testscripts/list.txtar:4" || strings.Contains(f.New, "more") {
 		t.Errorf("got %+v, %v; want only the first result rejected", f, ok)
 	}
-	if f, ok := recordedResults(ot, results["list"][1:]); ok {
+	if f, ok := recordedResults(old, ot, results["list"][1:]); ok {
 		t.Errorf("got %+v, want the second result accepted", f)
 	}
 }

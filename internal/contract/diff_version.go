@@ -85,7 +85,7 @@ func CheckVersion(old, new string, v Verdict) (Bump, error) {
 			what = "a breaking change needs the major raised"
 		}
 		if v == NeedsReview {
-			what = "a change that needs review counts as breaking: " + strings.TrimPrefix(what, "a breaking change ")
+			what = "a change that needs review counts as breaking, and " + strings.TrimPrefix(what, "a breaking change ")
 		}
 	case Additive:
 		b.Needs, min = "minor", semver{o.major, o.minor + 1, 0}
