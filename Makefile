@@ -2,7 +2,7 @@
 GO ?= go
 PHOTO ?= samples/coffee.png
 
-.PHONY: build test golden docs vet lint bench ci
+.PHONY: build test golden docs vet lint bench ci release-contract
 
 build:
 	$(GO) build -o bin/darkroom ./cmd/darkroom
@@ -32,6 +32,17 @@ vet lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench-peers.sh
+
+# Snapshot the contract as released (release/contract/): its CUE module, which
+# `darkroom contract diff --snapshot` compares every later change with, and the
+# exported JSON for people. Run it when a contract_version is released.
+release-contract:
+	rm -rf release/contract
+	mkdir -p release/contract/cue.mod release/contract/contracts
+	cp cue.mod/module.cue release/contract/cue.mod/
+	cp contracts/*.cue release/contract/contracts/
+	$(GO) run ./cmd/darkroom contract export > release/contract/contract.json.tmp
+	mv release/contract/contract.json.tmp release/contract/contract.json
 
 ci:
 	bash .ci/run

@@ -7,7 +7,8 @@
 # Peers that are not installed are skipped (on Debian: apt-get install libvips-tools
 # imagemagick darktable time). Each command runs RUNS times (default 5) after one
 # untimed warm-up; the table shows medians of wall time and of peak resident memory
-# (/usr/bin/time's %M). The in-process numbers (preview after an edit, which needs a
+# (/usr/bin/time's %M), and CPU time, which other work on a shared machine disturbs
+# far less than wall time. The in-process numbers (preview after an edit, which needs a
 # cached source) come from the engine's Go benchmarks, run here as
 #   go test -run '^$' -bench 'Preview|Export' ./internal/engine
 # Nothing is installed or written outside a temporary directory.
@@ -37,8 +38,9 @@ fi
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit}; if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 # measure NAME CMD...: runs CMD once untimed, then RUNS times; sets wall[NAME]
-# (seconds) and rss[NAME] (MB) to the medians.
-declare -A wall rss
+# (seconds), cpu[NAME] (user+system seconds: what a busy machine disturbs least) and
+# rss[NAME] (MB) to the medians.
+declare -A wall cpu rss
 measure() {
 	local name=$1
 	shift
@@ -47,11 +49,12 @@ measure() {
 		sed 's/^/    /' "$tmp/out.log" | tail -5 >&2
 		return 0
 	fi
-	: >"$tmp/w" && : >"$tmp/m"
+	: >"$tmp/w" && : >"$tmp/m" && : >"$tmp/c"
 	for ((i = 0; i < runs; i++)); do
 		if [[ -n $timer ]]; then
-			$timer -f '%e %M' -o "$tmp/t" "$@" >/dev/null 2>&1
-			read -r e m <"$tmp/t"
+			$timer -f '%e %M %U %S' -o "$tmp/t" "$@" >/dev/null 2>&1
+			read -r e m u k <"$tmp/t"
+			echo "$u $k" | awk '{print $1 + $2}' >>"$tmp/c"
 		else
 			local s
 			s=$(date +%s.%N)
@@ -63,6 +66,7 @@ measure() {
 		[[ -n $m ]] && echo "$((m / 1024))" >>"$tmp/m"
 	done
 	wall[$name]=$(median <"$tmp/w")
+	cpu[$name]=$(median <"$tmp/c")
 	rss[$name]=$(median <"$tmp/m")
 }
 
@@ -104,11 +108,16 @@ wall["go: preview after an edit (image)"]=$(gobench BenchmarkPreviewAfterEdit/im
 wall["go: first preview"]=$(gobench BenchmarkFirstPreview)
 wall["go: export"]=$(gobench BenchmarkExport)
 rss["go: export"]=$(gometric BenchmarkExport peak-RSS-MB)
+ms() { gometric "$1" cpu-ms/op | awk '$1 != "-" {print $1 / 1000}'; }
+cpu["go: preview after an edit (jpeg)"]=$(ms BenchmarkPreviewAfterEdit/jpeg)
+cpu["go: preview after an edit (image)"]=$(ms BenchmarkPreviewAfterEdit/image)
+cpu["go: first preview"]=$(ms BenchmarkFirstPreview)
+cpu["go: export"]=$(ms BenchmarkExport)
 
 echo
-echo "median wall time (s) and peak RSS (MB):"
+echo "medians: wall time, CPU time (user+system) and peak RSS:"
 for k in "${!wall[@]}"; do
-	printf '  %-36s %8s s %6s MB\n' "$k" "${wall[$k]}" "${rss[$k]:--}"
+	printf '  %-36s %9s s wall %7s s cpu %6s MB\n' "$k" "${wall[$k]}" "${cpu[$k]:--}" "${rss[$k]:--}"
 done | sort
 
 # row LABEL DARKROOM PEER TARGET: one ratio line, when both sides were measured.
@@ -129,6 +138,26 @@ row "first preview (cli process) / vipsthumbnail" "darkroom render --size 1024" 
 row "first preview (cli process) / convert -resize" "darkroom render --size 1024" "convert -resize 1024x1024" "anchor"
 row "export (go) / vips linear" "go: export" "vips linear + jpeg save" "target <= 3"
 row "export (cli process) / vips linear" "darkroom render (full size)" "vips linear + jpeg save" "target <= 3"
+# The same for CPU time, between commands measured as whole processes.
+cpurow() {
+	local d=${cpu[$2]:-} p=${cpu[$3]:-}
+	if [[ -z $d || -z $p || $d == - || $p == - ]]; then
+		printf '  %-58s %9s\n' "$1" "skipped"
+		return
+	fi
+	awk -v l="$1" -v d="$d" -v p="$p" 'BEGIN {printf "  %-58s %9.3f\n", l, d/p}'
+}
+echo
+echo "ratios darkroom/peer (CPU time on all cores; darkroom spreads its work over"
+echo "every core where the peers' wall time is mostly one core's, so on an idle"
+echo "machine its wall-time ratio is lower than these):"
+cpurow "preview after edit (go, jpeg) / vipsthumbnail" "go: preview after an edit (jpeg)" "vipsthumbnail -s 1024"
+cpurow "preview after edit (go, jpeg) / darktable-cli" "go: preview after an edit (jpeg)" "darktable-cli --width 1024"
+cpurow "first preview (go) / vipsthumbnail" "go: first preview" "vipsthumbnail -s 1024"
+cpurow "export (go) / vips linear" "go: export" "vips linear + jpeg save"
+cpurow "first preview (cli) / vipsthumbnail" "darkroom render --size 1024" "vipsthumbnail -s 1024"
+cpurow "first preview (cli) / darktable-cli" "darkroom render --size 1024" "darktable-cli --width 1024"
+cpurow "export (cli) / vips linear" "darkroom render (full size)" "vips linear + jpeg save"
 echo
 echo "peak memory of the export: go benchmark ${rss["go: export"]:--} MB," \
 	"cli ${rss["darkroom render (full size)"]:--} MB, vips ${rss["vips linear + jpeg save"]:--} MB (target < 300 MB)"

@@ -1,14 +1,16 @@
 // Command darkroom is an MCP server that lets AI agents edit photographs through a
 // declared vocabulary of operations, and the CLI verbs that mirror its tools.
 //
-//	darkroom serve [--vocab DIR]...     speak MCP over stdio
-//	darkroom demo                       run the server in-process and show what it offers
+//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]...
+//	                                    speak MCP over stdio
+//	darkroom demo                       an editing session through an in-process MCP client
 //	darkroom vocab list [--layer L] [--json]
 //	darkroom vocab vet FILE...          check packs against #Manifest (as cue vet does)
 //	darkroom contract export            tool specs and JSON Schemas as JSON
 //	darkroom render IN OUT [flags]      stateless render with catalog operations
 //	darkroom contact-sheet IN OUT       every operation at a few values, on one sheet
 //	darkroom docs                       regenerate the reference pages
+//	darkroom TOOL-NAME [ARGS] [--json]  call one tool (apply-primitive, snapshot, export...)
 package main
 
 import (
@@ -41,19 +43,30 @@ type Main struct {
 	Stderr io.Writer
 
 	contract *contract.Contract
+	// usageShown is set when a command printed its usage: -h, or flags that do not
+	// parse, which exit 2 like any usage error.
+	usageShown bool
 }
 
 const usage = `usage: darkroom <command> [arguments]
 
 commands:
   serve          speak MCP over stdio (what an MCP client starts)
-  demo           start the server in-process, list its tools and vocabulary through an MCP client
+  demo           an editing session on the sample photo through an MCP client of the real server
   vocab list     list the vocabulary entries
   vocab vet      check vocabulary packs against the #Manifest schema
   contract export  print every tool's spec and JSON Schemas as JSON
   render         render a photo with catalog operations (stateless)
   contact-sheet  render every catalog operation at a few values on one sheet
   docs           regenerate docs/*.md and the README's tool table from the contracts
+
+Every tool is a command too, named as the tool in kebab-case, sharing the server's
+code path (--workspace DIR, --allow-root DIR, --json):
+  ingest PATH [--image-id ID] | --b64-file FILE     get-state IMG   bind-layers IMG
+  apply-primitive IMG --entry NAME [--value V | --param NAME=V...] [--mask-spec JSON] [--strength S]
+  apply-per-region  apply-spot  wb-from-gray-card  remove-module  reset  propagate-state
+  snapshot  checkout  branch  tag  log  diff  preview  compare  export
+  read-context  log-vocabulary-gap  propose-taste-update  confirm-taste-update ...
 
 Run 'darkroom <command> -h' for a command's flags.
 `
@@ -89,8 +102,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		fmt.Fprint(m.Stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(m.Stderr, "darkroom: unknown command %q\n\n%s", cmd, usage)
-		return exitUsage
+		found, terr := m.toolCmd(ctx, cmd, rest)
+		if !found && terr == nil {
+			fmt.Fprintf(m.Stderr, "darkroom: unknown command %q\n\n%s", cmd, usage)
+			return exitUsage
+		}
+		err = terr
 	}
 	return m.exit(err)
 }
@@ -121,6 +138,10 @@ func (m *Main) exit(err error) int {
 			fmt.Fprintf(m.Stderr, "darkroom: %s\n", ue.msg)
 		}
 		return exitUsage
+	}
+	var de *darkroom.Error
+	if m.usageShown && !errors.As(err, &de) {
+		return exitUsage // the flag package said what is wrong, above the usage
 	}
 	fmt.Fprintf(m.Stderr, "darkroom: %s\n", strings.TrimRight(err.Error(), "\n"))
 	return m.exitCode(darkroom.Code(err))
@@ -158,6 +179,7 @@ func (m *Main) flags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.Usage = func() {
+		m.usageShown = true
 		fmt.Fprintf(m.Stderr, "usage: darkroom %s\n", synopsis)
 		fs.PrintDefaults()
 	}
@@ -180,7 +202,9 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 	return vocab.Load(c, srcs)
 }
 
-func (m *Main) newServer(vocabDirs []string) (*server.Server, error) {
+// newServer loads the contract and the vocabulary and returns the server, with ws
+// (nil: none) as its workspace.
+func (m *Main) newServer(vocabDirs []string, ws *server.Workspace) (*server.Server, error) {
 	c, err := m.loadContract()
 	if err != nil {
 		return nil, err
@@ -190,22 +214,44 @@ func (m *Main) newServer(vocabDirs []string) (*server.Server, error) {
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return server.New(c, v, logger)
+	s, err := server.New(c, v, logger)
+	if err != nil {
+		return nil, err
+	}
+	s.Workspace = ws
+	return s, nil
 }
 
-const serveSynopsis = "serve [--vocab DIR]..."
+const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]...
+
+Speaks MCP over stdio. Images, their history, previews and exports live under the
+workspace (default: $DARKROOM_WORKSPACE, else the per-user data directory).
+ingest reads photos only under an --allow-root directory or a root the MCP client
+offers (roots/list); with neither, it takes image_b64 only.`
 
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve", serveSynopsis)
 	var vocabDirs multiFlag
 	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs (repeatable)")
+	var wf workspaceFlags
+	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
 	}
-	s, err := m.newServer(vocabDirs)
+	ws, err := wf.open(nil)
+	if err != nil {
+		if wf.explicit() {
+			return err
+		}
+		// Without a workspace the vocabulary and contract tools still work; the
+		// editing tools answer with an error result instead of the server not starting.
+		fmt.Fprintf(m.Stderr, "darkroom: no workspace, the editing tools are unavailable (give --workspace DIR): %v\n", err)
+		ws = nil
+	}
+	s, err := m.newServer(vocabDirs, ws)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/jpeg"
 	"io"
 	"io/fs"
 	"os"
@@ -133,9 +135,10 @@ func TestOneShotPipe(t *testing.T) {
 	if testing.Short() {
 		runs = 5
 	}
+	ws := t.TempDir()
 	for run := range runs {
 		// testscript runs the binary as darkroom when it is invoked by that name.
-		cmd := &exec.Cmd{Path: exe, Args: []string{"darkroom", "serve"}}
+		cmd := &exec.Cmd{Path: exe, Args: []string{"darkroom", "serve", "--workspace", ws}}
 		cmd.Stdin = bytes.NewReader(in.Bytes())
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -177,5 +180,51 @@ func TestDocsUpToDate(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s is stale: run make docs", name)
 		}
+	}
+}
+
+// TestDemo runs the README's first command (in a temporary directory): a whole
+// editing session through the SDK's client, which must leave the previews, the
+// comparison and the export where it says, and a workspace the history accepts.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errb}
+	if code := m.Run(context.Background(), []string{"demo", "--dir", dir}); code != 0 {
+		t.Fatalf("demo exited %d:\n%s\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"ingest ", "apply_primitive ", `"mask_spec":{"name":"center_spot"}`, "branch ", "diff ",
+		"render_preview ", "compare ", "export_final ", "progress notifications", "the demo's wall time was"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the demo's output lacks %q:\n%s", want, out.String())
+		}
+	}
+	// Every image the demo lists exists and decodes.
+	var listed int
+	_, images, _ := strings.Cut(out.String(), "\nImages:\n")
+	images, _, _ = strings.Cut(images, "\n\n")
+	for _, line := range strings.Split(images, "\n") {
+		i := strings.Index(line, filepath.Join(dir, "workspace"))
+		if i < 0 {
+			t.Fatalf("image line %q is not under the workspace %s", line, dir)
+		}
+		p := line[i:strings.LastIndex(line, " (")]
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		listed++
+	}
+	if listed != 4 {
+		t.Errorf("the demo listed %d images, want 4 (two previews, a comparison, an export):\n%s", listed, out.String())
+	}
+	// A second run replaces the workspace of the first.
+	out.Reset()
+	if code := m.Run(context.Background(), []string{"demo", "--dir", dir}); code != 0 {
+		t.Fatalf("second demo run exited %d:\n%s", code, errb.String())
 	}
 }

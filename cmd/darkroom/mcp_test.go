@@ -3,11 +3,19 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg" // image content of render results
+	_ "image/png"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +39,13 @@ const mcpUsage = "mcp [-noinit] FILE [-- SERVE-ARGS...]"
 //
 //	list                   tools/list
 //	call NAME {ARGS}       tools/call
+//	setup NAME {ARGS}      tools/call that must succeed, not printed: state a case needs
+//	let NAME /POINTER      capture a string of the last reply's structuredContent
+//
+// A captured value (a random proposal id) replaces $NAME in later messages, and
+// $NAME replaces the value everywhere in the transcript, so it stays deterministic.
+// Replies are normalized before they are printed (see normalize): image content
+// becomes "<jpeg N bytes WxH>", RFC 3339 times "<time>", the script's directory $WORK.
 //
 // Every tools/call reply is checked against the outputSchema that tools/list
 // advertised for its tool, and every advertised schema must compile as JSON
@@ -64,21 +79,143 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		s.send(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		s.loadSchemas(ts)
 	}
+	var vars []capture
+	var last []byte
 	for _, m := range msgs {
-		fmt.Fprintf(&out, "--> %s\n", m)
+		if rest, ok := strings.CutPrefix(m, "let "); ok {
+			name, ptr, _ := strings.Cut(rest, " ")
+			vars = append(vars, capture{name, lookupPointer(ts, last, ptr)})
+			slices.SortStableFunc(vars, func(a, b capture) int { return len(b.name) - len(a.name) })
+			continue
+		}
+		setup := strings.HasPrefix(m, "setup ")
+		if setup {
+			m = strings.TrimPrefix(m, "setup ")
+		} else {
+			fmt.Fprintf(&out, "--> %s\n", m)
+		}
+		for _, v := range vars { // longest name first: $A12 before $A1
+			m = strings.ReplaceAll(m, "$"+v.name, v.value)
+		}
+		if setup {
+			last = s.roundTrip(ts, m, nil)
+			var res struct {
+				Result struct {
+					IsError bool `json:"isError"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(last, &res) != nil || res.Result.IsError || !bytes.Contains(last, []byte(`"result"`)) {
+				ts.Fatalf("setup %s failed: %s", m, last)
+			}
+			s.checkOutput(ts, m, last)
+			continue
+		}
 		if json.Valid([]byte(m)) && !strings.Contains(m, `"id"`) {
 			s.send(ts, m)
 			continue
 		}
 		reply := s.roundTrip(ts, m, &out)
+		last = reply
 		if strings.Contains(m, `"initialize"`) {
 			s.send(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			s.loadSchemas(ts)
 		}
 		s.checkOutput(ts, m, reply)
-		fmt.Fprintf(&out, "<-- %s\n", indent(reply))
+		fmt.Fprintf(&out, "<-- %s\n", indent(s.normalize(ts, reply)))
 	}
-	ts.Stdout().Write(out.Bytes())
+	transcript := out.Bytes()
+	for _, v := range vars {
+		transcript = bytes.ReplaceAll(transcript, []byte(v.value), []byte("$"+v.name))
+	}
+	ts.Stdout().Write(transcript)
+}
+
+// capture is a value taken from a reply by `let`.
+type capture struct{ name, value string }
+
+// lookupPointer returns the string at a JSON pointer (RFC 6901, without escapes)
+// into a reply's result.structuredContent.
+func lookupPointer(ts *testscript.TestScript, reply []byte, ptr string) string {
+	var msg struct {
+		Result struct {
+			StructuredContent any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if reply == nil || json.Unmarshal(reply, &msg) != nil {
+		ts.Fatalf("let %s: no reply to take it from", ptr)
+	}
+	v := msg.Result.StructuredContent
+	for _, key := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[key]
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("let %s: no item %q", ptr, key)
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("let %s: nothing at %q", ptr, key)
+		}
+	}
+	str, ok := v.(string)
+	if !ok || str == "" {
+		ts.Fatalf("let %s: %v is not a non-empty string", ptr, v)
+	}
+	return str
+}
+
+// rfc3339 matches a JSON string that may be a time.
+var rfc3339 = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"`)
+
+// normalize makes a reply deterministic and readable before it is printed:
+//   - image content is checked (it must decode as the image its mimeType says) and
+//     its base64 data replaced by "<jpeg N bytes WxH>";
+//   - times (JSON strings in RFC 3339) become "<time>": the log and the context
+//     tools report when things happened, which a golden cannot know;
+//   - the script's work directory becomes $WORK, in paths under the workspace.
+//
+// Normalizing the transcript keeps the server free of test hooks for the clock; a
+// time that is not RFC 3339 stays as it is and breaks the golden, as it should.
+func (s *serverProc) normalize(ts *testscript.TestScript, reply []byte) []byte {
+	var msg struct {
+		Result struct {
+			Content []struct {
+				Type     string `json:"type"`
+				Data     string `json:"data"`
+				MimeType string `json:"mimeType"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	ts.Check(json.Unmarshal(reply, &msg))
+	for _, c := range msg.Result.Content {
+		if c.Type != "image" {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(c.Data)
+		if err != nil {
+			ts.Fatalf("image content is not base64: %v", err)
+		}
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+		if err != nil || "image/"+format != c.MimeType {
+			ts.Fatalf("image content with mimeType %s decodes as %q: %v", c.MimeType, format, err)
+		}
+		quoted, _ := json.Marshal(c.Data)
+		placeholder := fmt.Sprintf(`"<%s %d bytes %dx%d>"`, format, len(raw), cfg.Width, cfg.Height)
+		reply = bytes.ReplaceAll(reply, quoted, []byte(placeholder))
+	}
+	reply = rfc3339.ReplaceAllFunc(reply, func(b []byte) []byte {
+		if _, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1])); err != nil {
+			return b
+		}
+		return []byte(`"<time>"`)
+	})
+	work := ts.MkAbs(".")
+	if real, err := filepath.EvalSymlinks(work); err == nil && real != work {
+		reply = bytes.ReplaceAll(reply, []byte(real), []byte("$WORK"))
+	}
+	return bytes.ReplaceAll(reply, []byte(work), []byte("$WORK"))
 }
 
 func parseSession(data string) ([]string, error) {
@@ -89,19 +226,31 @@ func parseSession(data string) ([]string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
+		if strings.HasPrefix(line, "let ") {
+			if f := strings.Fields(line); len(f) != 3 || !strings.HasPrefix(f[2], "/") {
+				return nil, fmt.Errorf("line %d: want let NAME /POINTER, got %s", n+1, line)
+			}
+			msgs = append(msgs, strings.Join(strings.Fields(line), " "))
+			continue
+		}
 		id++
 		switch {
 		case line == "list":
 			msgs = append(msgs, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
-		case strings.HasPrefix(line, "call "):
-			name, args, _ := strings.Cut(strings.TrimPrefix(line, "call "), " ")
+		case strings.HasPrefix(line, "call "), strings.HasPrefix(line, "setup "):
+			verb, rest, _ := strings.Cut(line, " ")
+			name, args, _ := strings.Cut(rest, " ")
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
 			if !json.Valid([]byte(args)) {
 				return nil, fmt.Errorf("line %d: arguments are not JSON: %s", n+1, args)
 			}
-			msgs = append(msgs, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args))
+			msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
+			if verb == "setup" {
+				msg = "setup " + msg
+			}
+			msgs = append(msgs, msg)
 		default:
 			msgs = append(msgs, line)
 		}
@@ -133,7 +282,7 @@ func startServer(ts *testscript.TestScript, serveArgs []string) *serverProc {
 	s.cmd = exec.Command(bin, append([]string{"serve"}, serveArgs...)...)
 	s.cmd.Dir = ts.MkAbs(".")
 	// The script's environment, not the test process's: scripts set DARKROOM_* with env.
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "DARKROOM_FAULT"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "DARKROOM_FAULT", "DARKROOM_WORKSPACE"} {
 		if v := ts.Getenv(k); v != "" {
 			s.cmd.Env = append(s.cmd.Env, k+"="+v)
 		}
@@ -198,7 +347,7 @@ func (s *serverProc) roundTrip(ts *testscript.TestScript, msg string, out *bytes
 				return line
 			}
 			if out != nil {
-				fmt.Fprintf(out, "<-- %s\n", indent(line))
+				fmt.Fprintf(out, "<-- %s\n", indent(s.normalize(ts, line)))
 			}
 		case <-timeout:
 			ts.Fatalf("no reply to %s within 60s\nserver stderr:\n%s", req.ID, s.stderr.String())

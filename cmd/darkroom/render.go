@@ -73,12 +73,16 @@ func (m *Main) render(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Keep only what encoding needs, so the full-size source can be collected before
+	// the encoder makes its own copy.
+	exif := src.EXIF
+	src = nil
 	if *size > 0 && (img.W > *size || img.H > *size) {
 		w, h := engine.FitLongEdge(img.W, img.H, *size)
 		img = engine.Resize(img, w, h)
 	}
 	var buf bytes.Buffer
-	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth, EXIF: src.EXIF}); err != nil {
+	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth, EXIF: exif}); err != nil {
 		return err
 	}
 	if err := writeFileAtomic(out, buf.Bytes()); err != nil {

@@ -38,7 +38,7 @@ func (m *Main) vocabList(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	s, err := m.newServer(vocabDirs)
+	s, err := m.newServer(vocabDirs, nil)
 	if err != nil {
 		return err
 	}

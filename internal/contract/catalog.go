@@ -10,13 +10,15 @@ import (
 
 // Operation is one entry of the engine's operation catalog (contracts/operations.cue).
 type Operation struct {
-	Name        string    `json:"name"`
-	Stage       string    `json:"stage"`
-	Description string    `json:"description"`
-	Seeded      bool      `json:"seeded"`
-	Maskable    bool      `json:"maskable"`
-	Examples    []Example `json:"examples"`
-	Args        []Arg     `json:"-"`
+	Name        string `json:"name"`
+	Stage       string `json:"stage"`
+	Description string `json:"description"`
+	Seeded      bool   `json:"seeded"`
+	Maskable    bool   `json:"maskable"`
+	// FramingBound operations only fit their own frame (positions, framing).
+	FramingBound bool      `json:"framing_bound"`
+	Examples     []Example `json:"examples"`
+	Args         []Arg     `json:"-"`
 }
 
 // Example is a telling set of arguments for an operation, complete with defaults.

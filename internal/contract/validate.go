@@ -25,7 +25,9 @@ import (
 // client sending endless fresh keys cannot grow memory without bound. Once the budget
 // is spent, undeclared keys are refused before they reach CUE.
 const (
-	MaxArgumentBytes = 1 << 20
+	// MaxArgumentBytes is the stdio transport's line limit: one call's arguments,
+	// an ingest's base64 photo included.
+	MaxArgumentBytes = 16 << 20
 	maxArgumentDepth = 16
 	maxArgumentNodes = 20000
 	newLabelBudget   = 4096

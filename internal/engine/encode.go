@@ -168,33 +168,43 @@ func quant16(v float32) uint16 {
 // the rounded 2x2 chroma average of its scale step), so the file is what encoding an
 // RGBA image would give, from an image half the size. Rows and columns past the
 // image's last (m may be one wider) repeat it, as the encoder pads an RGBA image.
-// sums is scratch of 3*ceil(m's width/2).
+// sums is scratch of 2*ceil(m's width/2).
 func ycbcr420Rows(img *Image, m *image.YCbCr, y0, y1, off int, sums []int32) {
 	w, mw := img.W, m.Rect.Dx()
 	t := srgb8()
 	cw := (mw + 1) / 2
-	cbSum, crSum, count := sums[:cw], sums[cw:2*cw], sums[2*cw:3*cw]
+	cbSum, crSum := sums[:cw], sums[cw:2*cw]
 	for cy := y0 / 2; 2*cy < y1; cy++ {
-		clear(sums)
-		for y := 2 * cy; y < min(2*cy+2, y1); y++ {
+		clear(sums[:2*cw])
+		rows := min(2*cy+2, y1) - 2*cy
+		for y := 2 * cy; y < 2*cy+rows; y++ {
 			py := min(y, img.H-1)
 			px := img.Pix[3*py*w : 3*(py+1)*w]
 			yrow := m.Y[(y-off)*m.YStride:][:mw]
-			for x := range yrow {
+			// Pixel pairs share a chroma sample: sum both pixels' chroma at once.
+			for i := range w / 2 {
+				p := px[6*i : 6*i+6 : 6*i+6]
+				r0, g0, b0 := int32(quant8(t, p[0])), int32(quant8(t, p[1])), int32(quant8(t, p[2]))
+				r1, g1, b1 := int32(quant8(t, p[3])), int32(quant8(t, p[4])), int32(quant8(t, p[5]))
+				yrow[2*i] = uint8((19595*r0 + 38470*g0 + 7471*b0 + 1<<15) >> 16)
+				yrow[2*i+1] = uint8((19595*r1 + 38470*g1 + 7471*b1 + 1<<15) >> 16)
+				cbSum[i] += int32(clamp8(-11056*r0-21712*g0+32768*b0+257<<15)) + int32(clamp8(-11056*r1-21712*g1+32768*b1+257<<15))
+				crSum[i] += int32(clamp8(32768*r0-27440*g0-5328*b0+257<<15)) + int32(clamp8(32768*r1-27440*g1-5328*b1+257<<15))
+			}
+			// An odd last column, and the copied column of a padded image.
+			for x := w &^ 1; x < mw; x++ {
 				sx := min(x, w-1)
 				p := px[3*sx : 3*sx+3 : 3*sx+3]
 				r, g, b := int32(quant8(t, p[0])), int32(quant8(t, p[1])), int32(quant8(t, p[2]))
 				yrow[x] = uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 16)
-				cb := -11056*r - 21712*g + 32768*b + 257<<15
-				cr := 32768*r - 27440*g - 5328*b + 257<<15
-				cbSum[x>>1] += int32(clamp8(cb))
-				crSum[x>>1] += int32(clamp8(cr))
-				count[x>>1]++
+				cbSum[x>>1] += int32(clamp8(-11056*r - 21712*g + 32768*b + 257<<15))
+				crSum[x>>1] += int32(clamp8(32768*r - 27440*g - 5328*b + 257<<15))
 			}
 		}
 		c := (cy - off/2) * m.CStride
 		cb, cr := m.Cb[c:c+cw], m.Cr[c:c+cw]
-		for i, n := range count {
+		for i := range cw {
+			n := int32(rows * min(2, mw-2*i))
 			cb[i] = uint8((cbSum[i] + n/2) / n)
 			cr[i] = uint8((crSum[i] + n/2) / n)
 		}
@@ -245,7 +255,7 @@ func writeJPEG(w io.Writer, img *Image, q int) error {
 		go func() {
 			rows := 16 * k
 			buf := image.NewYCbCr(image.Rect(0, 0, img.W+padX, rows), image.YCbCrSubsampleRatio420)
-			sums := make([]int32, 3*((img.W+padX+1)/2))
+			sums := make([]int32, 2*((img.W+padX+1)/2))
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n || stop.Load() {

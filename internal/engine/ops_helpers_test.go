@@ -71,6 +71,7 @@ var opSamples = map[string]map[string]any{
 	"sharpen":         {"amount": 2.0, "radius": 0.002},
 	"denoise":         {"amount": 0.8, "radius": 0.004},
 	"blur":            {"kind": "motion", "radius": 0.02, "angle": 30.0},
+	"spot":            {"kind": "heal", "dx": 0.08, "dy": 0.03},
 	"vignette":        {"amount": -0.8, "midpoint": 0.4},
 	"grain":           {"amount": 0.6, "size": 0.002},
 	"noise":           {"sigma": 0.08},

@@ -111,6 +111,11 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "radius", kind: "number", min: 0.0002, max: 0.01, def: float64(0.001)},
 		{name: "threshold", kind: "number", min: 0, max: 0.5, def: float64(0)},
 	},
+	"spot": {
+		{name: "kind", kind: "enum", def: "heal", values: []string{"heal", "clone"}},
+		{name: "dx", kind: "number", min: -1, max: 1, def: float64(0)},
+		{name: "dy", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
 	"split_tone": {
 		{name: "highlights_hue", kind: "number", min: 0, max: 360, def: float64(0)},
 		{name: "highlights_saturation", kind: "number", min: 0, max: 1, def: float64(0)},

@@ -345,6 +345,15 @@ func TestOpsChangeInExpectedDirection(t *testing.T) {
 			opExpect(t, mse(clean) < mse(noisy)*0.5, "denoise: error to the clean photo %v -> %v", mse(noisy), mse(clean))
 			opExpect(t, opHighFreq(clean) < opHighFreq(noisy)*0.5, "denoise left the fine noise")
 		},
+		"spot": func(t *testing.T) {
+			// Clone 30 px to the right (0.05 of 600): each pixel shows the one 30 px to
+			// its right. Heal keeps the coarse brightness where it was.
+			out := render(t, coffee, "spot", map[string]any{"kind": "clone", "dx": 0.05})
+			opExpect(t, opSubEqual(out, opSub(coffee, 30, 0, coffee.W-30, coffee.H), 0, 0), "clone dx 0.05 is not the image shifted 30 px left")
+			healed := render(t, coffee, "spot", map[string]any{"kind": "heal", "dx": 0.05})
+			hd, cd := opBlockRMS(coffee, healed, 100), opBlockRMS(coffee, out, 100)
+			opExpect(t, hd < cd/2, "heal moved the coarse brightness nearly as much as clone: 100 px block difference %v, clone %v", hd, cd)
+		},
 		"blur": func(t *testing.T) {
 			before := opHighFreq(chelsea)
 			for _, kind := range []string{"gaussian", "box", "motion"} {

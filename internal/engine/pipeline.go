@@ -61,6 +61,7 @@ var catalog = map[string]opEntry{
 	"sharpen": {"detail", opSharpen},
 	"denoise": {"detail", opDenoise},
 	"blur":    {"detail", opBlur},
+	"spot":    {"detail", opSpot},
 
 	"vignette": {"effects", opVignette},
 	"grain":    {"effects", opGrain},

@@ -219,6 +219,9 @@ type ExportOptions struct {
 	LongEdge  int
 	Seed      uint64
 	MaxPixels int64
+	// Stage, when set, is told as the export finishes decoding ("render" starts) and
+	// rendering ("encode" starts), so a caller can report progress.
+	Stage func(next string)
 }
 
 // Export decodes a source at full resolution, renders edits on it, optionally resizes
@@ -235,6 +238,9 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
 		eo.EXIF = src.EXIF
 	}
 	img := src.Image
+	if opt.Stage != nil {
+		opt.Stage("render")
+	}
 	// The decoder's 8-bit image is garbage now, but with a heap this large the
 	// collector would not run again before the render has allocated hundreds of
 	// megabytes beside it; collecting here lets the render reuse that memory.
@@ -247,6 +253,9 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
 	if opt.LongEdge > 0 && max(out.W, out.H) > opt.LongEdge {
 		rw, rh := FitLongEdge(out.W, out.H, opt.LongEdge)
 		out = Resize(out, rw, rh)
+	}
+	if opt.Stage != nil {
+		opt.Stage("encode")
 	}
 	return Encode(w, out, eo)
 }

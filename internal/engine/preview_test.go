@@ -254,6 +254,29 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// Stage reports each stage once, in order, and nothing after a decode failure.
+func TestExportStages(t *testing.T) {
+	data := ioFixture(t, "rocket-orient6.jpg")
+	tests := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"ok", data, []string{"render", "encode"}},
+		{"corrupt", []byte("nope"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			opt := ExportOptions{Encode: EncodeOptions{Format: "png"}, LongEdge: 64, Stage: func(s string) { got = append(got, s) }}
+			Export(new(bytes.Buffer), tt.data, ioFiveEdits(t), opt)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("stages (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestPreviewLoaderPanicReachesEveryWaiter(t *testing.T) {
 	p := NewPreviewer(64 << 20)
 	release := make(chan struct{})

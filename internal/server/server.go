@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -26,6 +28,8 @@ type Server struct {
 	Contract *contract.Contract
 	Vocab    *vocab.Vocabulary
 	Logger   *slog.Logger
+	// Workspace holds images and their history; the editing tools need it.
+	Workspace *Workspace
 
 	handlers map[string]handler
 	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
@@ -77,6 +81,14 @@ func (s *Server) Unmatched() (missing, extra []string) {
 	return missing, extra
 }
 
+// workspace returns the workspace, or unavailable when the server has none.
+func (s *Server) workspace() (*Workspace, error) {
+	if s.Workspace == nil {
+		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
+	}
+	return s.Workspace, nil
+}
+
 // MCP builds the SDK server with every tool registered.
 func (s *Server) MCP(version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "darkroom", Title: "darkroom", Version: version}, &mcp.ServerOptions{
@@ -84,11 +96,60 @@ func (s *Server) MCP(version string) *mcp.Server {
 		Logger:       s.Logger,
 	})
 	for _, t := range s.Contract.Tools {
+		props, _ := t.InputSchema["properties"].(map[string]any)
+		_, readsPaths := props["path"] // a file the client names: ingest
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.Call(ctx, t.Name, req.Params.Arguments), nil
+			if readsPaths {
+				if ask := s.clientRoots(req); ask != nil {
+					return ask, nil
+				}
+			}
+			return s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments), nil
 		})
 	}
 	return srv
+}
+
+// rootsRequest names the roots/list input request of a tool call.
+const rootsRequest = "roots"
+
+// clientRoots makes the client's roots (MCP roots) the roots a call that names a
+// path may read under, besides --allow-root. When the client offers roots, the call
+// first answers with an input request for roots/list (SEP-2322): the SDK fulfils it
+// (asking a client of an older protocol itself, or letting a client of the newer one
+// answer) and calls again with the roots, so they are never stale. It returns that
+// input request, or nil when the call can go on.
+func (s *Server) clientRoots(req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if s.Workspace == nil || req.Session == nil || !offersRoots(req.Session.InitializeParams()) {
+		return nil
+	}
+	var args struct {
+		Path *string `json:"path"`
+	}
+	if json.Unmarshal(req.Params.Arguments, &args) != nil || args.Path == nil {
+		return nil
+	}
+	res, ok := req.Params.InputResponses[rootsRequest].(*mcp.ListRootsResult)
+	if !ok {
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
+	}
+	var paths []string
+	for _, r := range res.Roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
+			s.Logger.Warn("ignoring a root that is not a local file:// URI", "uri", r.URI)
+			continue
+		}
+		paths = append(paths, filepath.FromSlash(u.Path))
+	}
+	for _, p := range s.Workspace.SetClientRoots(paths) {
+		s.Logger.Warn("ignoring a client root that does not exist", "path", p)
+	}
+	return nil
+}
+
+func offersRoots(p *mcp.InitializeParams) bool {
+	return p != nil && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged)
 }
 
 const instructions = "darkroom edits photographs through a declared vocabulary of primitives. " +
@@ -147,7 +208,40 @@ func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mc
 		summary = fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)
 	}
 	res.Content = []mcp.Content{&mcp.TextContent{Text: summary}}
+	if c, ok := env.Data.(contentCarrier); ok && env.Success {
+		res.Content = append(res.Content, c.Content()...)
+	}
 	return res
+}
+
+// contentCarrier is tool data that has more to show than its JSON: render_preview's
+// picture. Call adds the content after the summary; Invoke (the CLI) leaves it out.
+type contentCarrier interface {
+	Content() []mcp.Content
+}
+
+// callRequestKey carries the MCP request of a tool call in its context, for
+// handlers that talk to the client while they run.
+type callRequestKey struct{}
+
+// progress sends notifications/progress for the running tool call when its request
+// carries a progress token; for the CLI, or a client that sent no token, it does
+// nothing. A failure to notify only gets logged: the call goes on.
+func (s *Server) progress(ctx context.Context, done, total float64, message string) {
+	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil || req.Params == nil {
+		return
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token, Progress: done, Total: total, Message: message,
+	})
+	if err != nil {
+		s.Logger.Warn("progress notification", "err", err)
+	}
 }
 
 // Invoke is Call without the MCP wrapping; the CLI verbs use it, so the CLI and MCP

@@ -1,0 +1,717 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/server"
+)
+
+// Every contract tool is also a CLI verb: its name in kebab-case (apply_primitive is
+// apply-primitive), one flag per parameter derived from the tool's input schema, and
+// the call goes through server.Invoke, the code path MCP uses. Nothing here restates
+// a schema; the few additions below are the names issue 5 gives the command line.
+
+const toolVerbDoc = `Arguments: IMAGE_ID first when the tool takes one, then the tool's other required
+text parameters in alphabetical order; every parameter is also a flag (--kebab-case).
+Flag values are JSON where the parameter takes more than text (0.7, true,
+{"name": "sky_gradient"}); text parameters are taken as they are. A list of text
+(--target-image-ids) repeats its flag or takes a JSON list.
+--json prints the result envelope {success, data, error} as one JSON object per
+line; otherwise a summary. A failure exits with its error code's exit code
+(darkroom contract export lists them).`
+
+// toolVerbAliases are verbs that are not a tool's name.
+var toolVerbAliases = map[string]string{
+	"preview": "render_preview",
+	"export":  "export_final",
+}
+
+// flagAliases name a parameter by another flag, where the tool has that parameter.
+var flagAliases = map[string]string{
+	"entry": "primitive_name", // --entry exposure, as Chemigram's CLI says it
+}
+
+// positionalExtra are optional parameters a tool takes as positional arguments
+// after its required ones: `darkroom ingest PATH`.
+var positionalExtra = map[string][]string{
+	"ingest": {"path"},
+}
+
+// statelessGroups are the tool groups that never touch a workspace: their verbs do
+// not open (or create) one.
+var statelessGroups = map[string]bool{"contract": true, "vocabulary": true}
+
+// toolForVerb returns the tool a verb calls.
+func toolForVerb(c *contract.Contract, verb string) (*contract.Tool, bool) {
+	if name, ok := toolVerbAliases[verb]; ok {
+		return c.Tool(name)
+	}
+	if strings.Contains(verb, "_") {
+		return nil, false
+	}
+	return c.Tool(strings.ReplaceAll(verb, "-", "_"))
+}
+
+func kebab(name string) string { return strings.ReplaceAll(name, "_", "-") }
+
+// paramKind is how a flag's text becomes a parameter value.
+type paramKind int
+
+const (
+	kindJSON       paramKind = iota // JSON, or the text itself when it is not JSON
+	kindString                      // the text as it is
+	kindStringList                  // repeatable: each flag one item, or one JSON list
+	kindBool                        // --flag alone means true
+)
+
+// schemaTypes lists the JSON types a schema admits, "" for a schema that says none.
+func schemaTypes(s map[string]any) map[string]bool {
+	types := map[string]bool{}
+	switch t := s["type"].(type) {
+	case string:
+		types[t] = true
+	case []any:
+		for _, x := range t {
+			if x, ok := x.(string); ok {
+				types[x] = true
+			}
+		}
+	case []string:
+		for _, x := range t {
+			types[x] = true
+		}
+	}
+	var values []any
+	if e, ok := s["enum"].([]any); ok {
+		values = e
+	}
+	if c, ok := s["const"]; ok {
+		values = append(values, c)
+	}
+	for _, v := range values {
+		types[jsonType(v)] = true
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		branches, _ := s[key].([]any)
+		for _, b := range branches {
+			if b, ok := b.(map[string]any); ok {
+				for t := range schemaTypes(b) {
+					types[t] = true
+				}
+			}
+		}
+	}
+	if len(types) == 0 {
+		types[""] = true
+	}
+	return types
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "number"
+}
+
+func only(types map[string]bool, want string) bool {
+	for t := range types {
+		if t != want && t != "null" {
+			return false
+		}
+	}
+	return types[want]
+}
+
+func kindOf(s map[string]any) paramKind {
+	types := schemaTypes(s)
+	switch {
+	case only(types, "string"):
+		return kindString
+	case only(types, "boolean"):
+		return kindBool
+	case only(types, "array"):
+		if items := arrayItems(s); items != nil && only(schemaTypes(items), "string") {
+			return kindStringList
+		}
+	}
+	return kindJSON
+}
+
+// arrayItems is the item schema of an array schema (or of its array branch).
+func arrayItems(s map[string]any) map[string]any {
+	if items, ok := s["items"].(map[string]any); ok {
+		return items
+	}
+	branches, _ := s["anyOf"].([]any)
+	for _, b := range branches {
+		if b, ok := b.(map[string]any); ok {
+			if items := arrayItems(b); items != nil {
+				return items
+			}
+		}
+	}
+	return nil
+}
+
+// paramFlag is the flag of one parameter.
+type paramFlag struct {
+	kind   paramKind
+	values []string
+}
+
+func (f *paramFlag) String() string { return strings.Join(f.values, ",") }
+
+func (f *paramFlag) Set(v string) error {
+	if len(f.values) > 0 && f.kind != kindStringList {
+		return fmt.Errorf("given twice (%q and %q)", f.values[0], v)
+	}
+	f.values = append(f.values, v)
+	return nil
+}
+
+func (f *paramFlag) IsBoolFlag() bool { return f.kind == kindBool }
+
+// value is the parameter's value, or ok false when the flag was not given.
+func (f *paramFlag) value() (v any, ok bool) {
+	if len(f.values) == 0 {
+		return nil, false
+	}
+	text := f.values[0]
+	switch f.kind {
+	case kindString:
+		return text, true
+	case kindBool:
+		if b, err := strconv.ParseBool(text); err == nil {
+			return b, true
+		}
+		return text, true // the contract says what is wrong with it
+	case kindStringList:
+		if len(f.values) == 1 && strings.HasPrefix(strings.TrimSpace(text), "[") && json.Valid([]byte(text)) {
+			return json.RawMessage(text), true
+		}
+		return slices.Clone(f.values), true
+	}
+	if json.Valid([]byte(text)) {
+		return json.RawMessage(text), true
+	}
+	return text, true
+}
+
+// paramOrder is how positional arguments map to parameters: names in order, then
+// rest (a list parameter) takes what is left.
+type paramOrder struct {
+	names []string
+	rest  string
+}
+
+func (p paramOrder) synopsis() string {
+	var b strings.Builder
+	for _, n := range p.names {
+		fmt.Fprintf(&b, " %s", strings.ToUpper(n))
+	}
+	if p.rest != "" {
+		fmt.Fprintf(&b, " %s...", strings.ToUpper(p.rest))
+	}
+	return b.String()
+}
+
+func toolProperties(t *contract.Tool) (map[string]map[string]any, []string) {
+	props := map[string]map[string]any{}
+	if ps, ok := t.InputSchema["properties"].(map[string]any); ok {
+		for name, s := range ps {
+			if s, ok := s.(map[string]any); ok {
+				props[name] = s
+			}
+		}
+	}
+	var required []string
+	switch r := t.InputSchema["required"].(type) {
+	case []string:
+		required = r
+	case []any:
+		for _, x := range r {
+			if x, ok := x.(string); ok {
+				required = append(required, x)
+			}
+		}
+	}
+	sort.Strings(required)
+	return props, required
+}
+
+// positionals derives a tool's positional arguments from its schema: the image id
+// (image_id, or another required *_image_id), the tool's extra positionals, the other
+// required text parameters in alphabetical order, and a required list of text last.
+func positionals(t *contract.Tool) paramOrder {
+	props, required := toolProperties(t)
+	var p paramOrder
+	add := func(n string) {
+		if !slices.Contains(p.names, n) {
+			p.names = append(p.names, n)
+		}
+	}
+	for _, n := range required {
+		if (n == "image_id" || strings.HasSuffix(n, "_image_id")) && kindOf(props[n]) == kindString {
+			add(n)
+		}
+	}
+	for _, n := range positionalExtra[t.Name] {
+		if _, ok := props[n]; ok {
+			add(n)
+		}
+	}
+	for _, n := range required {
+		switch kindOf(props[n]) {
+		case kindString:
+			add(n)
+		case kindStringList:
+			if p.rest == "" {
+				p.rest = n
+			}
+		}
+	}
+	return p
+}
+
+// describeParam is a flag's help: the schema's description, else its type.
+func describeParam(s map[string]any) string {
+	var parts []string
+	if d, ok := s["description"].(string); ok {
+		parts = append(parts, d)
+	}
+	types := schemaTypes(s)
+	delete(types, "null")
+	var ts []string
+	for t := range types {
+		if t != "" {
+			ts = append(ts, t)
+		}
+	}
+	sort.Strings(ts)
+	if e, ok := s["enum"].([]any); ok {
+		var vals []string
+		for _, v := range e {
+			if v != nil {
+				vals = append(vals, fmt.Sprint(v))
+			}
+		}
+		parts = append(parts, "one of "+strings.Join(vals, ", "))
+	} else if len(ts) > 0 {
+		parts = append(parts, strings.Join(ts, " or "))
+	}
+	if d, ok := s["default"]; ok {
+		b, _ := json.Marshal(d)
+		parts = append(parts, "default "+string(b))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// toolCmd runs the verb of a tool. found is false when no tool has that verb.
+func (m *Main) toolCmd(ctx context.Context, verb string, args []string) (found bool, err error) {
+	c, err := m.loadContract()
+	if err != nil {
+		return false, err
+	}
+	t, ok := toolForVerb(c, verb)
+	if !ok {
+		return false, nil
+	}
+	return true, m.runTool(ctx, verb, t, args)
+}
+
+func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args []string) error {
+	props, _ := toolProperties(t)
+	order := positionals(t)
+	stateful := !statelessGroups[t.Group]
+
+	fs := m.flags(verb, "")
+	jsonOut := fs.Bool("json", false, "print the result envelope as one JSON object per line")
+	var vocabDirs multiFlag
+	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs, as serve was given (repeatable)")
+	var wf workspaceFlags
+	if stateful {
+		wf.register(fs, "a directory ingest may read photos from (repeatable; default: the working directory)")
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	flags := map[string]*paramFlag{}
+	for _, n := range names {
+		if fs.Lookup(kebab(n)) != nil {
+			return darkroom.Errorf(darkroom.InternalError, "%s: parameter %s clashes with a common flag", t.Name, n)
+		}
+		f := &paramFlag{kind: kindOf(props[n])}
+		flags[n] = f
+		fs.Var(f, kebab(n), describeParam(props[n]))
+	}
+	for alias, n := range flagAliases {
+		if f, ok := flags[n]; ok {
+			fs.Var(f, alias, "the same as --"+kebab(n))
+		}
+	}
+	var params multiFlag
+	if _, ok := props["value"]; ok {
+		fs.Var(&params, "param", "NAME=V: one parameter of a multi-parameter entry; builds the value object (repeatable)")
+	}
+	var b64File string
+	if _, ok := props["image_b64"]; ok {
+		fs.StringVar(&b64File, "b64-file", "", "a photo file to send as image_b64 (base64-encoded here; - for stdin)")
+	}
+	fs.Usage = func() {
+		m.usageShown = true
+		fmt.Fprintf(m.Stderr, "usage: darkroom %s%s [flags]\n\n%s\n\n%s\n\nflags:\n", verb, order.synopsis(), t.Description, toolVerbDoc)
+		fs.PrintDefaults()
+	}
+
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	for i, text := range pos {
+		var n string
+		switch {
+		case i < len(order.names):
+			n = order.names[i]
+		case order.rest != "":
+			n = order.rest
+		default:
+			return usagef("%s: too many arguments %q (usage: darkroom %s%s [flags])", verb, pos[i:], verb, order.synopsis())
+		}
+		f := flags[n]
+		if len(f.values) > 0 && (f.kind != kindStringList || i < len(order.names)) {
+			return usagef("%s: %s given both as an argument and as --%s", verb, n, kebab(n))
+		}
+		f.values = append(f.values, text)
+	}
+
+	call := map[string]any{}
+	for _, n := range names {
+		if v, ok := flags[n].value(); ok {
+			call[n] = v
+		}
+	}
+	if len(params) > 0 {
+		if _, ok := call["value"]; ok {
+			return usagef("%s: give --value or --param, not both", verb)
+		}
+		obj := map[string]any{}
+		for _, p := range params {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || k == "" {
+				return usagef("--param %q is not NAME=VALUE", p)
+			}
+			if _, dup := obj[k]; dup {
+				return usagef("--param %s given twice", k)
+			}
+			if json.Valid([]byte(v)) {
+				obj[k] = json.RawMessage(v)
+			} else {
+				obj[k] = v
+			}
+		}
+		call["value"] = obj
+	}
+	if b64File != "" {
+		if _, ok := call["image_b64"]; ok {
+			return usagef("%s: give --image-b64 or --b64-file, not both", verb)
+		}
+		data, err := m.readInput(b64File)
+		if err != nil {
+			return err
+		}
+		call["image_b64"] = base64.StdEncoding.EncodeToString(data)
+	}
+
+	var ws *server.Workspace
+	if stateful {
+		// The user named the photo on their own command line, so the CLI may read
+		// under the working directory unless told otherwise.
+		cwd, err := os.Getwd()
+		if err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "working directory")
+		}
+		if ws, err = wf.open([]string{cwd}); err != nil {
+			return err
+		}
+	}
+	s, err := m.newServer(vocabDirs, ws)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(call)
+	if err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "%s: arguments", verb)
+	}
+	env, summary := s.Invoke(ctx, t.Name, raw)
+	if *jsonOut {
+		line, err := json.Marshal(env)
+		if err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
+		}
+		fmt.Fprintf(m.Stdout, "%s\n", line)
+	}
+	if !env.Success {
+		fmt.Fprintf(m.Stderr, "darkroom: %s: %s\n", env.Error.Code, env.Error.Message)
+		return errReported{code: m.exitCode(env.Error.Code)}
+	}
+	if !*jsonOut {
+		if summary != "" {
+			fmt.Fprintln(m.Stdout, summary)
+		}
+		data, err := json.Marshal(env.Data)
+		if err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
+		}
+		_, givenID := call["image_id"]
+		if err := printData(m.Stdout, data, givenID); err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: print result", verb)
+		}
+	}
+	return nil
+}
+
+func (m *Main) readInput(name string) ([]byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(m.Stdin)
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.InvalidInput, err, "read stdin")
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.NotFound, err, "read %s", name)
+	}
+	return b, nil
+}
+
+// parseInterspersed parses flags wherever they are among the arguments and returns
+// the arguments that are not flags, in order; after "--" everything is an argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// printData prints a result's data for people, one field per line, keeping the
+// order of the fields: nested objects indented, lists of scalars on one line, each
+// object of a list after a dash. What the summary line and the command line already
+// say is left out: the image_id the user gave, and a mutation's state_after (one
+// line) and snapshot_hash (when it is the head).
+func printData(w io.Writer, data []byte, givenID bool) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeOrdered(dec)
+	if err != nil {
+		return err
+	}
+	obj, ok := v.(ordered)
+	if !ok {
+		if v != nil {
+			fmt.Fprintf(w, "  %s\n", scalarText(v))
+		}
+		return nil
+	}
+	head := ""
+	var shown ordered
+	for _, f := range obj {
+		switch f.key {
+		case "image_id":
+			if givenID {
+				continue
+			}
+		case "state_after":
+			if sa, ok := f.value.(ordered); ok {
+				head = scalarText(sa.get("head"))
+				f.value = describeStateAfter(sa)
+			}
+		case "snapshot_hash":
+			if scalarText(f.value) == head {
+				continue
+			}
+		}
+		shown = append(shown, f)
+	}
+	var buf bytes.Buffer
+	writeFields(&buf, shown, "  ")
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// ordered is a JSON object with its keys in order.
+type ordered []field
+
+type field struct {
+	key   string
+	value any
+}
+
+func (o ordered) get(key string) any {
+	for _, f := range o {
+		if f.key == key {
+			return f.value
+		}
+	}
+	return nil
+}
+
+// describeStateAfter is a #StateAfter on one line: "<head> on main (2 entries, layers
+// [L1], masks [sky_gradient])".
+func describeStateAfter(sa ordered) string {
+	where := "detached"
+	if b, ok := sa.get("branch").(string); ok {
+		where = "on " + b
+	}
+	n := scalarText(sa.get("entry_count"))
+	entries := n + " entries"
+	if n == "1" {
+		entries = "1 entry"
+	}
+	return fmt.Sprintf("%s %s (%s, layers %s, masks %s)", scalarText(sa.get("head")), where,
+		entries, scalarText(sa.get("layers")), scalarText(sa.get("masks")))
+}
+
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		var obj ordered
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			obj = append(obj, field{k.(string), v})
+		}
+		_, err := dec.Token()
+		return obj, err
+	case json.Delim('['):
+		list := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := dec.Token()
+		return list, err
+	}
+	return tok, nil
+}
+
+func scalarText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if v == "" || strings.ContainsAny(v, "\n\"") || strings.TrimSpace(v) != v {
+			return strconv.Quote(v)
+		}
+		return v
+	case json.Number:
+		return v.String()
+	case ordered:
+		if len(v) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(v))
+		for i, f := range v {
+			parts[i] = f.key + ": " + scalarText(f.value)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = scalarText(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// simple reports whether a value fits on one line: a scalar, or an object or a list
+// of scalars only.
+func simple(v any) bool {
+	switch v := v.(type) {
+	case ordered:
+		return len(v) == 0
+	case []any:
+		for _, x := range v {
+			switch x.(type) {
+			case ordered, []any:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func writeFields(b *bytes.Buffer, obj ordered, indent string) {
+	for _, f := range obj {
+		if simple(f.value) {
+			fmt.Fprintf(b, "%s%s: %s\n", indent, f.key, scalarText(f.value))
+			continue
+		}
+		fmt.Fprintf(b, "%s%s:\n", indent, f.key)
+		switch v := f.value.(type) {
+		case ordered:
+			writeFields(b, v, indent+"  ")
+		case []any:
+			for _, x := range v {
+				if o, ok := x.(ordered); ok && len(o) > 0 {
+					fmt.Fprintf(b, "%s- ", indent+"  ")
+					var item bytes.Buffer
+					writeFields(&item, o, indent+"    ")
+					b.WriteString(strings.TrimPrefix(item.String(), indent+"    "))
+					continue
+				}
+				fmt.Fprintf(b, "%s- %s\n", indent+"  ", scalarText(x))
+			}
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"os"
+
+	"darkroom"
+	"darkroom/internal/server"
+)
+
+// workspaceFlags are the flags of every command that keeps state: where the
+// workspace is and which directories ingest may read photos from.
+type workspaceFlags struct {
+	dir   string
+	allow multiFlag
+}
+
+func (w *workspaceFlags) register(fs *flag.FlagSet, allowDoc string) {
+	fs.StringVar(&w.dir, "workspace", "", "the workspace directory (default: $DARKROOM_WORKSPACE, else the per-user data directory)")
+	fs.Var(&w.allow, "allow-root", allowDoc)
+}
+
+// workspaceDir is the workspace a command uses: --workspace, else
+// $DARKROOM_WORKSPACE, else server.DefaultWorkspace.
+func (w *workspaceFlags) workspaceDir() (string, error) {
+	if w.dir != "" {
+		return w.dir, nil
+	}
+	if d := os.Getenv("DARKROOM_WORKSPACE"); d != "" {
+		return d, nil
+	}
+	d, err := server.DefaultWorkspace()
+	if err != nil {
+		return "", darkroom.Wrap(darkroom.Unavailable, err, "no default workspace: give --workspace DIR")
+	}
+	return d, nil
+}
+
+// explicit reports whether the user chose the workspace (--workspace or
+// $DARKROOM_WORKSPACE) rather than taking the default.
+func (w *workspaceFlags) explicit() bool {
+	return w.dir != "" || os.Getenv("DARKROOM_WORKSPACE") != ""
+}
+
+// open opens the workspace with the --allow-root directories, or defaultAllow
+// when none was given.
+func (w *workspaceFlags) open(defaultAllow []string) (*server.Workspace, error) {
+	dir, err := w.workspaceDir()
+	if err != nil {
+		return nil, err
+	}
+	allow := []string(w.allow)
+	if len(allow) == 0 {
+		allow = defaultAllow
+	}
+	return server.OpenWorkspace(dir, allow)
+}

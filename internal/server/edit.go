@@ -1,0 +1,814 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"darkroom"
+	"darkroom/internal/engine"
+	"darkroom/internal/history"
+	"darkroom/internal/vocab"
+)
+
+// The edit tools: apply_primitive, apply_per_region, apply_spot, wb_from_gray_card,
+// remove_module, reset and propagate_state. Each validates everything it was given
+// before it commits, and commits through Mutate, so a failing call leaves the image as
+// it was and a successful one is exactly one snapshot per image.
+
+func init() {
+	register("apply_primitive", applyPrimitive)
+	register("apply_per_region", applyPerRegion)
+	register("apply_spot", applySpot)
+	register("wb_from_gray_card", wbFromGrayCard)
+	register("remove_module", removeModule)
+	register("reset", resetImage)
+	register("propagate_state", propagateState)
+}
+
+// editArgs reads arguments the contract has checked and completed with defaults.
+type editArgs map[string]any
+
+// number returns a number argument; ok is false when it is absent or null.
+func (a editArgs) number(name string) (v float64, ok bool) {
+	v, ok = a[name].(float64)
+	return v, ok
+}
+
+// raw returns an argument as JSON, nil when it is absent or null.
+func (a editArgs) raw(name string) (json.RawMessage, error) {
+	v, ok := a[name]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s: re-encode checked argument", name)
+	}
+	return b, nil
+}
+
+// primitiveEdit is one primitive to apply as a tool gives it. field is where it came from in
+// the arguments ("" or "regions.2."), so errors name the exact path.
+type primitiveEdit struct {
+	field    string
+	name     string
+	value    json.RawMessage
+	mask     json.RawMessage // nil: the entry's default mask, if any
+	strength float64
+}
+
+// stateEntry validates an edit against the vocabulary and the contract and returns
+// the state entry that records it: values checked and completed (never clamped), the
+// mask checked and completed, or the entry's default mask when none is given.
+func (s *Server) stateEntry(ed primitiveEdit) (history.Entry, error) {
+	e, err := s.lookupEntry(ed.field+"primitive_name", ed.name)
+	if err != nil {
+		return history.Entry{}, err
+	}
+	values, err := s.Vocab.Values(s.Contract, e, ed.value)
+	if err != nil {
+		return history.Entry{}, atField(err, ed.field)
+	}
+	mask := ed.mask
+	if mask == nil && e.DefaultMask != "" {
+		mask, _ = json.Marshal(map[string]string{"name": e.DefaultMask})
+	}
+	if mask != nil {
+		if ed.mask != nil {
+			if err := s.checkMaskable(e, ed.field+"mask_spec"); err != nil {
+				return history.Entry{}, err
+			}
+		}
+		if mask, err = s.CheckMask(mask); err != nil {
+			return history.Entry{}, atField(err, ed.field)
+		}
+	}
+	return history.Entry{Primitive: e.Name, Layer: e.Layer, Values: values, Mask: mask, Strength: ed.strength}, nil
+}
+
+// checkMaskable refuses a mask on an entry that drives an operation the catalog marks
+// not maskable (geometry applies to the whole frame).
+func (s *Server) checkMaskable(e *vocab.Entry, field string) error {
+	ops, err := s.catalog()
+	if err != nil {
+		return err
+	}
+	for _, u := range e.Operations {
+		if op, ok := ops[u.Op]; ok && !op.Maskable {
+			return &darkroom.Error{Code: darkroom.MaskingError,
+				Message: fmt.Sprintf("%s: %s drives %s, which cannot be masked: it applies to the whole frame", field, e.Name, u.Op),
+				Details: map[string]any{"field": field, "entry": e.Name, "operation": u.Op}}
+		}
+	}
+	return nil
+}
+
+// lookupEntry returns the vocabulary entry name, or not_found suggesting the closest
+// names (by spelling and by alias) so the agent can retry at once.
+func (s *Server) lookupEntry(field, name string) (*vocab.Entry, error) {
+	if e, ok := s.Vocab.Entry(name); ok {
+		return e, nil
+	}
+	close := s.closeEntries(name)
+	msg := fmt.Sprintf("%s: no vocabulary entry %q", field, name)
+	if len(close) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(close, ", "))
+	}
+	msg += " (list_vocabulary lists them all)"
+	return nil, &darkroom.Error{Code: darkroom.NotFound, Message: msg,
+		Details: map[string]any{"field": field, "name": name, "suggestions": nonNil(close)}}
+}
+
+// closeEntries returns up to five entry names close to name: an alias that matches it,
+// a name that contains it or is contained in it, or one a few edits away.
+func (s *Server) closeEntries(name string) []string {
+	norm := func(x string) string {
+		return strings.Map(func(r rune) rune {
+			if r == ' ' || r == '-' {
+				return '_'
+			}
+			return r
+		}, strings.ToLower(strings.TrimSpace(x)))
+	}
+	n := norm(name)
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, e := range s.Vocab.Entries {
+		d := editDistance(n, e.Name)
+		for _, a := range e.Aliases {
+			if norm(a) == n {
+				d = 0
+			}
+		}
+		if len(n) >= 3 && (strings.Contains(e.Name, n) || strings.Contains(n, e.Name)) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(n)/4) {
+			cs = append(cs, cand{e.Name, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for _, c := range cs[:min(len(cs), 5)] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// atField prefixes a coded error's message with a path in the arguments (a region),
+// keeping its code and details.
+func atField(err error, field string) error {
+	field = strings.TrimSuffix(field, ".")
+	var de *darkroom.Error
+	if field == "" || !errors.As(err, &de) {
+		return err
+	}
+	details := maps.Clone(de.Details)
+	if details == nil {
+		details = map[string]any{}
+	}
+	details["at"] = field
+	return &darkroom.Error{Code: de.Code, Message: field + ": " + de.Message, Details: details, Err: de.Err}
+}
+
+func applyPrimitive(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	a := editArgs(args)
+	id, name := stringArg(args, "image_id"), stringArg(args, "primitive_name")
+	value, err := a.raw("value")
+	if err != nil {
+		return nil, "", err
+	}
+	mask, err := a.raw("mask_spec")
+	if err != nil {
+		return nil, "", err
+	}
+	strength, _ := a.number("strength")
+	e, err := s.stateEntry(primitiveEdit{name: name, value: value, mask: mask, strength: strength})
+	if err != nil {
+		return nil, "", err
+	}
+	var replaced bool
+	m, err := s.Mutate(id, "apply_primitive "+name, func(st *history.State) error {
+		replaced = st.Set(e)
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	verb := "applied"
+	if replaced {
+		verb = "replaced"
+	}
+	return m, fmt.Sprintf("%s %s %s on %s; %s", verb, name, describeValues(e), id, describeMutation(m)), nil
+}
+
+// describeValues says what an entry was applied with, for the summary line.
+func describeValues(e history.Entry) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(e.Values)) {
+		parts = append(parts, fmt.Sprintf("%s %g", k, e.Values[k]))
+	}
+	if len(e.Mask) > 0 {
+		var m struct {
+			Name *string `json:"name"`
+		}
+		json.Unmarshal(e.Mask, &m)
+		if m.Name != nil {
+			parts = append(parts, "mask "+*m.Name)
+		} else {
+			parts = append(parts, "drawn mask")
+		}
+	}
+	if e.Strength != 1 {
+		parts = append(parts, fmt.Sprintf("strength %g", e.Strength))
+	}
+	if len(parts) == 0 {
+		return "at its defaults"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func describeMutation(m Mutation) string {
+	n := m.StateAfter.EntryCount
+	return fmt.Sprintf("%d %s, head %.12s", n, plural(n, "entry", "entries"), m.SnapshotHash)
+}
+
+func applyPerRegion(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	id, top := stringArg(args, "image_id"), stringArg(args, "primitive_name")
+	regions, _ := args["regions"].([]any)
+	// Every region is checked before anything is committed: one bad region fails the
+	// call and leaves the state as it was.
+	var entries []history.Entry
+	var scratch history.State
+	for i, r := range regions {
+		ra := editArgs(objectArg(r))
+		field := fmt.Sprintf("regions.%d.", i)
+		name := stringArg(ra, "primitive_name")
+		if name == "" {
+			name = top
+		}
+		if name == "" {
+			f := field + "primitive_name"
+			return nil, "", &darkroom.Error{Code: darkroom.InvalidInput,
+				Message: f + ": no primitive: give primitive_name in the region or once at the top level",
+				Details: map[string]any{"fields": []any{map[string]any{"path": f, "message": "required when the top-level primitive_name is absent"}}}}
+		}
+		value, err := ra.raw("value")
+		if err != nil {
+			return nil, "", err
+		}
+		mask, err := ra.raw("mask_spec")
+		if err != nil {
+			return nil, "", err
+		}
+		strength, _ := ra.number("strength")
+		e, err := s.stateEntry(primitiveEdit{field: field, name: name, value: value, mask: mask, strength: strength})
+		if err != nil {
+			return nil, "", err
+		}
+		if scratch.Set(e) {
+			f := strings.TrimSuffix(field, ".")
+			return nil, "", &darkroom.Error{Code: darkroom.InvalidInput,
+				Message: fmt.Sprintf("%s: %s with this mask_spec is already an earlier region; each region needs its own mask or primitive", f, name),
+				Details: map[string]any{"fields": []any{map[string]any{"path": f + ".mask_spec", "message": "repeats an earlier region"}}}}
+		}
+		entries = append(entries, e)
+	}
+	m, err := s.Mutate(id, fmt.Sprintf("apply_per_region %d %s", len(entries), plural(len(entries), "region", "regions")), func(st *history.State) error {
+		for _, e := range entries {
+			st.Set(e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Primitive
+	}
+	return m, fmt.Sprintf("applied %d %s (%s) on %s; %s", len(entries), plural(len(entries), "region", "regions"), strings.Join(names, ", "), id, describeMutation(m)), nil
+}
+
+func objectArg(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// spotSourceDistance is how far from a spot apply_spot takes its source when none is
+// given, in radii: clear of the spot and its soft edge, close enough to match it.
+const spotSourceDistance = 2.5
+
+func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	ws, err := s.workspace()
+	if err != nil {
+		return nil, "", err
+	}
+	a := editArgs(args)
+	id, kind := stringArg(args, "image_id"), stringArg(args, "kind")
+	x, _ := a.number("x")
+	y, _ := a.number("y")
+	radius, _ := a.number("radius")
+	opacity, _ := a.number("opacity")
+	border, _ := a.number("border")
+	sx, hasX := a.number("source_x")
+	sy, hasY := a.number("source_y")
+	if hasX != hasY {
+		return nil, "", &darkroom.Error{Code: darkroom.InvalidInput,
+			Message: "source_x and source_y go together: give both, or neither to let apply_spot pick a source beside the spot",
+			Details: map[string]any{"fields": []any{map[string]any{"path": "source_x", "message": "given without source_y, or the other way round"}}}}
+	}
+	if hasX && sx == x && sy == y {
+		return nil, "", &darkroom.Error{Code: darkroom.InvalidInput,
+			Message: "source_x, source_y: the source is the spot itself; pick a clean area beside it",
+			Details: map[string]any{"fields": []any{map[string]any{"path": "source_x", "message": "equal to x, y"}}}}
+	}
+	entry, err := s.lookupEntry("kind", kind+"_spot")
+	if err != nil {
+		return nil, "", err
+	}
+	meta, load, err := ws.Source(id)
+	if err != nil {
+		return nil, "", err
+	}
+	mask, err := json.Marshal(map[string]any{"shape": map[string]any{
+		"kind": "ellipse", "center": []float64{x, y}, "radius_x": radius, "radius_y": radius, "feather": border * radius,
+	}})
+	if err != nil {
+		return nil, "", darkroom.Wrap(darkroom.InternalError, err, "spot mask")
+	}
+	if mask, err = s.CheckMask(mask); err != nil {
+		return nil, "", err
+	}
+	m, err := s.Mutate(id, "apply_spot "+kind, func(st *history.State) error {
+		// The spot's coordinates are fractions of the frame the spot operation sees:
+		// the image after its geometry edits.
+		w, h, err := s.frameSize(ws, meta, load, *st)
+		if err != nil {
+			return err
+		}
+		if !hasX {
+			sx, sy = spotSource(x, y, radius, w, h)
+		}
+		long := float64(max(w, h))
+		offset, _ := json.Marshal(map[string]float64{
+			"dx": (sx - x) * float64(w) / long,
+			"dy": (sy - y) * float64(h) / long,
+		})
+		values, err := s.Vocab.Values(s.Contract, entry, offset)
+		if err != nil {
+			return err
+		}
+		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Mask: mask, Strength: opacity})
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("%s spot at (%.3g, %.3g) radius %.3g from (%.3g, %.3g) on %s; %s", kind, x, y, radius, sx, sy, id, describeMutation(m)), nil
+}
+
+// frameSize returns the size of the image that the detail stage sees for state st:
+// the source's own when st has no geometry, else the preview's after geometry, whose
+// aspect ratio is the full-size frame's.
+func (s *Server) frameSize(ws *Workspace, meta SourceMeta, load engine.Loader, st history.State) (int, int, error) {
+	edits, err := s.Edits(st)
+	if err != nil {
+		return 0, 0, err
+	}
+	var geom []engine.Edit
+	for _, e := range edits {
+		if stage, _ := engine.OpStage(e.Op); stage == "geometry" {
+			geom = append(geom, e)
+		}
+	}
+	if len(geom) == 0 {
+		return meta.Width, meta.Height, nil
+	}
+	img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: geom})
+	if err != nil {
+		return 0, 0, darkroom.Wrap(darkroom.InternalError, err, "frame of %s after its geometry", meta.File)
+	}
+	return img.W, img.H, nil
+}
+
+// spotSource picks a source for a spot of radius r (a fraction of the long edge) at
+// (x, y) in a w x h frame: spotSourceDistance radii away, to the right, left, below,
+// above or diagonally, the first whose whole disc lies inside the frame; when none
+// does (a spot near a corner of a tiny frame), the one that lies deepest inside.
+func spotSource(x, y, r float64, w, h int) (float64, float64) {
+	fw, fh := float64(w), float64(h)
+	long := max(fw, fh)
+	cx, cy, rp := x*fw, y*fh, r*long
+	d := spotSourceDistance * rp
+	diag := d / math.Sqrt2
+	best, bx, by := math.Inf(-1), cx, cy
+	for _, o := range [][2]float64{{d, 0}, {-d, 0}, {0, d}, {0, -d}, {diag, diag}, {-diag, diag}, {diag, -diag}, {-diag, -diag}} {
+		px, py := cx+o[0], cy+o[1]
+		// How far the disc's edge is inside the frame (negative: it sticks out).
+		inside := min(px, fw-px, py, fh-py) - rp
+		if inside >= 0 {
+			return px / fw, py / fh
+		}
+		if inside > best {
+			best, bx, by = inside, px, py
+		}
+	}
+	return min(max(bx/fw, 0), 1), min(max(by/fh, 0), 1)
+}
+
+// Limits of a grey reference for wb_from_gray_card.
+const (
+	// grayMinLuminance is the darkest patch (linear luminance) whose colour is still
+	// more signal than noise.
+	grayMinLuminance = 0.02
+	// grayClipLevel and grayMaxClipped: a patch with more than this share of pixels
+	// with a channel at white has lost its colour to clipping.
+	grayClipLevel  = 0.99
+	grayMaxClipped = 0.05
+	// grayMaxSaturation is the largest (max-min)/max of the patch's linear channels; a
+	// strong tungsten cast on a grey card is about 0.7.
+	grayMaxSaturation = 0.85
+	// grayMaxResidual is the most cast the best white balance may leave, in
+	// sqrt(ln(R/G)^2 + ln(B/G)^2): about 1% off grey.
+	grayMaxResidual = 0.01
+)
+
+// wbData is #WBFromGrayCardData.
+type wbData struct {
+	Mutation
+	Temperature float64 `json:"temperature"`
+	Tint        float64 `json:"tint"`
+}
+
+func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	ws, err := s.workspace()
+	if err != nil {
+		return nil, "", err
+	}
+	a := editArgs(args)
+	id := stringArg(args, "image_id")
+	x, _ := a.number("x")
+	y, _ := a.number("y")
+	radius, _ := a.number("sample_radius")
+	entry, ok := s.Vocab.Entry("white_balance")
+	if !ok {
+		return nil, "", darkroom.Errorf(darkroom.NotFound, "the vocabulary has no white_balance entry to set")
+	}
+	tempParam, tintParam := "", ""
+	for _, u := range entry.Operations {
+		if u.Op == "white_balance" {
+			tempParam, tintParam = u.Bind["temperature"], u.Bind["tint"]
+		}
+	}
+	if tempParam == "" || tintParam == "" {
+		return nil, "", darkroom.Errorf(darkroom.InternalError, "the white_balance entry does not bind the operation's temperature and tint")
+	}
+	meta, load, err := ws.Source(id)
+	if err != nil {
+		return nil, "", err
+	}
+	var temp, tint float64
+	m, err := s.Mutate(id, "wb_from_gray_card", func(st *history.State) error {
+		// Sample what white balance sees: the image after geometry (so x, y are
+		// where the agent saw the card) and the other light-stage edits (exposure, a
+		// masked white balance), without the whole-image white_balance entry this
+		// call replaces. Tone and colour edits come after white balance in the
+		// render; the patch is made grey where white balance acts on it.
+		sample := history.State{Extra: st.Extra}
+		for _, e := range st.Entries {
+			if e.Primitive != entry.Name || len(e.Mask) > 0 {
+				sample.Entries = append(sample.Entries, e)
+			}
+		}
+		edits, err := s.Edits(sample)
+		if err != nil {
+			return err
+		}
+		var early []engine.Edit
+		for _, e := range edits {
+			if stage, _ := engine.OpStage(e.Op); stage == "geometry" || stage == "light" {
+				early = append(early, e)
+			}
+		}
+		img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: early})
+		if err != nil {
+			if darkroom.Code(err) == darkroom.InternalError {
+				return err
+			}
+			return darkroom.Wrap(darkroom.RenderError, err, "render %s to sample the grey card", id)
+		}
+		patch, clipped := samplePatch(img, x, y, radius)
+		lum := 0.2126*patch[0] + 0.7152*patch[1] + 0.0722*patch[2]
+		where := fmt.Sprintf("the patch at (%.3g, %.3g)", x, y)
+		switch {
+		case lum < grayMinLuminance:
+			return grayError("%s is too dark to be a grey reference: linear luminance %.4f, below %.2f; pick a brighter neutral area", where, lum, grayMinLuminance)
+		case clipped > grayMaxClipped:
+			return grayError("%s is clipped: %.0f%% of its pixels are at white, so its colour is lost; pick a neutral area that is not blown out", where, 100*clipped)
+		}
+		if sat := 1 - min(patch[0], patch[1], patch[2])/max(patch[0], patch[1], patch[2]); sat > grayMaxSaturation {
+			return grayError("%s is strongly coloured (saturation %.2f), not a grey reference; pick a neutral grey or white area", where, sat)
+		}
+		t, ti, residual, err := engine.NeutralWhiteBalance(patch[0], patch[1], patch[2])
+		if err != nil {
+			return grayError("%s: %v", where, err)
+		}
+		if residual > grayMaxResidual {
+			return grayError("%s is too strongly coloured to be a grey reference: the best white balance (temperature %.0f, tint %.2f) leaves it %.1f%% off grey; pick a neutral area", where, t, ti, 100*residual)
+		}
+		temp, tint = math.Round(t*10)/10, math.Round(ti*1e4)/1e4
+		raw, _ := json.Marshal(map[string]float64{tempParam: temp, tintParam: tint})
+		values, err := s.Vocab.Values(s.Contract, entry, raw)
+		if err != nil {
+			return &darkroom.Error{Code: darkroom.InvalidInput,
+				Message: fmt.Sprintf("the colour cast at (%.3g, %.3g) is too strong to correct: it needs temperature %.0f and tint %.3f, outside what %s allows (%v)", x, y, temp, tint, entry.Name, err),
+				Details: map[string]any{"temperature": temp, "tint": tint}}
+		}
+		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Strength: 1})
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return wbData{Mutation: m, Temperature: temp, Tint: tint},
+		fmt.Sprintf("white balance from the grey card at (%.3g, %.3g) on %s: temperature %g, tint %g; %s", x, y, id, temp, tint, describeMutation(m)), nil
+}
+
+func grayError(format string, args ...any) error {
+	return darkroom.Errorf(darkroom.InvalidInput, format, args...)
+}
+
+// samplePatch returns the mean linear RGB of img over the disc at (x, y) (fractions
+// of the width and height) of radius r (a fraction of the long edge), and the share
+// of its pixels with a channel at white. A disc smaller than a pixel samples the
+// pixel under (x, y).
+func samplePatch(img *engine.Image, x, y, r float64) ([3]float64, float64) {
+	cx, cy := x*float64(img.W), y*float64(img.H)
+	rp := r * float64(max(img.W, img.H))
+	var sum [3]float64
+	n, clipped := 0, 0
+	add := func(px, py int) {
+		i := 3 * (py*img.W + px)
+		c := img.Pix[i : i+3]
+		for k := range 3 {
+			sum[k] += float64(c[k])
+		}
+		if max(c[0], c[1], c[2]) >= grayClipLevel {
+			clipped++
+		}
+		n++
+	}
+	for py := max(int(cy-rp), 0); py <= min(int(cy+rp), img.H-1); py++ {
+		for px := max(int(cx-rp), 0); px <= min(int(cx+rp), img.W-1); px++ {
+			if math.Hypot(float64(px)+0.5-cx, float64(py)+0.5-cy) <= rp {
+				add(px, py)
+			}
+		}
+	}
+	if n == 0 {
+		add(min(int(cx), img.W-1), min(int(cy), img.H-1))
+	}
+	for k := range sum {
+		sum[k] /= float64(n)
+	}
+	return sum, float64(clipped) / float64(n)
+}
+
+func removeModule(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	id, name := stringArg(args, "image_id"), stringArg(args, "module_name")
+	var removed int
+	m, err := s.Mutate(id, "remove_module "+name, func(st *history.State) error {
+		if removed = st.Remove(name); removed > 0 {
+			return nil
+		}
+		// Removing works for an entry whose pack is gone too; only when nothing is
+		// removed does the vocabulary say whether the name was a typo.
+		if _, err := s.lookupEntry("module_name", name); err != nil {
+			return err
+		}
+		applied := map[string]bool{}
+		for _, e := range st.Entries {
+			applied[e.Primitive] = true
+		}
+		return &darkroom.Error{Code: darkroom.StateError,
+			Message: fmt.Sprintf("module_name: %s is not applied to %s; applied: %v", name, id, nonNil(slices.Sorted(maps.Keys(applied)))),
+			Details: map[string]any{"field": "module_name", "name": name}}
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("removed %d %s %s from %s; %s", removed, name, plural(removed, "entry", "entries"), id, describeMutation(m)), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func resetImage(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	ws, err := s.workspace()
+	if err != nil {
+		return nil, "", err
+	}
+	id := stringArg(args, "image_id")
+	hash, err := ws.History.Resolve(id, "refs/tags/baseline")
+	if err != nil {
+		return nil, "", err
+	}
+	baseline, err := ws.History.Get(id, hash)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := s.Mutate(id, "reset", func(st *history.State) error {
+		*st = baseline.Clone()
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("reset %s to its baseline; %s", id, describeMutation(m)), nil
+}
+
+// propagateData is #PropagateStateData.
+type propagateData struct {
+	SourceImageID string     `json:"source_image_id"`
+	Copied        []string   `json:"copied"`
+	Skipped       []string   `json:"skipped"`
+	Targets       []Mutation `json:"targets"`
+}
+
+func propagateState(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	src := stringArg(args, "source_image_id")
+	targets := stringsArg(args, "target_image_ids")
+	_, explicit := args["exclude_ops"].([]any)
+	exclude := stringsArg(args, "exclude_ops")
+
+	for i, t := range targets {
+		field := fmt.Sprintf("target_image_ids.%d", i)
+		if t == src {
+			return nil, "", fieldError(field, "%s is the source image", t)
+		}
+		if j := slices.Index(targets, t); j < i {
+			return nil, "", fieldError(field, "%s is already target_image_ids.%d", t, j)
+		}
+	}
+	_, source, err := s.StateAfter(src)
+	if err != nil {
+		return nil, "", err
+	}
+	for i, name := range exclude {
+		inSource := slices.ContainsFunc(source.Entries, func(e history.Entry) bool { return e.Primitive == name })
+		if _, ok := s.Vocab.Entry(name); !ok && !inSource {
+			_, err := s.lookupEntry(fmt.Sprintf("exclude_ops.%d", i), name)
+			return nil, "", err
+		}
+	}
+
+	// What to copy: the source's entries and bound templates, less the excluded ones
+	// (by default the framing-bound ones).
+	skip := func(name string) (bool, error) {
+		if explicit {
+			return slices.Contains(exclude, name), nil
+		}
+		return s.FramingBound(name)
+	}
+	var copied, skipped []string
+	note := func(list *[]string, name string) {
+		if !slices.Contains(*list, name) {
+			*list = append(*list, name)
+		}
+	}
+	var entries []history.Entry
+	for _, e := range source.Entries {
+		sk, err := skip(e.Primitive)
+		if err != nil {
+			return nil, "", err
+		}
+		if sk {
+			note(&skipped, e.Primitive)
+			continue
+		}
+		note(&copied, e.Primitive)
+		entries = append(entries, e)
+	}
+	srcT, err := StateTemplates(source)
+	if err != nil {
+		return nil, "", err
+	}
+	var templates Templates
+	for _, p := range []struct{ from, to *string }{{&srcT.L1, &templates.L1}, {&srcT.L2, &templates.L2}} {
+		if *p.from == "" {
+			continue
+		}
+		sk, err := skip(*p.from)
+		if err != nil {
+			return nil, "", err
+		}
+		if sk {
+			note(&skipped, *p.from)
+			continue
+		}
+		note(&copied, *p.from)
+		*p.to = *p.from
+	}
+	apply := func(st *history.State) error {
+		for _, e := range entries {
+			st.Set(e)
+		}
+		t, err := StateTemplates(*st)
+		if err != nil {
+			return err
+		}
+		if templates.L1 != "" {
+			t.L1 = templates.L1
+		}
+		if templates.L2 != "" {
+			t.L2 = templates.L2
+		}
+		SetStateTemplates(st, t)
+		return nil
+	}
+
+	// Every target is checked before any is committed: it exists, and its state with
+	// the copied entries resolves, renders and fits the store's limits.
+	for _, t := range targets {
+		_, st, err := s.StateAfter(t)
+		if err != nil {
+			return nil, "", atField(err, "target "+t)
+		}
+		next := st.Clone()
+		if err := apply(&next); err != nil {
+			return nil, "", atField(err, "target "+t)
+		}
+		if _, err := s.Edits(next); err != nil {
+			return nil, "", atField(err, "target "+t)
+		}
+		if _, err := history.Hash(next); err != nil {
+			return nil, "", atField(err, "target "+t)
+		}
+	}
+	// The history has no transaction across images: a target can still fail here (a
+	// full disk, its files damaged in between), after earlier targets were committed.
+	// The error then names the ones already updated.
+	data := propagateData{SourceImageID: src, Copied: nonNil(copied), Skipped: nonNil(skipped), Targets: []Mutation{}}
+	for _, t := range targets {
+		m, err := s.Mutate(t, "propagate_state from "+src, apply)
+		if err != nil {
+			done := make([]string, len(data.Targets))
+			for i, d := range data.Targets {
+				done[i] = d.ImageID
+			}
+			if len(done) > 0 {
+				return nil, "", atField(err, fmt.Sprintf("target %s (already updated: %s)", t, strings.Join(done, ", ")))
+			}
+			return nil, "", atField(err, "target "+t)
+		}
+		data.Targets = append(data.Targets, m)
+	}
+	summary := fmt.Sprintf("copied %d %s from %s to %d %s", len(data.Copied), plural(len(data.Copied), "primitive", "primitives"),
+		src, len(targets), plural(len(targets), "image", "images"))
+	if len(data.Skipped) > 0 {
+		summary += " (skipped " + strings.Join(data.Skipped, ", ") + ")"
+	}
+	return data, summary, nil
+}
+
+func fieldError(field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &darkroom.Error{Code: darkroom.InvalidInput, Message: field + ": " + msg,
+		Details: map[string]any{"fields": []any{map[string]any{"path": field, "message": msg}}}}
+}

@@ -1,0 +1,328 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/engine"
+	"darkroom/internal/history"
+	"darkroom/internal/vocab"
+
+	"cuelang.org/go/cue"
+)
+
+// What the editing tools share: turning an image's edit state into engine edits,
+// resolving masks, and the state_after every mutating tool returns.
+
+// Templates are the L1/L2 entries bound beneath an image's own edits (bind_layers),
+// kept in the versioned state so checkout brings them back too.
+type Templates struct {
+	L1 string `json:"l1_template,omitempty"`
+	L2 string `json:"l2_template,omitempty"`
+}
+
+const templatesKey = "templates"
+
+// StateTemplates reads the templates of a state.
+func StateTemplates(st history.State) (Templates, error) {
+	var t Templates
+	raw, ok := st.Extra[templatesKey]
+	if !ok {
+		return t, nil
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return t, darkroom.Wrap(darkroom.InternalError, err, "state templates")
+	}
+	return t, nil
+}
+
+// SetStateTemplates records templates in a state.
+func SetStateTemplates(st *history.State, t Templates) {
+	if t == (Templates{}) {
+		delete(st.Extra, templatesKey)
+		return
+	}
+	b, _ := json.Marshal(t)
+	if st.Extra == nil {
+		st.Extra = map[string]json.RawMessage{}
+	}
+	st.Extra[templatesKey] = b
+}
+
+// Edits turns an edit state into engine edits: the templates at their defaults, then
+// every entry, each expanded through its vocabulary entry into catalog operations
+// whose arguments the contract checks and completes, with its mask resolved.
+func (s *Server) Edits(st history.State) ([]engine.Edit, error) {
+	t, err := StateTemplates(st)
+	if err != nil {
+		return nil, err
+	}
+	var edits []engine.Edit
+	for _, name := range []string{t.L1, t.L2} {
+		if name == "" {
+			continue
+		}
+		more, err := s.entryEdits(history.Entry{Primitive: name, Strength: 1})
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, more...)
+	}
+	for _, e := range st.Entries {
+		more, err := s.entryEdits(e)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, more...)
+	}
+	return edits, nil
+}
+
+func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
+	entry, ok := s.Vocab.Entry(e.Primitive)
+	if !ok {
+		return nil, darkroom.Errorf(darkroom.NotFound, "no vocabulary entry %q (was its pack removed?)", e.Primitive)
+	}
+	var mask *engine.Mask
+	if len(e.Mask) > 0 {
+		spec, err := s.ResolveMask(e.Mask)
+		if err != nil {
+			return nil, err
+		}
+		if mask, err = engine.DecodeMask(spec); err != nil {
+			return nil, err
+		}
+	} else if entry.DefaultMask != "" {
+		mk, ok := s.Vocab.Mask(entry.DefaultMask)
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.MaskingError, "entry %s: no mask named %q", e.Primitive, entry.DefaultMask)
+		}
+		var err error
+		if mask, err = engine.DecodeMask(mk.Spec); err != nil {
+			return nil, err
+		}
+	}
+	var edits []engine.Edit
+	for _, call := range entry.Calls(e.Values) {
+		args, err := s.Contract.CheckOperation(call.Op, call.Args)
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.InternalError, err, "entry %s", e.Primitive)
+		}
+		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: e.Strength})
+	}
+	return edits, nil
+}
+
+// CheckMask validates a mask_spec as given (a named mask or a drawn one) and returns
+// it with its defaults filled: the form the state records, so equal masks compare
+// equal. A name that no pack defines, or a name given with a shape, is masking_error.
+func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
+	spec, err := s.Contract.CheckValue(s.Contract.Value.LookupPath(cuePath("#MaskRef")), "mask_spec", raw)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := spec["name"].(string); ok {
+		if _, ok := s.Vocab.Mask(name); !ok {
+			names := make([]string, len(s.Vocab.Masks))
+			for i, m := range s.Vocab.Masks {
+				names[i] = m.Name
+			}
+			return nil, &darkroom.Error{Code: darkroom.MaskingError,
+				Message: fmt.Sprintf("mask_spec.name: no mask named %q; list_masks_vocabulary has %v", name, names),
+				Details: map[string]any{"name": name}}
+		}
+		if spec["shape"] != nil {
+			return nil, darkroom.Errorf(darkroom.MaskingError, "mask_spec: give a name or a shape, not both")
+		}
+	} else {
+		delete(spec, "name")
+	}
+	return json.Marshal(spec)
+}
+
+// ResolveMask turns a recorded mask into a drawn #MaskSpec: a named mask's spec with
+// the given ranges added (intersected) and invert applied on top.
+func (s *Server) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
+	var spec map[string]any
+	if err := json.Unmarshal(recorded, &spec); err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "recorded mask")
+	}
+	name, ok := spec["name"].(string)
+	if !ok {
+		delete(spec, "name")
+		return spec, nil
+	}
+	mk, ok := s.Vocab.Mask(name)
+	if !ok {
+		return nil, darkroom.Errorf(darkroom.MaskingError, "no mask named %q (was its pack removed?)", name)
+	}
+	out := map[string]any{}
+	for k, v := range mk.Spec {
+		out[k] = v
+	}
+	var ranges []any
+	if r, ok := mk.Spec["ranges"].([]any); ok {
+		ranges = append(ranges, r...)
+	}
+	if r, ok := spec["ranges"].([]any); ok {
+		ranges = append(ranges, r...)
+	}
+	if len(ranges) > 0 {
+		out["ranges"] = ranges
+	}
+	inv, _ := mk.Spec["invert"].(bool)
+	given, _ := spec["invert"].(bool)
+	out["invert"] = inv != given
+	return out, nil
+}
+
+// StateAfter is the #StateAfter of the contract.
+type StateAfter struct {
+	Head       string   `json:"head"`
+	Branch     *string  `json:"branch"`
+	Detached   bool     `json:"detached"`
+	EntryCount int      `json:"entry_count"`
+	Layers     []string `json:"layers"`
+	Masks      []string `json:"masks"`
+}
+
+// Mutation is the #Mutation of the contract: the data of every mutating tool.
+type Mutation struct {
+	ImageID      string     `json:"image_id"`
+	StateAfter   StateAfter `json:"state_after"`
+	SnapshotHash string     `json:"snapshot_hash"`
+}
+
+// StateAfter describes an image's HEAD.
+func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
+	ws, err := s.workspace()
+	if err != nil {
+		return StateAfter{}, history.State{}, err
+	}
+	head, err := ws.History.Head(imageID)
+	if err != nil {
+		return StateAfter{}, history.State{}, err
+	}
+	st, err := ws.History.Get(imageID, head.Hash)
+	if err != nil {
+		return StateAfter{}, history.State{}, err
+	}
+	sa := StateAfter{Head: head.Hash, Detached: head.Detached, EntryCount: len(st.Entries), Layers: []string{}, Masks: []string{}}
+	if !head.Detached {
+		b := head.Branch
+		sa.Branch = &b
+	}
+	t, err := StateTemplates(st)
+	if err != nil {
+		return StateAfter{}, history.State{}, err
+	}
+	layers := map[string]bool{}
+	if t.L1 != "" {
+		layers["L1"] = true
+	}
+	if t.L2 != "" {
+		layers["L2"] = true
+	}
+	masks := map[string]bool{}
+	for _, e := range st.Entries {
+		layers[e.Layer] = true
+		if len(e.Mask) > 0 {
+			var m struct {
+				Name *string `json:"name"`
+			}
+			json.Unmarshal(e.Mask, &m)
+			if m.Name != nil {
+				masks[*m.Name] = true
+			} else {
+				masks["drawn"] = true
+			}
+		}
+	}
+	for l := range layers {
+		sa.Layers = append(sa.Layers, l)
+	}
+	for m := range masks {
+		sa.Masks = append(sa.Masks, m)
+	}
+	sort.Strings(sa.Layers)
+	sort.Strings(sa.Masks)
+	return sa, st, nil
+}
+
+// Mutate changes an image's state under its lock, checks that the result still
+// renders (every entry resolves), commits it as a snapshot labelled with the tool's
+// name and returns the #Mutation. An error from change leaves the state as it was.
+func (s *Server) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
+	ws, err := s.workspace()
+	if err != nil {
+		return Mutation{}, err
+	}
+	e, err := ws.History.Update(imageID, label, func(st *history.State) error {
+		if err := change(st); err != nil {
+			return err
+		}
+		_, err := s.Edits(*st)
+		return err
+	})
+	if err != nil {
+		return Mutation{}, err
+	}
+	// The commit's own hash: a concurrent call may already have moved HEAD.
+	return s.mutationAt(imageID, e.Hash)
+}
+
+// Mutation describes an image's HEAD as a mutating tool returns it.
+func (s *Server) Mutation(imageID string) (Mutation, error) {
+	sa, _, err := s.StateAfter(imageID)
+	if err != nil {
+		return Mutation{}, err
+	}
+	return Mutation{ImageID: imageID, StateAfter: sa, SnapshotHash: sa.Head}, nil
+}
+
+// FramingBound reports whether an entry drives an operation the catalog marks
+// framing_bound; propagate_state skips such entries unless told otherwise.
+func (s *Server) FramingBound(primitive string) (bool, error) {
+	e, ok := s.Vocab.Entry(primitive)
+	if !ok {
+		return false, nil
+	}
+	ops, err := s.catalog()
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(e.Operations, func(u vocab.OperationUse) bool { return ops[u.Op].FramingBound }), nil
+}
+
+// catalogs caches each contract's operation catalog by name: decoding it walks the
+// CUE value, which is slow and not safe to do from several goroutines at once.
+var catalogs = struct {
+	sync.Mutex
+	m map[*contract.Contract]map[string]contract.Operation
+}{m: map[*contract.Contract]map[string]contract.Operation{}}
+
+// catalog returns the contract's operations by name.
+func (s *Server) catalog() (map[string]contract.Operation, error) {
+	catalogs.Lock()
+	defer catalogs.Unlock()
+	if ops, ok := catalogs.m[s.Contract]; ok {
+		return ops, nil
+	}
+	list, err := s.Contract.Operations()
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
+	}
+	ops := make(map[string]contract.Operation, len(list))
+	for _, op := range list {
+		ops[op.Name] = op
+	}
+	catalogs.m[s.Contract] = ops
+	return ops, nil
+}
+
+func cuePath(p string) cue.Path { return cue.ParsePath(p) }
