@@ -53,7 +53,7 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: --dir %s", *dir)
 	}
 	photo := filepath.Join(absDir, "coffee.png")
-	if err := writeFileAtomic(photo, darkroom.SamplePhoto); err != nil {
+	if err := server.WriteFile(photo, darkroom.SamplePhoto); err != nil {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: write the sample photo")
 	}
 	// No --allow-root: the photo is readable because the client offers DIR as a root.

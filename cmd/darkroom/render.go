@@ -12,6 +12,7 @@ import (
 	"darkroom"
 	"darkroom/internal/contract"
 	"darkroom/internal/engine"
+	"darkroom/internal/server"
 )
 
 const renderSynopsis = `render IN OUT [--size N] [--op NAME[:ARG=V,ARG=V...]]... [--seed N] [--quality Q] [--format jpeg|png|tiff] [--depth 8|16]
@@ -85,7 +86,7 @@ func (m *Main) render(args []string) error {
 	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth, EXIF: exif}); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+	if err := server.WriteFile(out, buf.Bytes()); err != nil {
 		return darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d %s, %d operations) in %s\n", out, img.W, img.H, f, len(edits), time.Since(start).Round(time.Millisecond))
@@ -192,32 +193,4 @@ func outputFormat(out, format string) (string, error) {
 		return format, nil
 	}
 	return "", usagef("--format %q: want jpeg, png or tiff", format)
-}
-
-// writeFileAtomic writes through a temporary file in the same directory, synced and
-// renamed, so OUT is never left half written.
-func writeFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file private; an output is an ordinary file.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
 }
