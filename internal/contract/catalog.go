@@ -76,6 +76,15 @@ func (c *Contract) Operations() ([]Operation, error) {
 	return ops, nil
 }
 
+// Lookup returns a value of the contracts package, such as a definition ("#MaskRef"),
+// for CheckValue. It takes the contract's lock: CUE values are not safe for
+// concurrent evaluation, and handlers run concurrently.
+func (c *Contract) Lookup(path string) cue.Value {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Value.LookupPath(cue.ParsePath(path))
+}
+
 // CheckOperation validates one operation's arguments against the catalog and returns
 // them complete with defaults, for a stateless render. Errors are invalid_input.
 func (c *Contract) CheckOperation(name string, args map[string]any) (map[string]any, error) {

@@ -12,8 +12,6 @@ import (
 	"darkroom/internal/engine"
 	"darkroom/internal/history"
 	"darkroom/internal/vocab"
-
-	"cuelang.org/go/cue"
 )
 
 // What the editing tools share: turning an image's edit state into engine edits,
@@ -122,7 +120,7 @@ func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
 // it with its defaults filled: the form the state records, so equal masks compare
 // equal. A name that no pack defines, or a name given with a shape, is masking_error.
 func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
-	spec, err := s.Contract.CheckValue(s.Contract.Value.LookupPath(cuePath("#MaskRef")), "mask_spec", raw)
+	spec, err := s.Contract.CheckValue(s.Contract.Lookup("#MaskRef"), "mask_spec", raw)
 	if err != nil {
 		return nil, err
 	}
@@ -324,5 +322,3 @@ func (s *Server) catalog() (map[string]contract.Operation, error) {
 	catalogs.m[s.Contract] = ops
 	return ops, nil
 }
-
-func cuePath(p string) cue.Path { return cue.ParsePath(p) }
