@@ -79,12 +79,60 @@ var codecs = map[string]codec{
 // pixels than opt.MaxPixels, and invalid_input for a corrupt, truncated or unsupported
 // file; the decoders' own panics on hostile input are turned into invalid_input too.
 func Decode(data []byte, opt DecodeOptions) (*Source, error) {
+	d, err := decodeFile(data, opt.MaxPixels)
+	if err != nil {
+		return nil, err
+	}
+	src, conv, w, h, o := d.src, d.conv, d.w, d.h, d.o
+	if opt.MaxLongEdge > 0 && max(w, h) > opt.MaxLongEdge {
+		tw, th := FitLongEdge(src.Width, src.Height, opt.MaxLongEdge)
+		if o >= 5 {
+			tw, th = th, tw // resample as stored, then turn the small result upright
+		}
+		var img *Image
+		if k := boxFactor(w, h, tw, th); k > 1 {
+			rows, scratch := boxRows(conv, w, h, k)
+			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th)
+		} else {
+			rows := func(y int, scratch []float32) []float32 {
+				conv(y, scratch)
+				return scratch
+			}
+			img = resample(rows, 3*w, w, h, tw, th)
+		}
+		src.Image = orient(img, o)
+	} else {
+		src.Image = convertOriented(w, h, o, conv)
+	}
+	d.finish()
+	return src, nil
+}
+
+// decoded is a file read by its decoder but not yet converted to linear light.
+type decoded struct {
+	// src has everything but Image.
+	src   *Source
+	m     image.Image
+	conv  rowConv
+	alpha *atomic.Bool
+	// w and h are the stored size, o the EXIF orientation (1 to 8).
+	w, h, o int
+}
+
+// finish adds the warnings that converting the pixels gave.
+func (d *decoded) finish() {
+	if d.alpha.Load() {
+		d.src.Warnings = append(d.src.Warnings, "transparent pixels were flattened onto white")
+	}
+}
+
+// decodeFile runs the format's decoder on data, with Decode's checks and errors.
+func decodeFile(data []byte, maxPixels int64) (*decoded, error) {
 	format, err := sniff(data)
 	if err != nil {
 		return nil, err
 	}
 	c := codecs[format]
-	maxPixels := opt.MaxPixels
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
@@ -124,34 +172,14 @@ func Decode(data []byte, opt DecodeOptions) (*Source, error) {
 
 	conv, alpha := converter(m)
 	w, h, o := b.Dx(), b.Dy(), src.Meta.Orientation
+	if o < 1 || o > 8 {
+		o = 1
+	}
 	src.Width, src.Height = w, h
 	if o >= 5 {
 		src.Width, src.Height = h, w
 	}
-	if opt.MaxLongEdge > 0 && max(w, h) > opt.MaxLongEdge {
-		tw, th := FitLongEdge(src.Width, src.Height, opt.MaxLongEdge)
-		if o >= 5 {
-			tw, th = th, tw // resample as stored, then turn the small result upright
-		}
-		var img *Image
-		if k := boxFactor(w, h, tw, th); k > 1 {
-			rows, scratch := boxRows(conv, w, h, k)
-			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th)
-		} else {
-			rows := func(y int, scratch []float32) []float32 {
-				conv(y, scratch)
-				return scratch
-			}
-			img = resample(rows, 3*w, w, h, tw, th)
-		}
-		src.Image = orient(img, o)
-	} else {
-		src.Image = convertOriented(w, h, o, conv)
-	}
-	if alpha.Load() {
-		src.Warnings = append(src.Warnings, "transparent pixels were flattened onto white")
-	}
-	return src, nil
+	return &decoded{src: src, m: m, conv: conv, alpha: alpha, w: w, h: h, o: o}, nil
 }
 
 // sniff names the format from the file's signature, and names the common formats it

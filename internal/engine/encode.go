@@ -74,6 +74,15 @@ func Encode(w io.Writer, img *Image, opt EncodeOptions) error {
 }
 
 func encodeJPEG(w io.Writer, img *Image, opt EncodeOptions) error {
+	return encodeJPEGBands(w, img.W, img.H, opt, 0, func(y0, y1 int, _ *bufPool) (*Image, func(), error) {
+		return &Image{W: img.W, H: y1 - y0, Pix: img.Pix[3*y0*img.W : 3*y1*img.W]}, nil, nil
+	})
+}
+
+// encodeJPEGBands is encodeJPEG of a width x height image whose rows band makes, at
+// most maxBandBytes of float rows at a time per strip (see writeJPEGBands). An error
+// of band is returned as it is, with its code; the others are Encode's.
+func encodeJPEGBands(w io.Writer, width, height int, opt EncodeOptions, maxBandBytes int, band bandFunc) error {
 	q := opt.Quality
 	if q == 0 {
 		q = DefaultQuality
@@ -81,11 +90,11 @@ func encodeJPEG(w io.Writer, img *Image, opt EncodeOptions) error {
 	if q < 1 || q > 100 {
 		return darkroom.Errorf(darkroom.InvalidInput, "encode jpeg: quality %d is not between 1 and 100", q)
 	}
-	if img.W > 0xFFFF || img.H > 0xFFFF {
-		return darkroom.Errorf(darkroom.LimitExceeded, "encode jpeg: %dx%d is larger than JPEG's 65535 pixels a side", img.W, img.H)
+	if width > 0xFFFF || height > 0xFFFF {
+		return darkroom.Errorf(darkroom.LimitExceeded, "encode jpeg: %dx%d is larger than JPEG's 65535 pixels a side", width, height)
 	}
 	if opt.EXIF != nil {
-		exif, err := exportEXIF(opt.EXIF, img.W, img.H)
+		exif, err := exportEXIF(opt.EXIF, width, height)
 		if err != nil {
 			return darkroom.Wrap(darkroom.InvalidInput, err, "encode jpeg: exif")
 		}
@@ -99,11 +108,21 @@ func encodeJPEG(w io.Writer, img *Image, opt EncodeOptions) error {
 		seg = append(seg, exif...)
 		w = &app1Writer{w: w, seg: seg}
 	}
-	if err := writeJPEG(w, img, q); err != nil {
+	if err := writeJPEGBands(w, width, height, q, maxBandBytes, band); err != nil {
+		var bad *bandError
+		if errors.As(err, &bad) {
+			return bad.err
+		}
 		return darkroom.Wrap(darkroom.RenderError, err, "encode jpeg")
 	}
 	return nil
 }
+
+// bandError carries the error of a bandFunc through writeJPEGBands unchanged.
+type bandError struct{ err error }
+
+func (e *bandError) Error() string { return e.err.Error() }
+func (e *bandError) Unwrap() error { return e.err }
 
 // app1Writer passes a JPEG stream through, inserting an APP1 segment after the
 // two-byte SOI marker the encoder writes first.
@@ -163,24 +182,24 @@ func quant16(v float32) uint16 {
 	return uint16(LinearToSRGB(v)*65535 + 0.5)
 }
 
-// ycbcr420Rows converts rows [y0, y1) of img (y0 even) into m, whose row y-off holds
-// image row y, with the JPEG encoder's own integer arithmetic (color.RGBToYCbCr and
-// the rounded 2x2 chroma average of its scale step), so the file is what encoding an
-// RGBA image would give, from an image half the size. Rows and columns past the
-// image's last (m may be one wider) repeat it, as the encoder pads an RGBA image.
+// ycbcr420Rows converts the rows of band, and as many copies of its last row as make
+// rows in all, into m (rows high), with the JPEG encoder's own integer arithmetic
+// (color.RGBToYCbCr and the rounded 2x2 chroma average of its scale step), so the file
+// is what encoding an RGBA image would give, from an image half the size. Columns past
+// the band's last (m may be one wider) repeat it, as the encoder pads an RGBA image.
 // sums is scratch of 2*ceil(m's width/2).
-func ycbcr420Rows(img *Image, m *image.YCbCr, y0, y1, off int, sums []int32) {
-	w, mw := img.W, m.Rect.Dx()
+func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
+	w, mw := band.W, m.Rect.Dx()
 	t := srgb8()
 	cw := (mw + 1) / 2
 	cbSum, crSum := sums[:cw], sums[cw:2*cw]
-	for cy := y0 / 2; 2*cy < y1; cy++ {
+	for cy := 0; 2*cy < rows; cy++ {
 		clear(sums[:2*cw])
-		rows := min(2*cy+2, y1) - 2*cy
-		for y := 2 * cy; y < 2*cy+rows; y++ {
-			py := min(y, img.H-1)
-			px := img.Pix[3*py*w : 3*(py+1)*w]
-			yrow := m.Y[(y-off)*m.YStride:][:mw]
+		n2 := min(2*cy+2, rows) - 2*cy
+		for y := 2 * cy; y < 2*cy+n2; y++ {
+			py := min(y, band.H-1)
+			px := band.Pix[3*py*w : 3*(py+1)*w]
+			yrow := m.Y[y*m.YStride:][:mw]
 			// Pixel pairs share a chroma sample: sum both pixels' chroma at once.
 			for i := range w / 2 {
 				p := px[6*i : 6*i+6 : 6*i+6]
@@ -201,31 +220,49 @@ func ycbcr420Rows(img *Image, m *image.YCbCr, y0, y1, off int, sums []int32) {
 				crSum[x>>1] += int32(clamp8(32768*r - 27440*g - 5328*b + 257<<15))
 			}
 		}
-		c := (cy - off/2) * m.CStride
+		c := cy * m.CStride
 		cb, cr := m.Cb[c:c+cw], m.Cr[c:c+cw]
 		for i := range cw {
-			n := int32(rows * min(2, mw-2*i))
+			n := int32(n2 * min(2, mw-2*i))
 			cb[i] = uint8((cbSum[i] + n/2) / n)
 			cr[i] = uint8((crSum[i] + n/2) / n)
 		}
 	}
 }
 
-// writeJPEG encodes with image/jpeg on every core: it cuts the image into strips of
-// whole 16-row MCU rows, encodes each as a JPEG of its own, concurrently, and joins
+// bandFunc supplies rows [y0, y1) of an image to writeJPEGBands as an image of that
+// many rows, and a function to call when they have been encoded (nil when there is
+// nothing to give back). pool is the calling worker's own, for scratch.
+type bandFunc func(y0, y1 int, pool *bufPool) (band *Image, done func(), err error)
+
+// writeJPEG encodes img with writeJPEGBands, each band a view of img's rows.
+func writeJPEG(w io.Writer, img *Image, q int) error {
+	return writeJPEGBands(w, img.W, img.H, q, 0, func(y0, y1 int, _ *bufPool) (*Image, func(), error) {
+		return &Image{W: img.W, H: y1 - y0, Pix: img.Pix[3*y0*img.W : 3*y1*img.W]}, nil, nil
+	})
+}
+
+// writeJPEGBands encodes a w x h image whose rows band supplies, with image/jpeg on
+// every core: it cuts the image into strips of whole 16-row MCU rows, has band make
+// each strip's rows and encodes each as a JPEG of its own, concurrently, and joins
 // their entropy-coded data with restart markers (DRI and RSTn). A strip's scan starts
 // with zero DC predictions and ends padded to a byte, which is exactly a restart
 // interval, and strips cut on MCU boundaries quantize the same coefficients; so the
 // pixels decoded are identical to those of one image/jpeg call on an RGBA image, in a
-// fraction of the time, and no full-size YCbCr copy is made.
-func writeJPEG(w io.Writer, img *Image, q int) error {
+// fraction of the time, and no full-size YCbCr copy is made. maxBandBytes, when
+// positive, bounds the float rows of a strip (what band makes), so that a render
+// streamed through band holds only a few strips at once.
+func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band bandFunc) error {
 	opt := &jpeg.Options{Quality: q}
-	mcuCols, mcuRows := (img.W+15)/16, (img.H+15)/16
+	mcuCols, mcuRows := (width+15)/16, (height+15)/16
 	procs := runtime.GOMAXPROCS(0)
 	k := mcuRows // MCU rows a strip: all of them for a small image or a single core
-	if procs > 1 && img.W*img.H >= 1<<16 {
+	if procs > 1 && width*height >= 1<<16 {
 		// About four strips per core balances them; DRI counts MCUs in 16 bits.
 		k = max(1, min((mcuRows+4*procs-1)/(4*procs), 0xFFFF/mcuCols))
+	}
+	if maxBandBytes > 0 {
+		k = max(1, min(k, maxBandBytes/(16*3*4*width)))
 	}
 	n := (mcuRows + k - 1) / k
 	// image/jpeg pads an RGBA image's last MCU row and column with copies of the
@@ -234,10 +271,10 @@ func writeJPEG(w io.Writer, img *Image, q int) error {
 	// the last two; one more copied row (column) gives the same. The frame's size is
 	// set back to the true one below.
 	padX, padY := 0, 0
-	if img.W%2 == 0 && img.W%16 != 0 {
+	if width%2 == 0 && width%16 != 0 {
 		padX = 1
 	}
-	if img.H%2 == 0 && img.H%16 != 0 {
+	if height%2 == 0 && height%16 != 0 {
 		padY = 1
 	}
 	type strip struct {
@@ -254,8 +291,9 @@ func writeJPEG(w io.Writer, img *Image, q int) error {
 	for range min(procs, n) {
 		go func() {
 			rows := 16 * k
-			buf := image.NewYCbCr(image.Rect(0, 0, img.W+padX, rows), image.YCbCrSubsampleRatio420)
-			sums := make([]int32, 2*((img.W+padX+1)/2))
+			buf := image.NewYCbCr(image.Rect(0, 0, width+padX, rows), image.YCbCrSubsampleRatio420)
+			sums := make([]int32, 2*((width+padX+1)/2))
+			pool := &bufPool{}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n || stop.Load() {
@@ -267,17 +305,26 @@ func writeJPEG(w io.Writer, img *Image, q int) error {
 							s.err = fmt.Errorf("strip %d: %v", i, r)
 						}
 					}()
-					y0, y1 := i*rows, min((i+1)*rows, img.H)
-					if y1 == img.H {
-						y1 += padY
+					y0, y1 := i*rows, min((i+1)*rows, height)
+					b, release, err := band(y0, y1, pool)
+					if err != nil {
+						s.err = &bandError{err}
+						return s
+					}
+					if release != nil {
+						defer release()
+					}
+					n := y1 - y0
+					if y1 == height {
+						n += padY
 					}
 					m := *buf
-					m.Rect = image.Rect(0, 0, img.W+padX, y1-y0)
-					ycbcr420Rows(img, &m, y0, y1, y0, sums)
-					var b bytes.Buffer
-					b.Grow(img.W * (y1 - y0) / 4)
-					s.err = jpeg.Encode(&b, &m, opt)
-					s.data = b.Bytes()
+					m.Rect = image.Rect(0, 0, width+padX, n)
+					ycbcr420Rows(b, &m, n, sums)
+					var out bytes.Buffer
+					out.Grow(width * n / 4)
+					s.err = jpeg.Encode(&out, &m, opt)
+					s.data = out.Bytes()
 					return s
 				}()
 			}
@@ -297,7 +344,7 @@ func writeJPEG(w io.Writer, img *Image, q int) error {
 			return err
 		}
 		if i == 0 {
-			if head, err = frameHeader(head, img.W, img.H, interval); err != nil {
+			if head, err = frameHeader(head, width, height, interval); err != nil {
 				return err
 			}
 			if _, err := w.Write(head); err != nil {

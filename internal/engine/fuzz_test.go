@@ -38,7 +38,7 @@ func FuzzMask(f *testing.F) {
 		}
 		m := &Mask{Shape: s, Invert: invert, Ranges: []RangeFilter{{Channel: channels[int(ch)%len(channels)], Min: rmin, Max: rmax, Feather: rfeather}}}
 		v := make([]float32, img.W*img.H)
-		if err := maskWeights(v, img, m, 0.7); err != nil {
+		if err := maskWeights(v, img, m, 0.7, frame{}); err != nil {
 			return
 		}
 		for i, x := range v {

@@ -48,8 +48,12 @@ func finite(v ...float64) bool {
 }
 
 // maskWeights fills dst (one value per pixel of img) with mask * strength, each in
-// [0, 1]. A nil mask is strength everywhere.
-func maskWeights(dst []float32, img *Image, m *Mask, strength float32) error {
+// [0, 1]. A nil mask is strength everywhere. Shapes are placed on fr, the frame img
+// is a band of; the zero frame means img is the whole picture.
+func maskWeights(dst []float32, img *Image, m *Mask, strength float32, fr frame) error {
+	if fr.w == 0 {
+		fr = wholeFrame(img)
+	}
 	if m == nil {
 		for i := range dst {
 			dst[i] = strength
@@ -57,7 +61,7 @@ func maskWeights(dst []float32, img *Image, m *Mask, strength float32) error {
 		return nil
 	}
 	if m.Shape != nil {
-		if err := rasterShape(dst, img.W, img.H, m.Shape); err != nil {
+		if err := rasterShape(dst, img.W, img.H, fr, m.Shape); err != nil {
 			return err
 		}
 	} else {
@@ -83,10 +87,10 @@ func maskWeights(dst []float32, img *Image, m *Mask, strength float32) error {
 	return nil
 }
 
-// rasterShape fills dst with the coverage of shape on a w x h image.
-func rasterShape(dst []float32, w, h int, s *Shape) error {
-	long := float64(max(w, h))
-	fw, fh := float64(w), float64(h)
+// rasterShape fills dst with the coverage of shape on a w x h band of rows of frame fr.
+func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
+	long := float64(max(fr.w, fr.h))
+	fw, fh := float64(fr.w), float64(fr.h)
 	if !finite(s.Feather, s.Rotation) || s.Feather < 0 {
 		return maskErr("mask %s: feather and rotation must be finite, feather not negative", s.Kind)
 	}
@@ -104,7 +108,7 @@ func rasterShape(dst []float32, w, h int, s *Shape) error {
 			return maskErr("mask gradient: start and end are the same point, so it has no direction")
 		}
 		dx, dy = dx/l2, dy/l2
-		fill(dst, w, h, func(x, y float64) float32 {
+		fill(dst, w, h, fr.y0, func(x, y float64) float32 {
 			// 1 at start, 0 at end, linear along the line between them.
 			return clamp01(float32(1 - ((x-sx)*dx + (y-sy)*dy)))
 		})
@@ -115,7 +119,7 @@ func rasterShape(dst []float32, w, h int, s *Shape) error {
 		cx, cy := s.Center[0]*fw, s.Center[1]*fh
 		rx, ry := s.RadiusX*long, s.RadiusY*long
 		sin, cos := math.Sincos(s.Rotation * math.Pi / 180)
-		fill(dst, w, h, func(x, y float64) float32 {
+		fill(dst, w, h, fr.y0, func(x, y float64) float32 {
 			dx, dy := x-cx, y-cy
 			u := (cos*dx + sin*dy) / rx
 			v := (-sin*dx + cos*dy) / ry
@@ -136,7 +140,7 @@ func rasterShape(dst []float32, w, h int, s *Shape) error {
 		hw, hh := s.Width*fw/2, s.Height*fh/2
 		cx, cy := s.X*fw+hw, s.Y*fh+hh
 		sin, cos := math.Sincos(s.Rotation * math.Pi / 180)
-		fill(dst, w, h, func(x, y float64) float32 {
+		fill(dst, w, h, fr.y0, func(x, y float64) float32 {
 			dx, dy := x-cx, y-cy
 			qx := math.Abs(cos*dx+sin*dy) - hw
 			qy := math.Abs(-sin*dx+cos*dy) - hh
@@ -158,10 +162,14 @@ func rasterShape(dst []float32, w, h int, s *Shape) error {
 			}
 			pts[i] = [2]float64{p[0] * fw, p[1] * fh}
 		}
-		fillPolygon(dst, w, h, pts)
+		fillPolygon(dst, w, h, fr.y0, pts)
 		// A gaussian whose ±2 sigma spans the feather softens the edge the way the
 		// ellipse and rectangle ramps do, and costs O(pixels) at any width.
-		if sigma := s.Feather * long / 4; sigma > 0.25 {
+		if sigma := polygonSigma(s, long); sigma > 0 {
+			if h != fr.h {
+				// The blur reaches across rows: bandable refuses such masks.
+				return darkroom.Errorf(darkroom.InternalError, "mask polygon: a feathered polygon cannot be rasterized on a band of rows")
+			}
 			gaussianLarge(nil, dst, dst, w, h, 1, min(sigma, maxFilterRadius))
 		}
 	default:
@@ -170,18 +178,28 @@ func rasterShape(dst []float32, w, h int, s *Shape) error {
 	return nil
 }
 
+// polygonSigma is the gaussian sigma in pixels that feathers a polygon whose frame has
+// the given long edge, 0 when the edge is only antialiased.
+func polygonSigma(s *Shape, long float64) float64 {
+	if sigma := s.Feather * long / 4; sigma > 0.25 {
+		return sigma
+	}
+	return 0
+}
+
 // softEdge maps a signed distance to the outline (negative inside) to a weight, with a
 // smooth ramp of the given width centred on the outline.
 func softEdge(d, width float64) float32 {
 	return smoothstep(float32(0.5 - d/width))
 }
 
-// fill sets dst from fn at each pixel centre, rows split across cores.
-func fill(dst []float32, w, h int, fn func(x, y float64) float32) {
+// fill sets dst, h rows from frame row y0, from fn at each pixel centre in frame
+// coordinates, rows split across cores.
+func fill(dst []float32, w, h, y0 int, fn func(x, y float64) float32) {
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := dst[y*w : (y+1)*w]
-			fy := float64(y) + 0.5
+			fy := float64(y0+y) + 0.5
 			for x := range row {
 				row[x] = fn(float64(x)+0.5, fy)
 			}
@@ -194,7 +212,9 @@ func fill(dst []float32, w, h int, fn func(x, y float64) float32) {
 // and most drawing tools). Each pixel row is sampled at polygonSubrows heights; at each,
 // the spans between crossings are added with exact fractional coverage at their ends,
 // through a difference array so a span costs O(1) whatever its length.
-func fillPolygon(dst []float32, w, h int, pts [][2]float64) {
+//
+// dst holds h rows from row y0 of the frame the points are measured in.
+func fillPolygon(dst []float32, w, h, y0 int, pts [][2]float64) {
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, p := range pts {
 		ymin, ymax = min(ymin, p[1]), max(ymax, p[1])
@@ -210,7 +230,8 @@ func fillPolygon(dst []float32, w, h int, pts [][2]float64) {
 		const share = 1.0 / polygonSubrows
 		for y := lo; y < hi; y++ {
 			row := dst[y*w : (y+1)*w]
-			if float64(y+1) <= ymin || float64(y) >= ymax {
+			fy := float64(y0 + y)
+			if fy+1 <= ymin || fy >= ymax {
 				for i := range row {
 					row[i] = 0
 				}
@@ -220,7 +241,7 @@ func fillPolygon(dst []float32, w, h int, pts [][2]float64) {
 				acc[i], diff[i] = 0, 0
 			}
 			for k := range polygonSubrows {
-				sy := float64(y) + (float64(k)+0.5)*share
+				sy := fy + (float64(k)+0.5)*share
 				xs = xs[:0]
 				for i, p0 := range pts {
 					p1 := pts[(i+1)%len(pts)]

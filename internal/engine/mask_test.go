@@ -11,7 +11,7 @@ import (
 func opMask(t testing.TB, w, h int, m *Mask) []float32 {
 	t.Helper()
 	dst := make([]float32, w*h)
-	if err := maskWeights(dst, opFlat(w, h, 0.2, 0.2, 0.2), m, 1); err != nil {
+	if err := maskWeights(dst, opFlat(w, h, 0.2, 0.2, 0.2), m, 1, frame{}); err != nil {
 		t.Fatalf("mask %+v: %v", m, err)
 	}
 	return dst
@@ -142,7 +142,7 @@ func TestMaskRanges(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := make([]float32, img.W)
-			if err := maskWeights(v, img, &Mask{Ranges: []RangeFilter{tc.rf}}, 1); err != nil {
+			if err := maskWeights(v, img, &Mask{Ranges: []RangeFilter{tc.rf}}, 1, frame{}); err != nil {
 				t.Fatal(err)
 			}
 			if tc.want == nil { // feathered: monotone in luminance and strictly between at grey
@@ -161,7 +161,7 @@ func TestMaskRanges(t *testing.T) {
 	}
 	// Hue feather: orange is 20-odd degrees past a range ending at 0.
 	v := make([]float32, img.W)
-	if err := maskWeights(v, img, &Mask{Ranges: []RangeFilter{{Channel: "hue", Min: 300, Max: 0, Feather: 60}}}, 1); err != nil {
+	if err := maskWeights(v, img, &Mask{Ranges: []RangeFilter{{Channel: "hue", Min: 300, Max: 0, Feather: 60}}}, 1, frame{}); err != nil {
 		t.Fatal(err)
 	}
 	if !(v[1] > 0.3 && v[1] < 0.9 && v[0] > 0.9 && v[2] == 0) {
@@ -182,7 +182,7 @@ func TestMaskIntersectInvertStrength(t *testing.T) {
 	rng := []RangeFilter{{Channel: "luminance", Min: 0.5, Max: 1}}
 	get := func(m *Mask, strength float32) []float32 {
 		v := make([]float32, w*h)
-		if err := maskWeights(v, img, m, strength); err != nil {
+		if err := maskWeights(v, img, m, strength, frame{}); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -221,7 +221,7 @@ func TestMaskErrors(t *testing.T) {
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
-			err := maskWeights(make([]float32, 12), opFlat(4, 3, 0.1, 0.1, 0.1), m, 1)
+			err := maskWeights(make([]float32, 12), opFlat(4, 3, 0.1, 0.1, 0.1), m, 1, frame{})
 			if got := darkroom.Code(err); err == nil || got != darkroom.MaskingError {
 				t.Errorf("error %v with code %s, want masking_error", err, got)
 			}
@@ -241,7 +241,7 @@ func TestMaskExtremeArguments(t *testing.T) {
 	}
 	for i, m := range masks {
 		v := make([]float32, 64*48)
-		if err := maskWeights(v, opPhotoSmall(t), m, 1); err != nil {
+		if err := maskWeights(v, opPhotoSmall(t), m, 1, frame{}); err != nil {
 			continue // a refusal is fine; a hang or a panic is not
 		}
 		for j, x := range v {

@@ -48,7 +48,7 @@ func BenchmarkMask(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := maskWeights(dst, src, m, 1); err != nil {
+				if err := maskWeights(dst, src, m, 1, frame{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -21,7 +21,7 @@ func saturate(r, g, b, k float32) (float32, float32, float32) {
 		}
 	}
 	// Rounding can leave the channel that the limit brought to 0 a hair below it.
-	return max(y+(r-y)*k, 0), max(y+(g-y)*k, 0), max(y+(b-y)*k, 0)
+	return nonNeg(y + (r-y)*k), nonNeg(y + (g-y)*k), nonNeg(y + (b-y)*k)
 }
 
 // opSaturation scales colourfulness uniformly.
@@ -255,7 +255,7 @@ func opColorBalance(rc *runCtx, src *Image, a Args) (*Image, error) {
 			rd += ws*zone[0][0] + wm*zone[1][0] + wh*zone[2][0]
 			gd += ws*zone[0][1] + wm*zone[1][1] + wh*zone[2][1]
 			bd += ws*zone[0][2] + wm*zone[1][2] + wh*zone[2][2]
-			d[i], d[i+1], d[i+2] = max(fromDisp(rd), 0), max(fromDisp(gd), 0), max(fromDisp(bd), 0)
+			d[i], d[i+1], d[i+2] = nonNeg(fromDisp(rd)), nonNeg(fromDisp(gd)), nonNeg(fromDisp(bd))
 		}
 	}), nil
 }
@@ -281,7 +281,7 @@ func opBlackAndWhite(rc *runCtx, src *Image, a Args) (*Image, error) {
 	return mapRows(rc, src, func(d, s []float32) {
 		for i := 0; i+2 < len(s); i += 3 {
 			r, g, b := s[i], s[i+1], s[i+2]
-			m := max(fr*r+fg*g+fb*b, 0)
+			m := nonNeg(fr*r + fg*g + fb*b)
 			if k == 1 {
 				d[i], d[i+1], d[i+2] = m, m, m
 				continue
@@ -335,7 +335,7 @@ func opSplitTone(rc *runCtx, src *Image, a Args) (*Image, error) {
 			rd += wh*th[0] + ws*ts[0]
 			gd += wh*th[1] + ws*ts[1]
 			bd += wh*th[2] + ws*ts[2]
-			d[i], d[i+1], d[i+2] = max(fromDisp(rd), 0), max(fromDisp(gd), 0), max(fromDisp(bd), 0)
+			d[i], d[i+1], d[i+2] = nonNeg(fromDisp(rd)), nonNeg(fromDisp(gd)), nonNeg(fromDisp(bd))
 		}
 	}), nil
 }

@@ -26,20 +26,38 @@ func opVignette(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h := src.W, src.H
+	fr := rc.frameOf(src)
 	// At least a pixel wide at the long edge, to antialias a hard edge.
-	width := float32(max(feather, 2/longEdge(src)))
+	width := float32(max(feather, 2/float64(max(fr.w, fr.h))))
 	lo := float32(mid) - width/2
 	amt := float32(amount)
-	sx, sy := 2/float64(w), 2/float64(h)
+	sx, sy := 2/float64(fr.w), 2/float64(fr.h)
+	// Inside lo the weight is 0 and the pixels are copied; past lo+width it is 1;
+	// only the ramp between needs the square root. Bounds are compared on squared
+	// distances with a margin, so rounding cannot move a pixel across them.
+	inner, outer := -1.0, math.Inf(1)
+	if l := float64(lo); l > 0 {
+		inner = l * l * (1 - 1e-6)
+	}
+	if hi := float64(lo + width); hi > 0 {
+		outer = hi * hi * (1 + 1e-6)
+	}
 	dst := rc.image(w, h)
 	parallelRows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
-			dy := (float64(y)+0.5)*sy - 1
+			dy := (float64(fr.y0+y)+0.5)*sy - 1
 			for x := range w {
 				dx := (float64(x)+0.5)*sx - 1
-				d := float32(math.Sqrt((dx*dx + dy*dy) / 2))
-				v := smoothstep((d - lo) / width)
 				i := 3 * (y*w + x)
+				r2 := (dx*dx + dy*dy) / 2
+				if r2 < inner {
+					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = src.Pix[i], src.Pix[i+1], src.Pix[i+2]
+					continue
+				}
+				v := float32(1)
+				if r2 <= outer {
+					v = smoothstep((float32(math.Sqrt(r2)) - lo) / width)
+				}
 				for c := range 3 {
 					p := src.Pix[i+c]
 					if amt < 0 {
@@ -115,13 +133,14 @@ func opNoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 	w, h := src.W, src.H
 	s := float32(sigma)
 	key := rc.key
+	y0 := rc.frameOf(src).y0
 	dst := rc.image(w, h)
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
 				i := 3 * (y*w + x)
 				var n [3]float32
-				bits := rnd(key, x, y, 0)
+				bits := rnd(key, x, y0+y, 0)
 				n[0] = normal16(bits) * s
 				if mono {
 					n[1], n[2] = n[0], n[0]
@@ -129,7 +148,7 @@ func opNoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 					n[1], n[2] = normal16(bits>>16)*s, normal16(bits>>32)*s
 				}
 				for c := range 3 {
-					dst.Pix[i+c] = max(fromDisp(toDisp(src.Pix[i+c])+n[c]), 0)
+					dst.Pix[i+c] = nonNeg(fromDisp(toDisp(src.Pix[i+c]) + n[c]))
 				}
 			}
 		}

@@ -421,7 +421,7 @@ func opDehaze(rc *runCtx, src *Image, a Args) (*Image, error) {
 					k := -amt * (0.35 + 0.5*hz)
 					v = v*(1-k) + air[c]*k
 				}
-				dst.Pix[i] = max(v, 0)
+				dst.Pix[i] = nonNeg(v)
 			}
 		}
 	})

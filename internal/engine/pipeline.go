@@ -28,6 +28,12 @@ type opFunc func(rc *runCtx, src *Image, a Args) (*Image, error)
 type opEntry struct {
 	stage string
 	run   opFunc
+	// band says the operation renders any band of whole rows exactly as it renders
+	// those rows of the whole image: it works pixel by pixel, and whatever it takes
+	// from the pixel's position or the image's size it takes from runCtx.frame. An
+	// export whose edits are all band operations streams: it never holds the
+	// full-size float image (see Export).
+	band bool
 }
 
 // catalog maps every operation of contracts/operations.cue to its stage and its
@@ -35,38 +41,38 @@ type opEntry struct {
 // test in another package checks that these names and stages match it. Geometry
 // operations are the ones the catalog marks maskable: false.
 var catalog = map[string]opEntry{
-	"crop":        {"geometry", opCrop},
-	"random_crop": {"geometry", opRandomCrop},
-	"rotate":      {"geometry", opRotate},
-	"flip":        {"geometry", opFlip},
+	"crop":        {"geometry", opCrop, false},
+	"random_crop": {"geometry", opRandomCrop, false},
+	"rotate":      {"geometry", opRotate, false},
+	"flip":        {"geometry", opFlip, false},
 
-	"exposure":      {"light", opExposure},
-	"white_balance": {"light", opWhiteBalance},
+	"exposure":      {"light", opExposure, true},
+	"white_balance": {"light", opWhiteBalance, true},
 
-	"tone":     {"tone", opTone},
-	"contrast": {"tone", opContrast},
-	"curve":    {"tone", opCurve},
-	"clahe":    {"tone", opCLAHE},
-	"dehaze":   {"tone", opDehaze},
+	"tone":     {"tone", opTone, true},
+	"contrast": {"tone", opContrast, true},
+	"curve":    {"tone", opCurve, true},
+	"clahe":    {"tone", opCLAHE, false},
+	"dehaze":   {"tone", opDehaze, false},
 
-	"saturation":      {"color", opSaturation},
-	"vibrance":        {"color", opVibrance},
-	"hue_shift":       {"color", opHueShift},
-	"hsl":             {"color", opHSL},
-	"color_balance":   {"color", opColorBalance},
-	"black_and_white": {"color", opBlackAndWhite},
-	"split_tone":      {"color", opSplitTone},
+	"saturation":      {"color", opSaturation, true},
+	"vibrance":        {"color", opVibrance, true},
+	"hue_shift":       {"color", opHueShift, true},
+	"hsl":             {"color", opHSL, true},
+	"color_balance":   {"color", opColorBalance, true},
+	"black_and_white": {"color", opBlackAndWhite, true},
+	"split_tone":      {"color", opSplitTone, true},
 
-	"clarity": {"detail", opClarity},
-	"sharpen": {"detail", opSharpen},
-	"denoise": {"detail", opDenoise},
-	"blur":    {"detail", opBlur},
-	"spot":    {"detail", opSpot},
+	"clarity": {"detail", opClarity, false},
+	"sharpen": {"detail", opSharpen, false},
+	"denoise": {"detail", opDenoise, false},
+	"blur":    {"detail", opBlur, false},
+	"spot":    {"detail", opSpot, false},
 
-	"vignette": {"effects", opVignette},
-	"grain":    {"effects", opGrain},
-	"noise":    {"effects", opNoise},
-	"cutout":   {"effects", opCutout},
+	"vignette": {"effects", opVignette, true},
+	"grain":    {"effects", opGrain, false},
+	"noise":    {"effects", opNoise, true},
+	"cutout":   {"effects", opCutout, false},
 }
 
 // OpStage reports the stage of the named operation, and false for an unknown name.
@@ -105,6 +111,23 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	if err := checkImage(src); err != nil {
 		return nil, err
 	}
+	order, err := renderOrder(edits)
+	if err != nil {
+		return nil, err
+	}
+	out, err := renderFrame(src, edits, order, opt, frame{}, &bufPool{})
+	if err != nil {
+		return nil, err
+	}
+	if out == src {
+		return src.Clone(), nil
+	}
+	return out, nil
+}
+
+// renderOrder checks what Render checks before any pixel is touched and returns the
+// order the edits run in.
+func renderOrder(edits []Edit) ([]int, error) {
 	order := make([]int, len(edits))
 	for i, e := range edits {
 		order[i] = i
@@ -122,14 +145,20 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	sort.SliceStable(order, func(a, b int) bool {
 		return stageIndex(catalog[edits[order[a]].Op].stage) < stageIndex(catalog[edits[order[b]].Op].stage)
 	})
+	return order, nil
+}
 
-	pool := &bufPool{}
+// renderFrame runs checked edits, in order, on src, which is the band of rows of fr
+// from row fr.y0; the zero frame means each edit's image is the whole picture (geometry
+// may change its size). It returns src itself when no
+// edit changed it. Images it makes and drops go back to pool; src is never modified.
+func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr frame, pool *bufPool) (*Image, error) {
 	seen := map[string]int{}
 	cur := src
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, seen[e.Op]), pool: pool}
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, seen[e.Op]), pool: pool, frame: fr}
 		seen[e.Op]++
 		if e.Strength == 0 {
 			continue
@@ -137,7 +166,7 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 		var weight []float32
 		if entry.stage != "geometry" && (e.Mask != nil || e.Strength < 1) {
 			weight = pool.get(cur.W * cur.H)
-			if err := maskWeights(weight, cur, e.Mask, float32(e.Strength)); err != nil {
+			if err := maskWeights(weight, cur, e.Mask, float32(e.Strength), fr); err != nil {
 				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
 			}
 			if allZero(weight) {
@@ -162,10 +191,25 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 		}
 		cur = out
 	}
-	if cur == src {
-		return src.Clone(), nil
-	}
 	return cur, nil
+}
+
+// bandable reports whether edits can be rendered band by band (see opEntry.band):
+// every edit that does anything is a band operation, and no mask reaches across rows
+// (a feathered polygon is blurred).
+func bandable(edits []Edit) bool {
+	for _, e := range edits {
+		if e.Strength == 0 {
+			continue
+		}
+		if entry, ok := catalog[e.Op]; !ok || !entry.band {
+			return false
+		}
+		if e.Mask != nil && e.Mask.Shape != nil && e.Mask.Shape.Kind == "polygon" && e.Mask.Shape.Feather > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func checkImage(m *Image) error {
@@ -206,11 +250,29 @@ func allZero(v []float32) bool {
 	return true
 }
 
-// runCtx is what an operation gets besides its arguments: its random stream and the
-// render's buffer pool.
+// runCtx is what an operation gets besides its arguments: its random stream, the
+// render's buffer pool and the frame its image is part of.
 type runCtx struct {
-	key  uint64
-	pool *bufPool
+	key   uint64
+	pool  *bufPool
+	frame frame
+}
+
+// frame places the image an operation sees in the whole picture: a band of rows of an
+// export rendered strip by strip is rows y0 to y0+H of a w x h frame. The zero frame
+// means the image is the whole picture. Band operations
+// measure positions (vignette, masks, seeded noise) and sizes on the frame, so a band
+// renders exactly the rows the whole image would.
+type frame struct{ y0, w, h int }
+
+func wholeFrame(m *Image) frame { return frame{0, m.W, m.H} }
+
+// frameOf returns the frame src is part of.
+func (rc *runCtx) frameOf(src *Image) frame {
+	if rc == nil || rc.frame.w == 0 {
+		return wholeFrame(src)
+	}
+	return rc.frame
 }
 
 // image returns a w x h image whose pixels the caller must overwrite entirely.

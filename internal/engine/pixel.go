@@ -186,6 +186,15 @@ func withHue(h, mx, mn float32) (r, g, b float32) {
 	}
 }
 
+// nonNeg is max(v, 0) for the per-pixel loops: the builtin max of floats orders NaN
+// and signed zeros, which costs it twice the time of this branch.
+func nonNeg(v float32) float32 {
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
 // clamp01 limits v to [0, 1], mapping NaN to 0.
 func clamp01(v float32) float32 {
 	if !(v > 0) {

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"io"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -208,54 +206,4 @@ func baseKey(key string, geom []Edit, long int, seed uint64) string {
 		fmt.Fprintf(&b, "\x00%q %v %v", e.Op, e.Strength, map[string]any(e.Args))
 	}
 	return b.String()
-}
-
-// ExportOptions shape a full-resolution export.
-type ExportOptions struct {
-	// Encode chooses the file; when Encode.EXIF is nil, a JPEG carries the source's.
-	Encode EncodeOptions
-	// LongEdge, when positive and smaller than the rendered image, resizes the
-	// result to it before encoding.
-	LongEdge  int
-	Seed      uint64
-	MaxPixels int64
-	// Stage, when set, is told as the export finishes decoding ("render" starts) and
-	// rendering ("encode" starts), so a caller can report progress.
-	Stage func(next string)
-}
-
-// Export decodes a source at full resolution, renders edits on it, optionally resizes
-// and encodes it to w. It holds as few full-size images as the render allows: the
-// decoder's 8-bit image is gone before the render starts, the source before the
-// encoder's own copy is made. Errors are those of Decode, Render and Encode.
-func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
-	src, err := Decode(data, DecodeOptions{MaxPixels: opt.MaxPixels})
-	if err != nil {
-		return err
-	}
-	eo := opt.Encode
-	if eo.EXIF == nil {
-		eo.EXIF = src.EXIF
-	}
-	img := src.Image
-	if opt.Stage != nil {
-		opt.Stage("render")
-	}
-	// The decoder's 8-bit image is garbage now, but with a heap this large the
-	// collector would not run again before the render has allocated hundreds of
-	// megabytes beside it; collecting here lets the render reuse that memory.
-	runtime.GC()
-	out, err := Render(img, edits, RenderOptions{Seed: opt.Seed})
-	if err != nil {
-		return err
-	}
-	runtime.GC() // the source is garbage too: free it before the encoder's copy
-	if opt.LongEdge > 0 && max(out.W, out.H) > opt.LongEdge {
-		rw, rh := FitLongEdge(out.W, out.H, opt.LongEdge)
-		out = Resize(out, rw, rh)
-	}
-	if opt.Stage != nil {
-		opt.Stage("encode")
-	}
-	return Encode(w, out, eo)
 }

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"io"
+	"runtime"
+
+	"darkroom"
+)
+
+// exportBandBytes bounds the float rows of one strip of a streamed export: with a
+// strip or two per core in flight and a few buffers each, the render holds tens of
+// megabytes where the whole float image of a 24-megapixel photo is 288.
+var exportBandBytes = 4 << 20 // a variable so that tests can cut small images into many strips
+
+// ExportOptions shape a full-resolution export.
+type ExportOptions struct {
+	// Encode chooses the file; when Encode.EXIF is nil, a JPEG carries the source's.
+	Encode EncodeOptions
+	// LongEdge, when positive and smaller than the rendered image, resizes the
+	// result to it before encoding.
+	LongEdge  int
+	Seed      uint64
+	MaxPixels int64
+	// Stage, when set, is told as the export finishes decoding ("render" starts) and
+	// rendering ("encode" starts), so a caller can report progress. A streamed export
+	// renders and encodes together: "encode" comes when the last rows are rendered.
+	Stage func(next string)
+}
+
+// Export decodes a source at full resolution, renders edits on it, optionally resizes
+// and encodes it to w. Errors are those of Decode, Render and Encode, and nothing is
+// written when decoding or the edits fail.
+//
+// When every edit works pixel by pixel (see bandable) and the image is not resized,
+// the export streams: the decoder's own 8-bit image stays the only full-size one, and
+// strips of rows are converted, rendered and encoded on every core a few at a time,
+// the JPEG strip by strip (PNG and TIFF into one float image, which their encoders
+// read). Otherwise it holds as few full-size images as the render allows: the
+// decoder's image is gone before the render starts, the source before the encoder's
+// own copy is made.
+func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
+	d, err := decodeFile(data, opt.MaxPixels)
+	if err != nil {
+		return err
+	}
+	order, err := renderOrder(edits)
+	if err != nil {
+		return err
+	}
+	eo := opt.Encode
+	if eo.EXIF == nil {
+		eo.EXIF = d.src.EXIF
+	}
+	stage := func(s string) {
+		if opt.Stage != nil {
+			opt.Stage(s)
+		}
+	}
+	W, H := d.src.Width, d.src.Height
+	resize := opt.LongEdge > 0 && max(W, H) > opt.LongEdge
+	if bandable(edits) && !resize && d.o <= 4 {
+		stage("render")
+		rows := d.uprightRows()
+		band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+			in := &Image{W: W, H: y1 - y0, Pix: pool.get(3 * W * (y1 - y0))}
+			rows(y0, y1, in.Pix)
+			out, err := renderFrame(in, edits, order, RenderOptions{Seed: opt.Seed}, frame{y0, W, H}, pool)
+			if err != nil {
+				return nil, nil, err
+			}
+			if out != in {
+				pool.put(in.Pix)
+			}
+			if y1 == H {
+				stage("encode")
+			}
+			return out, func() { pool.put(out.Pix) }, nil
+		}
+		if eo.Format == "jpeg" {
+			err = encodeJPEGBands(w, W, H, eo, exportBandBytes, band)
+			d.finish()
+			return err
+		}
+		out := NewImage(W, H)
+		if err := renderInto(out, band); err != nil {
+			return err
+		}
+		d.finish()
+		return Encode(w, out, eo)
+	}
+
+	img := convertOriented(d.w, d.h, d.o, d.conv)
+	d.finish()
+	d.m, d.conv = nil, nil
+	stage("render")
+	// The decoder's 8-bit image is garbage now, but with a heap this large the
+	// collector would not run again before the render has allocated hundreds of
+	// megabytes beside it; collecting here lets the render reuse that memory.
+	runtime.GC()
+	out, err := renderFrame(img, edits, order, RenderOptions{Seed: opt.Seed}, frame{}, &bufPool{})
+	if err != nil {
+		return err
+	}
+	img = nil
+	runtime.GC() // the source is garbage too: free it before the encoder's copy
+	if resize {
+		rw, rh := FitLongEdge(out.W, out.H, opt.LongEdge)
+		out = Resize(out, rw, rh)
+	}
+	stage("encode")
+	return Encode(w, out, eo)
+}
+
+// renderInto fills out with the bands band makes, bands of about exportBandBytes
+// split across cores.
+func renderInto(out *Image, band bandFunc) error {
+	rows := max(1, exportBandBytes/(12*out.W))
+	n := (out.H + rows - 1) / rows
+	errs := make([]error, n)
+	parallelN(n, 1, func(lo, hi int) {
+		pool := &bufPool{}
+		for i := lo; i < hi; i++ {
+			y0, y1 := i*rows, min((i+1)*rows, out.H)
+			m, done, err := band(y0, y1, pool)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			copy(out.Pix[3*y0*out.W:3*y1*out.W], m.Pix)
+			if done != nil {
+				done()
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// uprightRows returns a function that converts rows [y0, y1) of the upright image
+// into dst, for orientations 1 to 4, whose upright rows are stored rows (mirrored or
+// in reverse order). It may be called from several goroutines at once.
+func (d *decoded) uprightRows() func(y0, y1 int, dst []float32) {
+	if d.o > 4 {
+		panic(darkroom.Errorf(darkroom.InternalError, "uprightRows: orientation %d turns rows into columns", d.o))
+	}
+	w, h, o, conv := d.w, d.h, d.o, d.conv
+	return func(y0, y1 int, dst []float32) {
+		for y := y0; y < y1; y++ {
+			row := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
+			sy := y
+			if o == 3 || o == 4 {
+				sy = h - 1 - y
+			}
+			conv(sy, row)
+			if o == 2 || o == 3 {
+				for a, b := 0, w-1; a < b; a, b = a+1, b-1 {
+					pa, pb := row[3*a:3*a+3:3*a+3], row[3*b:3*b+3:3*b+3]
+					pa[0], pa[1], pa[2], pb[0], pb[1], pb[2] = pb[0], pb[1], pb[2], pa[0], pa[1], pa[2]
+				}
+			}
+		}
+	}
+}
