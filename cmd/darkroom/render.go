@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,41 +57,59 @@ func (m *Main) render(args []string) error {
 	if err != nil {
 		return darkroom.Wrap(darkroom.NotFound, err, "read %s", in)
 	}
+	eo := engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth}
+	var w, h int
+	var warnings []string
+	if *size == 0 {
+		// Full size: the engine's export, which streams pixel-by-pixel edits
+		// through the encoder in strips instead of holding full-size float images.
+		err = server.WriteFileFrom(out, func(wr io.Writer) error {
+			res, err := engine.Export(wr, data, edits, engine.ExportOptions{Encode: eo, Seed: *seed})
+			w, h, warnings = res.Width, res.Height, res.Warnings
+			return err
+		})
+	} else {
+		w, h, warnings, err = renderSized(out, data, edits, eo, *size, *seed)
+	}
+	for _, msg := range warnings {
+		fmt.Fprintf(m.Stderr, "darkroom: %s: %s\n", in, msg)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d %s, %d operations) in %s\n", out, w, h, f, len(edits), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// renderSized renders data at a long edge of at most size and writes it to out.
+func renderSized(out string, data []byte, edits []engine.Edit, eo engine.EncodeOptions, size int, seed uint64) (w, h int, warnings []string, err error) {
 	dopt := engine.DecodeOptions{}
-	if *size > 0 && !hasGeometry(edits) {
+	if !hasGeometry(edits) {
 		// Sizes are fractions of the image, so rendering at the output size looks
 		// the same as rendering at full size and shrinking afterwards.
-		dopt.MaxLongEdge = *size
+		dopt.MaxLongEdge = size
 	}
 	src, err := engine.Decode(data, dopt)
 	if err != nil {
-		return err
+		return 0, 0, nil, err
 	}
-	data = nil
-	for _, w := range src.Warnings {
-		fmt.Fprintf(m.Stderr, "darkroom: %s: %s\n", in, w)
-	}
-	img, err := engine.Render(src.Image, edits, engine.RenderOptions{Seed: *seed})
+	img, err := engine.Render(src.Image, edits, engine.RenderOptions{Seed: seed})
 	if err != nil {
-		return err
+		return 0, 0, src.Warnings, err
 	}
-	// Keep only what encoding needs, so the full-size source can be collected before
-	// the encoder makes its own copy.
-	exif := src.EXIF
-	src = nil
-	if *size > 0 && (img.W > *size || img.H > *size) {
-		w, h := engine.FitLongEdge(img.W, img.H, *size)
+	eo.EXIF = src.EXIF
+	if img.W > size || img.H > size {
+		w, h := engine.FitLongEdge(img.W, img.H, size)
 		img = engine.Resize(img, w, h)
 	}
 	var buf bytes.Buffer
-	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: f, Quality: *quality, Depth: *depth, EXIF: exif}); err != nil {
-		return err
+	if err := engine.Encode(&buf, img, eo); err != nil {
+		return 0, 0, src.Warnings, err
 	}
 	if err := server.WriteFile(out, buf.Bytes()); err != nil {
-		return darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
+		return 0, 0, src.Warnings, darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
-	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d %s, %d operations) in %s\n", out, img.W, img.H, f, len(edits), time.Since(start).Round(time.Millisecond))
-	return nil
+	return img.W, img.H, src.Warnings, nil
 }
 
 func parseTwoPaths(fs interface {

@@ -206,7 +206,7 @@ func BenchmarkExport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := Export(f, data, edits, ExportOptions{Encode: EncodeOptions{Format: "jpeg", Quality: 90}}); err != nil {
+		if _, err := Export(f, data, edits, ExportOptions{Encode: EncodeOptions{Format: "jpeg", Quality: 90}}); err != nil {
 			b.Fatal(err)
 		}
 		if err := f.Close(); err != nil {

@@ -27,6 +27,14 @@ type ExportOptions struct {
 	Stage func(next string)
 }
 
+// ExportResult says what an export wrote.
+type ExportResult struct {
+	// Width and Height are the size of the file's image.
+	Width, Height int
+	// Warnings are the decoder's (Source.Warnings).
+	Warnings []string
+}
+
 // Export decodes a source at full resolution, renders edits on it, optionally resizes
 // and encodes it to w. Errors are those of Decode, Render and Encode, and nothing is
 // written when decoding or the edits fail.
@@ -38,14 +46,20 @@ type ExportOptions struct {
 // read). Otherwise it holds as few full-size images as the render allows: the
 // decoder's image is gone before the render starts, the source before the encoder's
 // own copy is made.
-func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
+func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportResult, error) {
 	d, err := decodeFile(data, opt.MaxPixels)
 	if err != nil {
-		return err
+		return ExportResult{}, err
 	}
 	order, err := renderOrder(edits)
 	if err != nil {
-		return err
+		return ExportResult{}, err
+	}
+	res := func(w, h int, err error) (ExportResult, error) {
+		if err != nil {
+			return ExportResult{}, err
+		}
+		return ExportResult{Width: w, Height: h, Warnings: d.src.Warnings}, nil
 	}
 	eo := opt.Encode
 	if eo.EXIF == nil {
@@ -79,14 +93,14 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
 		if eo.Format == "jpeg" {
 			err = encodeJPEGBands(w, W, H, eo, exportBandBytes, band)
 			d.finish()
-			return err
+			return res(W, H, err)
 		}
 		out := NewImage(W, H)
 		if err := renderInto(out, band); err != nil {
-			return err
+			return ExportResult{}, err
 		}
 		d.finish()
-		return Encode(w, out, eo)
+		return res(W, H, Encode(w, out, eo))
 	}
 
 	img := convertOriented(d.w, d.h, d.o, d.conv)
@@ -99,7 +113,7 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
 	runtime.GC()
 	out, err := renderFrame(img, edits, order, RenderOptions{Seed: opt.Seed}, frame{}, &bufPool{})
 	if err != nil {
-		return err
+		return ExportResult{}, err
 	}
 	img = nil
 	runtime.GC() // the source is garbage too: free it before the encoder's copy
@@ -108,7 +122,7 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) error {
 		out = Resize(out, rw, rh)
 	}
 	stage("encode")
-	return Encode(w, out, eo)
+	return res(out.W, out.H, Encode(w, out, eo))
 }
 
 // renderInto fills out with the bands band makes, bands of about exportBandBytes

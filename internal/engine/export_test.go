@@ -108,7 +108,7 @@ func TestExportStreamsExactly(t *testing.T) {
 		}
 		for _, eo := range []EncodeOptions{{Format: "jpeg", Quality: 85}, {Format: "png", Depth: 16}, {Format: "tiff"}} {
 			var got, ref bytes.Buffer
-			if err := Export(&got, data, edits, ExportOptions{Encode: eo, Seed: 3}); err != nil {
+			if _, err := Export(&got, data, edits, ExportOptions{Encode: eo, Seed: 3}); err != nil {
 				t.Fatalf("orientation %d, %s: %v", o, eo.Format, err)
 			}
 			eo.EXIF = src.EXIF
@@ -148,7 +148,7 @@ func TestExportStreamedErrors(t *testing.T) {
 	}
 	for _, format := range []string{"jpeg", "png"} {
 		var b bytes.Buffer
-		err := Export(&b, data, edits, ExportOptions{Encode: EncodeOptions{Format: format}})
+		_, err := Export(&b, data, edits, ExportOptions{Encode: EncodeOptions{Format: format}})
 		if darkroom.Code(err) != darkroom.MaskingError {
 			t.Errorf("%s: %v, want masking_error", format, err)
 		}

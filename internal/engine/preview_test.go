@@ -229,8 +229,12 @@ func TestExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Export(&b, data, edits, tt.opt); err != nil {
+			res, err := Export(&b, data, edits, tt.opt)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Width != tt.w || res.Height != tt.h {
+				t.Errorf("export says %dx%d, want %dx%d", res.Width, res.Height, tt.w, tt.h)
 			}
 			out, err := Decode(b.Bytes(), DecodeOptions{})
 			if err != nil {
@@ -249,7 +253,7 @@ func TestExport(t *testing.T) {
 			}
 		})
 	}
-	if err := Export(new(bytes.Buffer), []byte("nope"), nil, ExportOptions{Encode: EncodeOptions{Format: "jpeg"}}); darkroom.Code(err) != darkroom.InvalidInput {
+	if _, err := Export(new(bytes.Buffer), []byte("nope"), nil, ExportOptions{Encode: EncodeOptions{Format: "jpeg"}}); darkroom.Code(err) != darkroom.InvalidInput {
 		t.Errorf("export of garbage: %v, want invalid_input", err)
 	}
 }

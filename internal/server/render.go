@@ -286,7 +286,7 @@ func exportFinal(ctx context.Context, s *Server, args map[string]any) (any, stri
 	var n int64
 	err = WriteFileFrom(path, func(w io.Writer) error {
 		cw := &countingWriter{w: w}
-		err := engine.Export(cw, data, v.edits, opt)
+		_, err := engine.Export(cw, data, v.edits, opt)
 		n = cw.n
 		if err != nil {
 			return renderFailure(err, "export %s at %s", id, abbrev(v.hash))
