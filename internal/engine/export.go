@@ -1,10 +1,9 @@
 package engine
 
 import (
+	"image"
 	"io"
 	"runtime"
-
-	"darkroom"
 )
 
 // exportBandBytes bounds the float rows of one strip of a streamed export: with a
@@ -72,9 +71,8 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportRe
 	}
 	W, H := d.src.Width, d.src.Height
 	resize := opt.LongEdge > 0 && max(W, H) > opt.LongEdge
-	if bandable(edits) && !resize && d.o <= 4 {
+	if rows := d.uprightRows(); rows != nil && bandable(edits) && !resize {
 		stage("render")
-		rows := d.uprightRows()
 		band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
 			in := &Image{W: W, H: y1 - y0, Pix: pool.get(3 * W * (y1 - y0))}
 			rows(y0, y1, in.Pix)
@@ -155,13 +153,19 @@ func renderInto(out *Image, band bandFunc) error {
 }
 
 // uprightRows returns a function that converts rows [y0, y1) of the upright image
-// into dst, for orientations 1 to 4, whose upright rows are stored rows (mirrored or
-// in reverse order). It may be called from several goroutines at once.
+// into dst, or nil when it cannot for this image. Orientations 1 to 4 keep stored rows
+// as rows (mirrored or in reverse order); 5 to 8 make stored columns rows, which are
+// read straight from the planes of a YCbCr image (what JPEG and WebP decode to). The
+// function may be called from several goroutines at once.
 func (d *decoded) uprightRows() func(y0, y1 int, dst []float32) {
-	if d.o > 4 {
-		panic(darkroom.Errorf(darkroom.InternalError, "uprightRows: orientation %d turns rows into columns", d.o))
-	}
 	w, h, o, conv := d.w, d.h, d.o, d.conv
+	if o >= 5 {
+		m, ok := d.m.(*image.YCbCr)
+		if !ok || m.Rect.Min != (image.Point{}) {
+			return nil
+		}
+		return ycbcrColumns(m, o)
+	}
 	return func(y0, y1 int, dst []float32) {
 		for y := y0; y < y1; y++ {
 			row := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
@@ -175,6 +179,55 @@ func (d *decoded) uprightRows() func(y0, y1 int, dst []float32) {
 					pa, pb := row[3*a:3*a+3:3*a+3], row[3*b:3*b+3:3*b+3]
 					pa[0], pa[1], pa[2], pb[0], pb[1], pb[2] = pb[0], pb[1], pb[2], pa[0], pa[1], pa[2]
 				}
+			}
+		}
+	}
+}
+
+// ycbcrColumns converts rows of the upright image of m under orientation o (5 to 8),
+// which are columns of m: upright row y is stored column y (5, 6) or w-1-y (7, 8),
+// and its pixel x is stored row x (5, 8) or h-1-x (6, 7). Each stored row's stretch
+// of columns is read once per band, and converted with ycbcrConv's arithmetic, so the
+// pixels are exactly those convertOriented makes.
+func ycbcrColumns(m *image.YCbCr, o int) func(y0, y1 int, dst []float32) {
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	var hs, vs uint
+	switch m.SubsampleRatio {
+	case image.YCbCrSubsampleRatio422:
+		hs = 1
+	case image.YCbCrSubsampleRatio420:
+		hs, vs = 1, 1
+	case image.YCbCrSubsampleRatio440:
+		vs = 1
+	case image.YCbCrSubsampleRatio411:
+		hs = 2
+	case image.YCbCrSubsampleRatio410:
+		hs, vs = 2, 1
+	}
+	return func(y0, y1 int, dst []float32) {
+		// Upright row y is stored column sx0 + y*dx.
+		sx0, dx := 0, 1
+		if o == 7 || o == 8 {
+			sx0, dx = w-1, -1
+		}
+		for sy := range h {
+			ux := sy
+			if o == 6 || o == 7 {
+				ux = h - 1 - sy
+			}
+			yrow := m.Y[sy*m.YStride:][:w]
+			c0 := (sy >> vs) * m.CStride
+			cb, cr := m.Cb[c0:], m.Cr[c0:]
+			for y := y0; y < y1; y++ {
+				sx := sx0 + y*dx
+				ci := sx >> hs
+				yy1 := int32(yrow[sx]) * 0x10101
+				cb1 := int32(cb[ci]) - 128
+				cr1 := int32(cr[ci]) - 128
+				p := dst[3*((y-y0)*h+ux):][:3:3]
+				p[0] = lin8[clamp8(yy1+91881*cr1)]
+				p[1] = lin8[clamp8(yy1-22554*cb1-46802*cr1)]
+				p[2] = lin8[clamp8(yy1+116130*cb1)]
 			}
 		}
 	}

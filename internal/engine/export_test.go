@@ -92,11 +92,23 @@ func TestBandable(t *testing.T) {
 // strips of one MCU row so that every strip boundary is crossed.
 func TestExportStreamsExactly(t *testing.T) {
 	defer func(b int) { exportBandBytes = b }(exportBandBytes)
-	plain := ioFixture(t, "rocket.jpg")
 	exif := ioDecode(t, "rocket-orient6.jpg").EXIF
 	edits := ioBandEdits(t)
+	type tc struct {
+		fixture string
+		o       int
+		eo      EncodeOptions
+	}
+	var tests []tc
 	for o := 1; o <= 8; o++ {
-		data := ioWithEXIF(plain, ioSetOrientation(t, exif, o))
+		for _, eo := range []EncodeOptions{{Format: "jpeg", Quality: 85}, {Format: "png", Depth: 16}, {Format: "tiff"}} {
+			tests = append(tests, tc{"io/small.jpg", o, eo})
+		}
+	}
+	// A larger photo, whose sides are not multiples of 16 either way up.
+	tests = append(tests, tc{"rocket.jpg", 1, EncodeOptions{Format: "jpeg", Quality: 90}}, tc{"rocket.jpg", 6, EncodeOptions{Format: "jpeg", Quality: 90}})
+	for _, tt := range tests {
+		data := ioWithEXIF(ioFixture(t, tt.fixture), ioSetOrientation(t, exif, tt.o))
 		src, err := Decode(data, DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -106,34 +118,33 @@ func TestExportStreamsExactly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, eo := range []EncodeOptions{{Format: "jpeg", Quality: 85}, {Format: "png", Depth: 16}, {Format: "tiff"}} {
-			var got, ref bytes.Buffer
-			if _, err := Export(&got, data, edits, ExportOptions{Encode: eo, Seed: 3}); err != nil {
-				t.Fatalf("orientation %d, %s: %v", o, eo.Format, err)
+		eo := tt.eo
+		var got, ref bytes.Buffer
+		if _, err := Export(&got, data, edits, ExportOptions{Encode: eo, Seed: 3}); err != nil {
+			t.Fatalf("%s, orientation %d, %s: %v", tt.fixture, tt.o, eo.Format, err)
+		}
+		eo.EXIF = src.EXIF
+		if err := Encode(&ref, want, eo); err != nil {
+			t.Fatal(err)
+		}
+		if eo.Format != "jpeg" {
+			if !bytes.Equal(got.Bytes(), ref.Bytes()) {
+				t.Errorf("%s, orientation %d, %s: the export is not the encoded render", tt.fixture, tt.o, eo.Format)
 			}
-			eo.EXIF = src.EXIF
-			if err := Encode(&ref, want, eo); err != nil {
-				t.Fatal(err)
-			}
-			if eo.Format != "jpeg" {
-				if !bytes.Equal(got.Bytes(), ref.Bytes()) {
-					t.Errorf("orientation %d, %s: the export is not the encoded render", o, eo.Format)
-				}
-				continue
-			}
-			// The strips differ (so do the restart intervals); the pixels may not.
-			g, err := Decode(got.Bytes(), DecodeOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Decode(ref.Bytes(), DecodeOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(g.Image.Pix, r.Image.Pix) || g.Meta != r.Meta {
-				maxd, mean := ioDiff(t, r.Image, g.Image)
-				t.Errorf("orientation %d, jpeg: pixels differ by max %g mean %g (meta %+v, want %+v)", o, maxd, mean, g.Meta, r.Meta)
-			}
+			continue
+		}
+		// The strips differ (so do the restart intervals); the pixels may not.
+		g, err := Decode(got.Bytes(), DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Decode(ref.Bytes(), DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g.Image.Pix, r.Image.Pix) || g.Meta != r.Meta {
+			maxd, mean := ioDiff(t, r.Image, g.Image)
+			t.Errorf("%s, orientation %d, jpeg: pixels differ by max %g mean %g (meta %+v, want %+v)", tt.fixture, tt.o, maxd, mean, g.Meta, r.Meta)
 		}
 	}
 }
