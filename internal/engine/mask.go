@@ -119,19 +119,45 @@ func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
 		cx, cy := s.Center[0]*fw, s.Center[1]*fh
 		rx, ry := s.RadiusX*long, s.RadiusY*long
 		sin, cos := math.Sincos(s.Rotation * math.Pi / 180)
-		fill(dst, w, h, fr.y0, func(x, y float64) float32 {
-			dx, dy := x-cx, y-cy
-			u := (cos*dx + sin*dy) / rx
-			v := (-sin*dx + cos*dy) / ry
-			k0 := math.Sqrt(u*u + v*v)
-			k1 := math.Sqrt(u*u/(rx*rx) + v*v/(ry*ry))
-			var d float64 // approximate signed distance to the outline, in pixels
-			if k1 > 0 {
-				d = k0 * (k0 - 1) / k1
-			} else {
-				d = -min(rx, ry)
+		// The weight is 0 where d >= edge/2 and 1 where d <= -edge/2. Since k1 lies
+		// between k0/max(rx, ry) and k0/min(rx, ry), |d| >= |k0-1|*min(rx, ry), so
+		// k0 alone (squared: no root) decides most pixels; a margin keeps rounding
+		// from moving a pixel across.
+		rmin := min(rx, ry)
+		out := 1 + edge/(2*rmin)*(1+1e-9)
+		out2 := out * out
+		in2 := -1.0
+		if in := 1 - edge/(2*rmin)*(1+1e-9); in > 0 {
+			in2 = in * in
+		}
+		parallelRows(h, func(lo, hi int) {
+			for y := lo; y < hi; y++ {
+				row := dst[y*w : (y+1)*w]
+				dy := float64(fr.y0+y) + 0.5 - cy
+				for x := range row {
+					dx := float64(x) + 0.5 - cx
+					u := (cos*dx + sin*dy) / rx
+					v := (-sin*dx + cos*dy) / ry
+					k02 := u*u + v*v
+					if k02 >= out2 {
+						row[x] = 0
+						continue
+					}
+					if k02 < in2 {
+						row[x] = 1
+						continue
+					}
+					k0 := math.Sqrt(k02)
+					k1 := math.Sqrt(u*u/(rx*rx) + v*v/(ry*ry))
+					var d float64 // approximate signed distance to the outline, in pixels
+					if k1 > 0 {
+						d = k0 * (k0 - 1) / k1
+					} else {
+						d = -min(rx, ry)
+					}
+					row[x] = softEdge(d, edge)
+				}
 			}
-			return softEdge(d, edge)
 		})
 	case "rectangle":
 		if !finite(s.X, s.Y, s.Width, s.Height) || !(s.Width > 0 && s.Height > 0) {

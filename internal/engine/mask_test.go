@@ -262,3 +262,41 @@ func opPhotoSmall(t testing.TB) *Image {
 	}
 	return out
 }
+
+// The ellipse's shortcuts (pixels far inside or outside never take a square root)
+// give exactly the weights of its distance formula everywhere.
+func TestEllipseShortcutsExact(t *testing.T) {
+	const w, h = 97, 61
+	long := float64(w)
+	for _, s := range []Shape{
+		{Kind: "ellipse", Center: [2]float64{0.5, 0.5}, RadiusX: 0.3, RadiusY: 0.1, Rotation: 33, Feather: 0.05},
+		{Kind: "ellipse", Center: [2]float64{0.2, 0.7}, RadiusX: 0.004, RadiusY: 0.02, Feather: 0},
+		{Kind: "ellipse", Center: [2]float64{0.5, 0.5}, RadiusX: 0.2, RadiusY: 0.2, Feather: 1},
+		{Kind: "ellipse", Center: [2]float64{1.5, -0.5}, RadiusX: 1.2, RadiusY: 0.9, Rotation: -80, Feather: 0.3},
+	} {
+		got := make([]float32, w*h)
+		if err := rasterShape(got, w, h, frame{0, w, h}, &s); err != nil {
+			t.Fatal(err)
+		}
+		cx, cy := s.Center[0]*w, s.Center[1]*h
+		rx, ry := s.RadiusX*long, s.RadiusY*long
+		edge := max(s.Feather*long, 1)
+		sin, cos := math.Sincos(s.Rotation * math.Pi / 180)
+		for y := range h {
+			for x := range w {
+				dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy
+				u := (cos*dx + sin*dy) / rx
+				v := (-sin*dx + cos*dy) / ry
+				k0 := math.Sqrt(u*u + v*v)
+				k1 := math.Sqrt(u*u/(rx*rx) + v*v/(ry*ry))
+				d := -min(rx, ry)
+				if k1 > 0 {
+					d = k0 * (k0 - 1) / k1
+				}
+				if want := softEdge(d, edge); got[y*w+x] != want {
+					t.Fatalf("%+v: pixel (%d, %d) weighs %v, the formula %v", s, x, y, got[y*w+x], want)
+				}
+			}
+		}
+	}
+}

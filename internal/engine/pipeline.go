@@ -164,26 +164,49 @@ func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr fr
 			continue
 		}
 		var weight []float32
+		ya, yb := 0, cur.H // the rows the edit changes
 		if entry.stage != "geometry" && (e.Mask != nil || e.Strength < 1) {
 			weight = pool.get(cur.W * cur.H)
 			if err := maskWeights(weight, cur, e.Mask, float32(e.Strength), fr); err != nil {
 				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
 			}
-			if allZero(weight) {
+			if ya, yb = weightRows(weight, cur.W, cur.H); ya == yb {
 				pool.put(weight)
 				continue
 			}
 		}
-		out, err := entry.run(rc, cur, e.Args)
+		in := cur
+		if entry.band && (ya > 0 || yb < cur.H) {
+			// A band operation renders rows as the whole image would: render only
+			// those the mask reaches, placed on the frame.
+			in = &Image{W: cur.W, H: yb - ya, Pix: cur.Pix[3*ya*cur.W : 3*yb*cur.W]}
+			f := fr
+			if f.w == 0 {
+				f = wholeFrame(cur)
+			}
+			rc.frame = frame{f.y0 + ya, f.w, f.h}
+		}
+		out, err := entry.run(rc, in, e.Args)
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
 		}
-		if out == cur {
+		if out == in {
 			pool.put(weight)
 			continue
 		}
+		if in == cur {
+			ya, yb = 0, cur.H // rows without weight must be blended back too
+		} else {
+			// Whole rows around the ones rendered are the input's.
+			full := rc.image(cur.W, cur.H)
+			copy(full.Pix, cur.Pix[:3*ya*cur.W])
+			copy(full.Pix[3*ya*cur.W:], out.Pix)
+			copy(full.Pix[3*yb*cur.W:], cur.Pix[3*yb*cur.W:])
+			pool.put(out.Pix)
+			out = full
+		}
 		if weight != nil {
-			blend(out, cur, weight)
+			blend(out, cur, weight, ya, yb)
 			pool.put(weight)
 		}
 		if cur != src {
@@ -222,11 +245,11 @@ func checkImage(m *Image) error {
 	return nil
 }
 
-// blend replaces out with in + (out - in) * weight, pixel by pixel. A weight of exactly
-// 0 or 1 copies the corresponding pixel unrounded.
-func blend(out, in *Image, weight []float32) {
-	parallelRows(out.H, func(lo, hi int) {
-		for p := lo * out.W; p < hi*out.W; p++ {
+// blend replaces rows [y0, y1) of out with in + (out - in) * weight, pixel by pixel.
+// A weight of exactly 0 or 1 copies the corresponding pixel unrounded.
+func blend(out, in *Image, weight []float32, y0, y1 int) {
+	parallelRows(y1-y0, func(lo, hi int) {
+		for p := (y0 + lo) * out.W; p < (y0+hi)*out.W; p++ {
 			w := weight[p]
 			i := 3 * p
 			switch {
@@ -241,13 +264,25 @@ func blend(out, in *Image, weight []float32) {
 	})
 }
 
-func allZero(v []float32) bool {
-	for _, x := range v {
-		if x > 0 {
-			return false
+// weightRows returns the rows [y0, y1) outside which every weight is 0 (y0 == y1
+// when all are).
+func weightRows(weight []float32, w, h int) (y0, y1 int) {
+	used := func(y int) bool {
+		for _, v := range weight[y*w : (y+1)*w] {
+			if v > 0 {
+				return true
+			}
 		}
+		return false
 	}
-	return true
+	for y0 < h && !used(y0) {
+		y0++
+	}
+	y1 = h
+	for y1 > y0 && !used(y1-1) {
+		y1--
+	}
+	return y0, y1
 }
 
 // runCtx is what an operation gets besides its arguments: its random stream, the

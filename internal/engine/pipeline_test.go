@@ -351,3 +351,32 @@ func TestRenderSeedStableAcrossUnrelatedEdits(t *testing.T) {
 	b := opRender(t, src, 5, opEdit("exposure", Args{"ev": 0.0}), grain)
 	opSameFloats(t, "grain after a neutral exposure", a, b)
 }
+
+// An edit whose mask reaches only some rows leaves every other row exactly as it was,
+// and renders the rows it reaches as the unmasked edit does where the mask is 1:
+// whether the operation renders only those rows (a band operation) or the whole image
+// (a blur, which reaches across rows).
+func TestMaskedRowsOnly(t *testing.T) {
+	src := opPhoto(t, "coffee")
+	band := &Mask{Shape: &Shape{Kind: "rectangle", X: -0.1, Y: 0.3, Width: 1.2, Height: 0.2}}
+	for _, op := range []string{"saturation", "vignette", "noise", "blur"} {
+		whole := opRender(t, src, 5, opSample(t, op))
+		e := opSample(t, op)
+		e.Mask = band
+		got := opRender(t, src, 5, e)
+		w := src.W
+		for y := range src.H {
+			row := got.Pix[3*y*w : 3*(y+1)*w]
+			switch {
+			case y < int(0.3*float64(src.H))-2 || y > int(0.5*float64(src.H))+2:
+				if !slices.Equal(row, src.Pix[3*y*w:3*(y+1)*w]) {
+					t.Errorf("%s: row %d is outside the mask but changed", op, y)
+				}
+			case y > int(0.3*float64(src.H))+2 && y < int(0.5*float64(src.H))-2:
+				if !slices.Equal(row, whole.Pix[3*y*w:3*(y+1)*w]) {
+					t.Errorf("%s: row %d is inside the mask but differs from the unmasked edit", op, y)
+				}
+			}
+		}
+	}
+}
