@@ -1,0 +1,106 @@
+package jpegenc
+
+import (
+	"image"
+	"image/jpeg"
+	"io"
+	"os"
+	"sync"
+	"testing"
+)
+
+const largePhoto = "../../../shared/testdata/photos/large-24mp.jpg"
+
+var (
+	largeOnce sync.Once
+	largeImg  *image.YCbCr
+	largeErr  error
+)
+
+// loadLarge decodes the shared 24-megapixel photograph (6000x4000, 4:2:0)
+// once, or skips b when it is absent.
+func loadLarge(b *testing.B) *image.YCbCr {
+	b.Helper()
+	largeOnce.Do(func() {
+		f, err := os.Open(largePhoto)
+		if err != nil {
+			largeErr = err
+			return
+		}
+		defer f.Close()
+		m, err := jpeg.Decode(f)
+		if err != nil {
+			largeErr = err
+			return
+		}
+		y, ok := m.(*image.YCbCr)
+		if !ok || y.SubsampleRatio != image.YCbCrSubsampleRatio420 {
+			largeErr = os.ErrInvalid
+			return
+		}
+		largeImg = y
+	})
+	if largeErr != nil {
+		b.Skipf("%s: %v", largePhoto, largeErr)
+	}
+	return largeImg
+}
+
+// downscale420 returns a w x h 4:2:0 copy of m, each output sample the
+// rounded mean of the box of input samples it covers in its plane.
+func downscale420(m *image.YCbCr, w, h int) *image.YCbCr {
+	out := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	sw, sh := m.Rect.Dx(), m.Rect.Dy()
+	box := func(dst []byte, dstStride, dw, dh int, src []byte, srcStride, sw, sh int) {
+		for y := range dh {
+			y0, y1 := y*sh/dh, max((y+1)*sh/dh, y*sh/dh+1)
+			for x := range dw {
+				x0, x1 := x*sw/dw, max((x+1)*sw/dw, x*sw/dw+1)
+				sum, n := 0, 0
+				for sy := y0; sy < y1; sy++ {
+					for sx := x0; sx < x1; sx++ {
+						sum += int(src[sy*srcStride+sx])
+						n++
+					}
+				}
+				dst[y*dstStride+x] = byte((sum + n/2) / n)
+			}
+		}
+	}
+	box(out.Y, out.YStride, w, h, m.Y, m.YStride, sw, sh)
+	cw, ch := (w+1)/2, (h+1)/2
+	scw, sch := (sw+1)/2, (sh+1)/2
+	box(out.Cb, out.CStride, cw, ch, m.Cb, m.CStride, scw, sch)
+	box(out.Cr, out.CStride, cw, ch, m.Cr, m.CStride, scw, sch)
+	return out
+}
+
+func BenchmarkEncode(b *testing.B) {
+	const quality = 90
+	run := func(b *testing.B, m *image.YCbCr, enc func(io.Writer, *image.YCbCr) error) {
+		b.ReportAllocs()
+		b.SetBytes(int64(m.Rect.Dx() * m.Rect.Dy()))
+		for b.Loop() {
+			if err := enc(io.Discard, m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	std := func(w io.Writer, m *image.YCbCr) error {
+		return jpeg.Encode(w, m, &jpeg.Options{Quality: quality})
+	}
+	fast := func(w io.Writer, m *image.YCbCr) error {
+		return Encode(w, m, quality)
+	}
+	b.Run("std", func(b *testing.B) { run(b, loadLarge(b), std) })
+	b.Run("fast", func(b *testing.B) { run(b, loadLarge(b), fast) })
+	var small *image.YCbCr
+	smallImg := func(b *testing.B) *image.YCbCr {
+		if small == nil {
+			small = downscale420(loadLarge(b), 1024, 683)
+		}
+		return small
+	}
+	b.Run("1024x683/std", func(b *testing.B) { run(b, smallImg(b), std) })
+	b.Run("1024x683/fast", func(b *testing.B) { run(b, smallImg(b), fast) })
+}
