@@ -293,6 +293,7 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 			buf := image.NewYCbCr(image.Rect(0, 0, width+padX, rows), image.YCbCrSubsampleRatio420)
 			sums := make([]int32, 2*((width+padX+1)/2))
 			pool := &bufPool{}
+			defer pool.recycle()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n || stop.Load() {

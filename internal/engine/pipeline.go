@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"darkroom"
 )
@@ -115,7 +116,9 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := renderFrame(src, edits, order, opt, frame{}, &bufPool{})
+	pool := &bufPool{}
+	defer pool.recycle()
+	out, err := renderFrame(src, edits, order, opt, frame{}, pool)
 	if err != nil {
 		return nil, err
 	}
@@ -338,18 +341,75 @@ func (rc *runCtx) release(bufs ...[]float32) {
 type bufPool struct{ free [][]float32 }
 
 func (p *bufPool) get(n int) []float32 {
+	if i := smallestFit(p.free, n); i >= 0 {
+		b := p.free[i]
+		p.free = slices.Delete(p.free, i, i+1)
+		return b[:n]
+	}
+	return spare.get(n)
+}
+
+func smallestFit(bufs [][]float32, n int) int {
 	best := -1
-	for i, b := range p.free {
-		if cap(b) >= n && (best < 0 || cap(b) < cap(p.free[best])) {
+	for i, b := range bufs {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(bufs[best])) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return make([]float32, n)
+	return best
+}
+
+// recycle hands the pool's free buffers to the next render (see spare).
+func (p *bufPool) recycle() {
+	for _, b := range p.free {
+		spare.put(b)
 	}
-	b := p.free[best]
-	p.free = slices.Delete(p.free, best, best+1)
-	return b[:n]
+	p.free = nil
+}
+
+// spare keeps a few buffers that renders dropped, for the next render to take
+// instead of allocating and zeroing its own: an agent's previews (each several
+// operations on the same size of image) then allocate almost nothing. It holds at
+// most spareBytes, in buffers of at most spareMax values, so a server does not keep
+// full-size images alive for nothing.
+var spare = &sparePool{}
+
+const (
+	spareBytes = 48 << 20
+	spareMax   = 4 << 20 // values: a 1024 px preview's 2.1M, an export band's 1M
+)
+
+type sparePool struct {
+	mu    sync.Mutex
+	bufs  [][]float32
+	bytes int
+}
+
+func (s *sparePool) get(n int) []float32 {
+	if n <= spareMax {
+		s.mu.Lock()
+		if i := smallestFit(s.bufs, n); i >= 0 {
+			b := s.bufs[i]
+			s.bufs = slices.Delete(s.bufs, i, i+1)
+			s.bytes -= 4 * cap(b)
+			s.mu.Unlock()
+			return b[:n]
+		}
+		s.mu.Unlock()
+	}
+	return make([]float32, n)
+}
+
+func (s *sparePool) put(b []float32) {
+	if cap(b) == 0 || cap(b) > spareMax {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bytes+4*cap(b) <= spareBytes {
+		s.bufs = append(s.bufs, b)
+		s.bytes += 4 * cap(b)
+	}
 }
 
 func (p *bufPool) put(b []float32) {

@@ -380,3 +380,28 @@ func TestMaskedRowsOnly(t *testing.T) {
 		}
 	}
 }
+
+// Renders hand the buffers they drop to later renders: an image a render returned
+// must never be one of them, whatever operations made it.
+func TestRenderResultsOutliveLaterRenders(t *testing.T) {
+	src := opShrink(opPhoto(t, "coffee"), 4)
+	var outs []*Image
+	var copies [][]float32
+	for _, op := range Operations() {
+		e := opSample(t, op)
+		if maskable := catalog[op].stage != "geometry"; maskable {
+			e.Strength = 0.6
+		}
+		out := opRender(t, src, 9, e, opSample(t, "exposure"), opSample(t, "saturation"))
+		outs = append(outs, out)
+		copies = append(copies, slices.Clone(out.Pix))
+	}
+	for _, op := range Operations() {
+		opRender(t, src, 10, opSample(t, op), opSample(t, "noise"))
+	}
+	for i, op := range Operations() {
+		if !slices.Equal(outs[i].Pix, copies[i]) {
+			t.Errorf("the render with %s changed after later renders", op)
+		}
+	}
+}
