@@ -16,8 +16,10 @@ func saturate(r, g, b, k float32) (float32, float32, float32) {
 		return r, g, b
 	}
 	if k > 1 {
-		if mn := min(r, g, b); mn < y {
-			k = min(k, y/(y-mn))
+		if mn := min3(r, g, b); mn < y {
+			if l := y / (y - mn); l < k {
+				k = l
+			}
 		}
 	}
 	// Rounding can leave the channel that the limit brought to 0 a hair below it.
@@ -74,7 +76,7 @@ func opVibrance(rc *runCtx, src *Image, a Args) (*Image, error) {
 		for i := 0; i+2 < len(s); i += 3 {
 			r, g, b := s[i], s[i+1], s[i+2]
 			rd, gd, bd := dispRGB(r, g, b)
-			mx := max(rd, gd, bd)
+			mx := max3(rd, gd, bd)
 			if !(mx > 0) {
 				d[i], d[i+1], d[i+2] = r, g, b
 				continue
@@ -116,7 +118,7 @@ func opHueShift(rc *runCtx, src *Image, a Args) (*Image, error) {
 				d[i], d[i+1], d[i+2] = r, g, b
 				continue
 			}
-			rd, gd, bd = withHue(h+shift, max(rd, gd, bd), min(rd, gd, bd))
+			rd, gd, bd = withHue(h+shift, max3(rd, gd, bd), min3(rd, gd, bd))
 			d[i], d[i+1], d[i+2] = fromDisp(rd), fromDisp(gd), fromDisp(bd)
 		}
 	}), nil
@@ -188,14 +190,14 @@ func opHSL(rc *runCtx, src *Image, a Args) (*Image, error) {
 			r, g, b := s[i], s[i+1], s[i+2]
 			rd, gd, bd := toDisp(r), toDisp(g), toDisp(b)
 			h, _ := hueChroma(rd, gd, bd)
-			c := max(clamp01(rd), clamp01(gd), clamp01(bd)) - min(clamp01(rd), clamp01(gd), clamp01(bd))
+			c := max3(clamp01(rd), clamp01(gd), clamp01(bd)) - min3(clamp01(rd), clamp01(gd), clamp01(bd))
 			w := bandWeight(bi, h) * clamp01(c/hueChromaFade)
 			if w == 0 {
 				d[i], d[i+1], d[i+2] = r, g, b
 				continue
 			}
 			if fh != 0 {
-				rd, gd, bd = withHue(h+fh*w, max(rd, gd, bd), min(rd, gd, bd))
+				rd, gd, bd = withHue(h+fh*w, max3(rd, gd, bd), min3(rd, gd, bd))
 				r, g, b = fromDisp(rd), fromDisp(gd), fromDisp(bd)
 			}
 			if fs != 0 {

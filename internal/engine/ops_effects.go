@@ -42,34 +42,46 @@ func opVignette(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if hi := float64(lo + width); hi > 0 {
 		outer = hi * hi * (1 + 1e-6)
 	}
+	// Half the squared horizontal distance of each column, once per call.
+	dx2 := rc.floats(w)
+	for x := range w {
+		dx := (float64(x)+0.5)*sx - 1
+		dx2[x] = float32(dx * dx / 2)
+	}
 	dst := rc.image(w, h)
 	parallelRows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			dy := (float64(fr.y0+y)+0.5)*sy - 1
-			for x := range w {
-				dx := (float64(x)+0.5)*sx - 1
-				i := 3 * (y*w + x)
-				r2 := (dx*dx + dy*dy) / 2
+			dy2 := dy * dy / 2
+			s, d := src.Pix[3*y*w:3*(y+1)*w], dst.Pix[3*y*w:3*(y+1)*w]
+			for x, hx := range dx2[:w] {
+				p, q := s[3*x:3*x+3:3*x+3], d[3*x:3*x+3:3*x+3]
+				r2 := float64(hx) + dy2
 				if r2 < inner {
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = src.Pix[i], src.Pix[i+1], src.Pix[i+2]
+					q[0], q[1], q[2] = p[0], p[1], p[2]
 					continue
 				}
 				v := float32(1)
 				if r2 <= outer {
 					v = smoothstep((float32(math.Sqrt(r2)) - lo) / width)
 				}
+				if amt < 0 {
+					k := 1 + amt*v
+					q[0], q[1], q[2] = p[0]*k, p[1]*k, p[2]*k
+					continue
+				}
+				k := amt * v
 				for c := range 3 {
-					p := src.Pix[i+c]
-					if amt < 0 {
-						p *= 1 + amt*v
-					} else if p < 1 {
-						p += (1 - p) * amt * v
+					if v := p[c]; v < 1 {
+						q[c] = v + (1-v)*k
+					} else {
+						q[c] = v
 					}
-					dst.Pix[i+c] = p
 				}
 			}
 		}
 	})
+	rc.release(dx2)
 	return dst, nil
 }
 

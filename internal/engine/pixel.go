@@ -122,7 +122,7 @@ func relum(r, g, b, y, yn float32) (float32, float32, float32) {
 // hueChroma returns the HSV/HSL hue of (r, g, b) in degrees [0, 360) and its chroma
 // max - min; the hue of a grey (chroma 0) is 0.
 func hueChroma(r, g, b float32) (h, c float32) {
-	mx, mn := max(r, g, b), min(r, g, b)
+	mx, mn := max3(r, g, b), min3(r, g, b)
 	c = mx - mn
 	if !(c > 0) {
 		return 0, 0
@@ -193,6 +193,28 @@ func nonNeg(v float32) float32 {
 		return 0
 	}
 	return v
+}
+
+// min3 and max3 are the builtin min and max of three pixel values, without the
+// ordering of NaNs and signed zeros that makes the builtins slow in per-pixel loops.
+func min3(a, b, c float32) float32 {
+	if b < a {
+		a = b
+	}
+	if c < a {
+		a = c
+	}
+	return a
+}
+
+func max3(a, b, c float32) float32 {
+	if b > a {
+		a = b
+	}
+	if c > a {
+		a = c
+	}
+	return a
 }
 
 // clamp01 limits v to [0, 1], mapping NaN to 0.
