@@ -18,6 +18,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"darkroom"
+	"darkroom/internal/jpegdec"
 )
 
 // DefaultMaxPixels is the pixel cap used when DecodeOptions.MaxPixels is zero: 250
@@ -67,7 +68,7 @@ type codec struct {
 }
 
 var codecs = map[string]codec{
-	"jpeg": {jpeg.DecodeConfig, jpeg.Decode},
+	"jpeg": {jpeg.DecodeConfig, func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegdec.Options{}) }},
 	"png":  {png.DecodeConfig, png.Decode},
 	"gif":  {gif.DecodeConfig, gif.Decode},
 	"tiff": {tiff.DecodeConfig, tiff.Decode},
@@ -79,7 +80,7 @@ var codecs = map[string]codec{
 // pixels than opt.MaxPixels, and invalid_input for a corrupt, truncated or unsupported
 // file; the decoders' own panics on hostile input are turned into invalid_input too.
 func Decode(data []byte, opt DecodeOptions) (*Source, error) {
-	d, err := decodeFile(data, opt.MaxPixels)
+	d, err := decodeFile(data, opt.MaxPixels, opt.MaxLongEdge)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,11 @@ func (d *decoded) finish() {
 }
 
 // decodeFile runs the format's decoder on data, with Decode's checks and errors.
-func decodeFile(data []byte, maxPixels int64) (*decoded, error) {
+// When shrinkTo is positive, a JPEG whose long edge is several times longer is
+// decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain (see jpegScale), so the
+// stored size (decoded.w and h) may be smaller than the source's (Source.Width and
+// Height).
+func decodeFile(data []byte, maxPixels int64, shrinkTo int) (*decoded, error) {
 	format, err := sniff(data)
 	if err != nil {
 		return nil, err
@@ -150,9 +155,16 @@ func decodeFile(data []byte, maxPixels int64) (*decoded, error) {
 	src := &Source{Format: format}
 	src.readMetadata(data)
 
+	decode := c.decode
+	scale := 1
+	if format == "jpeg" && shrinkTo > 0 {
+		if scale = jpegScale(max(cfg.Width, cfg.Height), shrinkTo); scale > 1 {
+			decode = func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegdec.Options{Scale: scale}) }
+		}
+	}
 	var m image.Image
 	if err := guard(format, func() (err error) {
-		m, err = c.decode(bytes.NewReader(data))
+		m, err = decode(bytes.NewReader(data))
 		return err
 	}); err != nil {
 		if truncated(format, data) {
@@ -176,10 +188,30 @@ func decodeFile(data []byte, maxPixels int64) (*decoded, error) {
 		o = 1
 	}
 	src.Width, src.Height = w, h
+	if scale > 1 {
+		src.Width, src.Height = cfg.Width, cfg.Height
+	}
 	if o >= 5 {
-		src.Width, src.Height = h, w
+		src.Width, src.Height = src.Height, src.Width
 	}
 	return &decoded{src: src, m: m, conv: conv, alpha: alpha, w: w, h: h, o: o}, nil
+}
+
+// jpegScale is the DCT scaling (1, 2, 4 or 8) to decode a JPEG whose long edge is
+// long at, to shrink it to a long edge of target: the largest that leaves the
+// Lanczos pass after it at least a 1.4x reduction, as boxFactor does for the box
+// averages of other formats, or that gives the target exactly. The DCT-domain
+// reduction averages blocks of display values rather than linear light, as
+// libjpeg's and libvips's shrink-on-load do: a little darker on fine bright detail,
+// which a preview cannot show anyway, for a decode that skips most of the inverse
+// DCT and the colour conversion.
+func jpegScale(long, target int) int {
+	for _, s := range []int{8, 4, 2} {
+		if n := (long + s - 1) / s; n == target || float64(n) >= 1.4*float64(target) {
+			return s
+		}
+	}
+	return 1
 }
 
 // sniff names the format from the file's signature, and names the common formats it

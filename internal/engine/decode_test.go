@@ -396,3 +396,46 @@ func TestParseEXIFMalformed(t *testing.T) {
 		}
 	}
 }
+
+// A JPEG shrunk while decoding takes the DCT-domain shortcut (a quarter of the size
+// here) and still looks like the full decode resized, upright, with the source's
+// full size reported.
+func TestDecodeJPEGScaled(t *testing.T) {
+	exif := ioDecode(t, "rocket-orient6.jpg").EXIF
+	plain := ioFixture(t, "rocket.jpg")
+	if s := jpegScale(640, 100); s != 4 {
+		t.Fatalf("jpegScale(640, 100) = %d, want 4", s)
+	}
+	for _, o := range []int{1, 3, 6, 8} {
+		data := ioWithEXIF(plain, ioSetOrientation(t, exif, o))
+		full, err := Decode(data, DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(data, DecodeOptions{MaxLongEdge: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Width != full.Width || got.Height != full.Height {
+			t.Errorf("orientation %d: source size %dx%d, want %dx%d", o, got.Width, got.Height, full.Width, full.Height)
+		}
+		w, h := FitLongEdge(full.Width, full.Height, 100)
+		if got.Image.W != w || got.Image.H != h {
+			t.Fatalf("orientation %d: proxy %dx%d, want %dx%d", o, got.Image.W, got.Image.H, w, h)
+		}
+		if maxd, mean := ioDiff(t, Resize(full.Image, w, h), got.Image); maxd > 0.35 || mean > 0.006 {
+			t.Errorf("orientation %d: differs from the resized full decode by max %.4g mean %.4g", o, maxd, mean)
+		}
+	}
+}
+
+func TestJPEGScale(t *testing.T) {
+	for _, tt := range []struct{ long, target, want int }{
+		{6000, 2048, 2}, {6000, 1024, 4}, {6000, 700, 4}, {6000, 500, 8}, {6000, 4000, 1}, {6000, 6000, 1},
+		{6000, 1500, 4}, {640, 100, 4}, {100, 50, 2}, {99, 50, 2}, {99, 60, 1},
+	} {
+		if got := jpegScale(tt.long, tt.target); got != tt.want {
+			t.Errorf("jpegScale(%d, %d) = %d, want %d", tt.long, tt.target, got, tt.want)
+		}
+	}
+}

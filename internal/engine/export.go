@@ -46,7 +46,7 @@ type ExportResult struct {
 // decoder's image is gone before the render starts, the source before the encoder's
 // own copy is made.
 func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportResult, error) {
-	d, err := decodeFile(data, opt.MaxPixels)
+	d, err := decodeFile(data, opt.MaxPixels, 0)
 	if err != nil {
 		return ExportResult{}, err
 	}
@@ -131,6 +131,7 @@ func renderInto(out *Image, band bandFunc) error {
 	errs := make([]error, n)
 	parallelN(n, 1, func(lo, hi int) {
 		pool := &bufPool{}
+		defer pool.recycle()
 		for i := lo; i < hi; i++ {
 			y0, y1 := i*rows, min((i+1)*rows, out.H)
 			m, done, err := band(y0, y1, pool)
