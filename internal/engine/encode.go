@@ -222,7 +222,18 @@ func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 		}
 		c := cy * m.CStride
 		cb, cr := m.Cb[c:c+cw], m.Cr[c:c+cw]
-		for i := range cw {
+		full := cw
+		if n2 < 2 {
+			full = 0
+		} else if mw%2 == 1 {
+			full = cw - 1
+		}
+		// Whole 2x2 blocks: a shift, not a division (sums are never negative).
+		for i := range full {
+			cb[i] = uint8((cbSum[i] + 2) >> 2)
+			cr[i] = uint8((crSum[i] + 2) >> 2)
+		}
+		for i := full; i < cw; i++ {
 			n := int32(n2 * min(2, mw-2*i))
 			cb[i] = uint8((cbSum[i] + n/2) / n)
 			cr[i] = uint8((crSum[i] + n/2) / n)
