@@ -3,4 +3,32 @@
 // nothing of MCP or CUE: its callers pass operation arguments that the contract layer
 // has already validated and completed with defaults, and it returns coded errors
 // (darkroom.Error) for what can still go wrong with pixels.
+//
+// # Where the time goes, and how it is kept short
+//
+// Pixels are linear-light float32 RGB (Image) between decode and encode. The three
+// paths a photo takes are each shaped by what they must not pay for:
+//
+//   - Preview after an edit (Previewer.Preview): the source was decoded once into a
+//     proxy (2048 pixels on the long edge, kept in a byte-bounded LRU), and the proxy
+//     after geometry and resizing to the preview size is cached too, so an edit
+//     costs only its operations at preview size and the JPEG. Renders hand the
+//     buffers they drop to the next render instead of allocating new ones.
+//   - First preview (Previewer.Proxy): a JPEG is decoded by jpegdec in the DCT domain
+//     at 1/2, 1/4 or 1/8 of its size (as libjpeg and libvips shrink on load), other
+//     formats are box-averaged row by row while converting, and a Lanczos pass makes
+//     the proxy; no full-size float image is ever made.
+//   - Export (Export): when every edit works pixel by pixel (operations whose catalog
+//     entry is marked band, and masks that can be cut into rows), strips of rows are
+//     converted from the decoder's 8-bit planes, rendered and JPEG-encoded on every
+//     core, a few at a time, and joined with restart markers; the decoder's image is
+//     the only full-size one. Operations read positions and sizes from the frame a
+//     band belongs to (runCtx.frame), so a band renders exactly the rows the whole
+//     image would. Other edits render the whole image.
+//
+// JPEG decoding and encoding use jpegdec and jpegenc, Go's own image/jpeg forked and
+// made several times faster while giving the same pixels (decode) and the same bytes
+// (encode); the other formats use the standard library and golang.org/x/image. The
+// Go benchmarks (make bench) measure each path on a 24-megapixel photo beside
+// libvips and darktable (scripts/bench-peers.sh).
 package engine
