@@ -93,13 +93,13 @@ func Decode(data []byte, opt DecodeOptions) (*Source, error) {
 		var img *Image
 		if k := boxFactor(w, h, tw, th); k > 1 {
 			rows, scratch := boxRows(conv, w, h, k)
-			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th)
+			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th, 1)
 		} else {
 			rows := func(y int, scratch []float32) []float32 {
 				conv(y, scratch)
 				return scratch
 			}
-			img = resample(rows, 3*w, w, h, tw, th)
+			img = resample(rows, 3*w, w, h, tw, th, 1)
 		}
 		src.Image = orient(img, o)
 	} else {

@@ -14,7 +14,7 @@ func Resize(img *Image, w, h int) *Image {
 	if w == img.W && h == img.H {
 		return img.Clone()
 	}
-	return resample(imageRows(img), 3*img.W, img.W, img.H, w, h)
+	return resample(imageRows(img), 3*img.W, img.W, img.H, w, h, float32(math.Inf(1)))
 }
 
 // FitLongEdge returns the size of a w x h image scaled so that its long edge is long
@@ -124,8 +124,10 @@ func lanczosWeights(in, out int) weights {
 // decoder's 8-bit image can feed it directly. Bands recompute the few source rows
 // they share with their neighbours, a small price for needing no synchronisation.
 //
-// scratch is the length of the scratch slice rows needs (at least 3*w).
-func resample(rows rowReader, scratch, w, h, outW, outH int) *Image {
+// scratch is the length of the scratch slice rows needs (at least 3*w). Values are
+// limited to [0, white]: the filter's lobes overshoot next to edges, below black and,
+// for a source that cannot exceed white (a decoded file, white 1), above white.
+func resample(rows rowReader, scratch, w, h, outW, outH int, white float32) *Image {
 	dst := NewImage(outW, outH)
 	xw := lanczosWeights(w, outW)
 	yw := lanczosWeights(h, outH)
@@ -174,10 +176,13 @@ func resample(rows rowReader, scratch, w, h, outW, outH int) *Image {
 					}
 				}
 				// The negative lobes overshoot below black next to bright edges;
-				// negative light means nothing to the operations downstream.
+				// negative light means nothing to the operations downstream, and a
+				// decoded file has nothing above white.
 				for i, v := range out {
 					if v < 0 {
 						out[i] = 0
+					} else if v > white {
+						out[i] = white
 					}
 				}
 			}
