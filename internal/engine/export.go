@@ -71,56 +71,120 @@ func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportRe
 	}
 	W, H := d.src.Width, d.src.Height
 	resize := opt.LongEdge > 0 && max(W, H) > opt.LongEdge
-	if rows := d.uprightRows(); rows != nil && bandable(edits) && !resize {
-		stage("render")
-		band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
-			in := &Image{W: W, H: y1 - y0, Pix: pool.get(3 * W * (y1 - y0))}
-			rows(y0, y1, in.Pix)
-			out, err := renderFrame(in, edits, order, RenderOptions{Seed: opt.Seed}, frame{y0, W, H}, pool)
-			if err != nil {
-				return nil, nil, err
-			}
-			if out != in {
-				pool.put(in.Pix)
-			}
-			if y1 == H {
-				stage("encode")
-			}
-			return out, func() { pool.put(out.Pix) }, nil
+	ropt := RenderOptions{Seed: opt.Seed}
+	// The render order splits into the band edits before the first that is not one
+	// (prefix), those from it to the last that is not one (middle), and the band
+	// edits after (suffix); the stage order puts light, tone and colour first and
+	// effects last, so most of an export's edits are prefix or suffix.
+	p := 0
+	for p < len(order) && bandEdit(edits[order[p]]) {
+		p++
+	}
+	q := len(order)
+	for q > p && bandEdit(edits[order[q-1]]) {
+		q--
+	}
+	prefix, middle, suffix := order[:p], order[p:q], order[q:]
+	rows := d.uprightRows()
+	stage("render")
+	// fromSource makes rows of the source with the prefix rendered on them.
+	fromSource := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		in := &Image{W: W, H: y1 - y0, Pix: pool.get(3 * W * (y1 - y0))}
+		rows(y0, y1, in.Pix)
+		out, err := renderFrame(in, edits, prefix, ropt, frame{y0, W, H}, pool)
+		if err != nil {
+			return nil, nil, err
 		}
-		if eo.Format == "jpeg" {
-			err = encodeJPEGBands(w, W, H, eo, exportBandBytes, band)
-			d.finish()
-			return res(W, H, err)
+		if out != in {
+			pool.put(in.Pix)
 		}
-		out := NewImage(W, H)
-		if err := renderInto(out, band); err != nil {
-			return ExportResult{}, err
-		}
-		d.finish()
-		return res(W, H, Encode(w, out, eo))
+		return out, func() { pool.put(out.Pix) }, nil
+	}
+	if rows != nil && len(middle) == 0 && !resize {
+		// Every edit is a band edit: stream from the decoder's planes to the file.
+		return res(W, H, d.finishWith(streamOut(w, W, H, eo, fromSource, stage)))
 	}
 
-	img := convertOriented(d.w, d.h, d.o, d.conv)
+	// The source, full size, with the prefix rendered band by band as it is
+	// converted (or whole, when its rows cannot be read as bands).
+	var img *Image
+	if rows != nil {
+		img = NewImage(W, H)
+		err = renderInto(img, fromSource)
+	} else {
+		img = convertOriented(d.w, d.h, d.o, d.conv)
+		img, err = renderOwned(img, edits, prefix, ropt)
+	}
 	d.finish()
 	d.m, d.conv = nil, nil
-	stage("render")
+	if err != nil {
+		return ExportResult{}, err
+	}
 	// The decoder's 8-bit image is garbage now, but with a heap this large the
 	// collector would not run again before the render has allocated hundreds of
 	// megabytes beside it; collecting here lets the render reuse that memory.
 	runtime.GC()
-	out, err := renderFrame(img, edits, order, RenderOptions{Seed: opt.Seed}, frame{}, &bufPool{})
+	out, err := renderOwned(img, edits, middle, ropt)
 	if err != nil {
 		return ExportResult{}, err
 	}
 	img = nil
 	runtime.GC() // the source is garbage too: free it before the encoder's copy
 	if resize {
+		if out, err = renderOwned(out, edits, suffix, ropt); err != nil {
+			return ExportResult{}, err
+		}
 		rw, rh := FitLongEdge(out.W, out.H, opt.LongEdge)
 		out = Resize(out, rw, rh)
+		stage("encode")
+		return res(out.W, out.H, Encode(w, out, eo))
 	}
-	stage("encode")
-	return res(out.W, out.H, Encode(w, out, eo))
+	// The suffix, band by band, from the rendered image into the encoder.
+	fromOut := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		in := &Image{W: out.W, H: y1 - y0, Pix: out.Pix[3*y0*out.W : 3*y1*out.W]}
+		m, err := renderFrame(in, edits, suffix, ropt, frame{y0, out.W, out.H}, pool)
+		if err != nil || m == in {
+			return m, nil, err
+		}
+		return m, func() { pool.put(m.Pix) }, nil
+	}
+	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, fromOut, stage))
+}
+
+// streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip, a
+// PNG or TIFF from one float image the bands are rendered into. It tells stage
+// "encode" when the last rows are rendered.
+func streamOut(wr io.Writer, w, h int, eo EncodeOptions, band bandFunc, stage func(string)) error {
+	last := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		m, done, err := band(y0, y1, pool)
+		if err == nil && y1 == h {
+			stage("encode")
+		}
+		return m, done, err
+	}
+	if eo.Format == "jpeg" {
+		return encodeJPEGBands(wr, w, h, eo, exportBandBytes, last)
+	}
+	out := NewImage(w, h)
+	if err := renderInto(out, last); err != nil {
+		return err
+	}
+	return Encode(wr, out, eo)
+}
+
+// renderOwned runs the edits of order on src, which the caller gives up: src's
+// pixels are reused as soon as an edit has replaced them.
+func renderOwned(src *Image, edits []Edit, order []int, opt RenderOptions) (*Image, error) {
+	if len(order) == 0 {
+		return src, nil
+	}
+	return renderFrameOwn(src, edits, order, opt, frame{}, &bufPool{}, true)
+}
+
+// finishWith is finish, passing err through.
+func (d *decoded) finishWith(err error) error {
+	d.finish()
+	return err
 }
 
 // renderInto fills out with the bands band makes, bands of about exportBandBytes

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -92,13 +93,7 @@ func TestBandable(t *testing.T) {
 // strips of one MCU row so that every strip boundary is crossed.
 func TestExportStreamsExactly(t *testing.T) {
 	defer func(b int) { exportBandBytes = b }(exportBandBytes)
-	exif := ioDecode(t, "rocket-orient6.jpg").EXIF
 	edits := ioBandEdits(t)
-	type tc struct {
-		fixture string
-		o       int
-		eo      EncodeOptions
-	}
 	var tests []tc
 	for o := 1; o <= 8; o++ {
 		for _, eo := range []EncodeOptions{{Format: "jpeg", Quality: 85}, {Format: "png", Depth: 16}, {Format: "tiff"}} {
@@ -107,8 +102,67 @@ func TestExportStreamsExactly(t *testing.T) {
 	}
 	// A larger photo, whose sides are not multiples of 16 either way up.
 	tests = append(tests, tc{"rocket.jpg", 1, EncodeOptions{Format: "jpeg", Quality: 90}}, tc{"rocket.jpg", 6, EncodeOptions{Format: "jpeg", Quality: 90}})
+	ioCheckExports(t, edits, tests...)
+}
+
+// An export with edits that cannot be cut into bands renders those whole, and the
+// band edits before and after them band by band: still exactly the render's pixels,
+// with or without geometry, the same operation on both sides, and a resize.
+func TestExportSplitsAroundWholeEdits(t *testing.T) {
+	defer func(b int) { exportBandBytes = b }(exportBandBytes)
+	noise := opSample(t, "noise")
+	lists := map[string][]Edit{
+		"blur between": append(ioBandEdits(t), opSample(t, "blur"), noise),
+		"geometry":     append(ioBandEdits(t), opSample(t, "crop"), opSample(t, "rotate")),
+		"grain between noises": {noise, opSample(t, "grain"), noise, opSample(t, "exposure")},
+	}
+	for name, edits := range lists {
+		t.Run(name, func(t *testing.T) {
+			ioCheckExports(t, edits,
+				tc{"io/small.jpg", 1, EncodeOptions{Format: "jpeg", Quality: 85}},
+				tc{"io/small.jpg", 6, EncodeOptions{Format: "png", Depth: 16}},
+				tc{"io/small.png", 1, EncodeOptions{Format: "tiff"}},
+				tc{"io/small.jpg", 3, EncodeOptions{Format: "tiff"}})
+		})
+	}
+	t.Run("resized", func(t *testing.T) {
+		edits := lists["blur between"]
+		data := ioFixture(t, "rocket.jpg")
+		src := ioDecode(t, "rocket.jpg")
+		want, err := Render(src.Image, edits, RenderOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, ref bytes.Buffer
+		if _, err := Export(&got, data, edits, ExportOptions{Encode: EncodeOptions{Format: "tiff"}, Seed: 3, LongEdge: 200}); err != nil {
+			t.Fatal(err)
+		}
+		w, h := FitLongEdge(want.W, want.H, 200)
+		if err := Encode(&ref, Resize(want, w, h), EncodeOptions{Format: "tiff"}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), ref.Bytes()) {
+			t.Error("the resized export is not the resized render")
+		}
+	})
+}
+
+type tc struct {
+	fixture string
+	o       int
+	eo      EncodeOptions
+}
+
+// ioCheckExports checks that exporting each fixture, at each orientation, in strips of
+// one MCU row, gives the pixels of Encode(Render(Decode)).
+func ioCheckExports(t *testing.T, edits []Edit, tests ...tc) {
+	t.Helper()
+	exif := ioDecode(t, "rocket-orient6.jpg").EXIF
 	for _, tt := range tests {
-		data := ioWithEXIF(ioFixture(t, tt.fixture), ioSetOrientation(t, exif, tt.o))
+		data := ioFixture(t, tt.fixture)
+		if filepath.Ext(tt.fixture) == ".jpg" {
+			data = ioWithEXIF(data, ioSetOrientation(t, exif, tt.o))
+		}
 		src, err := Decode(data, DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)

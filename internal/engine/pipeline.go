@@ -153,16 +153,21 @@ func renderOrder(edits []Edit) ([]int, error) {
 
 // renderFrame runs checked edits, in order, on src, which is the band of rows of fr
 // from row fr.y0; the zero frame means each edit's image is the whole picture (geometry
-// may change its size). It returns src itself when no
-// edit changed it. Images it makes and drops go back to pool; src is never modified.
+// may change its size). It returns src itself when no edit changed it. Images it makes
+// and drops go back to pool; src is never modified.
 func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr frame, pool *bufPool) (*Image, error) {
-	seen := map[string]int{}
+	return renderFrameOwn(src, edits, order, opt, fr, pool, false)
+}
+
+// renderFrameOwn is renderFrame; when own is set, the caller gives src up, and its
+// pixels go back to pool as soon as an edit has replaced them.
+func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr frame, pool *bufPool, own bool) (*Image, error) {
+	occ := occurrences(edits)
 	cur := src
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, seen[e.Op]), pool: pool, frame: fr}
-		seen[e.Op]++
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr}
 		if e.Strength == 0 {
 			continue
 		}
@@ -212,7 +217,7 @@ func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr fr
 			blend(out, cur, weight, ya, yb)
 			pool.put(weight)
 		}
-		if cur != src {
+		if cur != src || own {
 			pool.put(cur.Pix)
 		}
 		cur = out
@@ -220,18 +225,37 @@ func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr fr
 	return cur, nil
 }
 
+// occurrences numbers each edit among the edits of the same operation, in render
+// order (the stable stage sort keeps the list's order within a stage, and edits of
+// one operation share its stage, so list order is render order): the second noise
+// edit draws from a different stream than the first, however the render is split.
+func occurrences(edits []Edit) []int {
+	occ := make([]int, len(edits))
+	seen := map[string]int{}
+	for i, e := range edits {
+		occ[i] = seen[e.Op]
+		seen[e.Op]++
+	}
+	return occ
+}
+
+// bandEdit reports whether one edit can be rendered band by band (see bandable).
+func bandEdit(e Edit) bool {
+	if e.Strength == 0 {
+		return true
+	}
+	if entry, ok := catalog[e.Op]; !ok || !entry.band {
+		return false
+	}
+	return e.Mask == nil || e.Mask.Shape == nil || e.Mask.Shape.Kind != "polygon" || !(e.Mask.Shape.Feather > 0)
+}
+
 // bandable reports whether edits can be rendered band by band (see opEntry.band):
 // every edit that does anything is a band operation, and no mask reaches across rows
 // (a feathered polygon is blurred).
 func bandable(edits []Edit) bool {
 	for _, e := range edits {
-		if e.Strength == 0 {
-			continue
-		}
-		if entry, ok := catalog[e.Op]; !ok || !entry.band {
-			return false
-		}
-		if e.Mask != nil && e.Mask.Shape != nil && e.Mask.Shape.Kind == "polygon" && e.Mask.Shape.Feather > 0 {
+		if !bandEdit(e) {
 			return false
 		}
 	}
