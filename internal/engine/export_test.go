@@ -112,8 +112,8 @@ func TestExportSplitsAroundWholeEdits(t *testing.T) {
 	defer func(b int) { exportBandBytes = b }(exportBandBytes)
 	noise := opSample(t, "noise")
 	lists := map[string][]Edit{
-		"blur between": append(ioBandEdits(t), opSample(t, "blur"), noise),
-		"geometry":     append(ioBandEdits(t), opSample(t, "crop"), opSample(t, "rotate")),
+		"blur between":         append(ioBandEdits(t), opSample(t, "blur"), noise),
+		"geometry":             append(ioBandEdits(t), opSample(t, "crop"), opSample(t, "rotate")),
 		"grain between noises": {noise, opSample(t, "grain"), noise, opSample(t, "exposure")},
 	}
 	for name, edits := range lists {
