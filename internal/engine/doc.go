@@ -24,7 +24,9 @@
 //     core, a few at a time, and joined with restart markers; the decoder's image is
 //     the only full-size one. Operations read positions and sizes from the frame a
 //     band belongs to (runCtx.frame), so a band renders exactly the rows the whole
-//     image would. Other edits render the whole image.
+//     image would. Edits that need the whole image (blurs, geometry) render it whole,
+//     and only they: band edits before them run as the source is converted, and
+//     those after them stream into the encoder.
 //
 // JPEG decoding and encoding use jpegdec and jpegenc, Go's own image/jpeg forked and
 // made several times faster while giving the same pixels (decode) and the same bytes
