@@ -42,9 +42,10 @@ type ExportResult struct {
 // the export streams: the decoder's own 8-bit image stays the only full-size one, and
 // strips of rows are converted, rendered and encoded on every core a few at a time,
 // the JPEG strip by strip (PNG and TIFF into one float image, which their encoders
-// read). Otherwise it holds as few full-size images as the render allows: the
-// decoder's image is gone before the render starts, the source before the encoder's
-// own copy is made.
+// read). Otherwise only the edits from the first that needs the whole image to the
+// last render whole images: the band edits before them run strip by strip as the
+// source is converted, those after them strip by strip into the encoder, and each
+// full-size image is dropped as soon as the next replaces it.
 func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportResult, error) {
 	d, err := decodeFile(data, opt.MaxPixels, 0)
 	if err != nil {
