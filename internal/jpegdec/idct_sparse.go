@@ -27,44 +27,7 @@ func idctSparse(b *block, rows, acRows uint8) {
 			x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7] = v, v, v, v, v, v, v, v
 			continue
 		}
-		x0 := x[0]
-		x7 := x[1]
-		x2 := x[2]
-		x5 := x[3]
-		x1 := x[4]
-		x6 := x[5]
-		x3 := x[6]
-		x4 := x[7]
-
-		// See idctRows for the precision analysis.
-		x0 <<= 17
-		x1 <<= 17
-		x0, x1 = x0+x1, x0-x1
-		x2, x3 = dctBox(x2, x3, c(sqrt2inv_cos6, 18), -c(sqrt2inv_sin6, 18))
-		x1, x2 = x1+x2, x1-x2
-		x0, x3 = x0+x3, x0-x3
-		x4 <<= 7
-		x7 <<= 7
-		x7, x4 = x7+x4, x7-x4
-		x6 = x6 * c(sqrt2inv, 8)
-		x5 = x5 * c(sqrt2inv, 8)
-		x7, x5 = x7+x5, x7-x5
-		x4, x6 = x4+x6, x4-x6
-		x4, x7 = dctBox(x4>>2, x7>>2, c(cos3, 12), -c(sin3, 12))
-		x5, x6 = dctBox(x5>>2, x6>>2, c(cos1, 12), -c(sin1, 12))
-		x0, x7 = x0+x7, x0-x7
-		x1, x6 = x1+x6, x1-x6
-		x2, x5 = x2+x5, x2-x5
-		x3, x4 = x3+x4, x3-x4
-
-		x[0] = x0
-		x[1] = x1
-		x[2] = x2
-		x[3] = x3
-		x[4] = x4
-		x[5] = x5
-		x[6] = x6
-		x[7] = x7
+		idctRow(x)
 	}
 	if rows&^1 == 0 {
 		r0 := b[0:8:8]
