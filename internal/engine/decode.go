@@ -630,19 +630,7 @@ func converter(m image.Image) (rowConv, *atomic.Bool) {
 func ycbcrConv(m *image.YCbCr, a *image.NYCbCrA, alpha *atomic.Bool) rowConv {
 	b := m.Rect
 	w := b.Dx()
-	var hs, vs uint
-	switch m.SubsampleRatio {
-	case image.YCbCrSubsampleRatio422:
-		hs = 1
-	case image.YCbCrSubsampleRatio420:
-		hs, vs = 1, 1
-	case image.YCbCrSubsampleRatio440:
-		vs = 1
-	case image.YCbCrSubsampleRatio411:
-		hs = 2
-	case image.YCbCrSubsampleRatio410:
-		hs, vs = 2, 1
-	}
+	hs, vs := chromaShifts(m.SubsampleRatio)
 	return func(y int, dst []float32) {
 		ay := b.Min.Y + y
 		yrow := m.Y[m.YOffset(b.Min.X, ay):][:w]
@@ -660,12 +648,7 @@ func ycbcrConv(m *image.YCbCr, a *image.NYCbCrA, alpha *atomic.Bool) rowConv {
 		seen := false
 		for x, yy := range yrow {
 			ci := (b.Min.X+x)>>hs - x0
-			yy1 := int32(yy) * 0x10101
-			cb1 := int32(cb[ci]) - 128
-			cr1 := int32(cr[ci]) - 128
-			r := yy1 + 91881*cr1
-			g := yy1 - 22554*cb1 - 46802*cr1
-			bl := yy1 + 116130*cb1
+			r, g, bl := ycbcrRGB(yy, cb[ci], cr[ci])
 			d := dst[3*x : 3*x+3 : 3*x+3]
 			if arow != nil && arow[x] != 0xff {
 				seen = true
@@ -678,6 +661,33 @@ func ycbcrConv(m *image.YCbCr, a *image.NYCbCrA, alpha *atomic.Bool) rowConv {
 			alpha.Store(true)
 		}
 	}
+}
+
+// ycbcrRGB is color.YCbCrToRGB's integer arithmetic, before clamp8 takes each
+// 16.16 result to 0..255 (kept apart so that both inline into pixel loops).
+func ycbcrRGB(y, cb, cr uint8) (r, g, b int32) {
+	y1 := int32(y) * 0x10101
+	cb1 := int32(cb) - 128
+	cr1 := int32(cr) - 128
+	return y1 + 91881*cr1, y1 - 22554*cb1 - 46802*cr1, y1 + 116130*cb1
+}
+
+// chromaShifts returns the shifts that take a luma column and row to its chroma
+// sample's under ratio r.
+func chromaShifts(r image.YCbCrSubsampleRatio) (hs, vs uint) {
+	switch r {
+	case image.YCbCrSubsampleRatio422:
+		return 1, 0
+	case image.YCbCrSubsampleRatio420:
+		return 1, 1
+	case image.YCbCrSubsampleRatio440:
+		return 0, 1
+	case image.YCbCrSubsampleRatio411:
+		return 2, 0
+	case image.YCbCrSubsampleRatio410:
+		return 2, 1
+	}
+	return 0, 0
 }
 
 // ycbcrPairs converts a row whose chroma is shared by pixel pairs (4:2:0 and 4:2:2,

@@ -257,19 +257,7 @@ func (d *decoded) uprightRows() func(y0, y1 int, dst []float32) {
 // pixels are exactly those convertOriented makes.
 func ycbcrColumns(m *image.YCbCr, o int) func(y0, y1 int, dst []float32) {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
-	var hs, vs uint
-	switch m.SubsampleRatio {
-	case image.YCbCrSubsampleRatio422:
-		hs = 1
-	case image.YCbCrSubsampleRatio420:
-		hs, vs = 1, 1
-	case image.YCbCrSubsampleRatio440:
-		vs = 1
-	case image.YCbCrSubsampleRatio411:
-		hs = 2
-	case image.YCbCrSubsampleRatio410:
-		hs, vs = 2, 1
-	}
+	hs, vs := chromaShifts(m.SubsampleRatio)
 	return func(y0, y1 int, dst []float32) {
 		// Upright row y is stored column sx0 + y*dx.
 		sx0, dx := 0, 1
@@ -287,13 +275,9 @@ func ycbcrColumns(m *image.YCbCr, o int) func(y0, y1 int, dst []float32) {
 			for y := y0; y < y1; y++ {
 				sx := sx0 + y*dx
 				ci := sx >> hs
-				yy1 := int32(yrow[sx]) * 0x10101
-				cb1 := int32(cb[ci]) - 128
-				cr1 := int32(cr[ci]) - 128
+				r, g, b := ycbcrRGB(yrow[sx], cb[ci], cr[ci])
 				p := dst[3*((y-y0)*h+ux):][:3:3]
-				p[0] = lin8[clamp8(yy1+91881*cr1)]
-				p[1] = lin8[clamp8(yy1-22554*cb1-46802*cr1)]
-				p[2] = lin8[clamp8(yy1+116130*cb1)]
+				p[0], p[1], p[2] = lin8[clamp8(r)], lin8[clamp8(g)], lin8[clamp8(b)]
 			}
 		}
 	}
