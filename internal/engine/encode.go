@@ -246,16 +246,10 @@ func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 // nothing to give back). pool is the calling worker's own, for scratch.
 type bandFunc func(y0, y1 int, pool *bufPool) (band *Image, done func(), err error)
 
-// writeJPEG encodes img with writeJPEGBands, each band a view of img's rows.
-func writeJPEG(w io.Writer, img *Image, q int) error {
-	return writeJPEGBands(w, img.W, img.H, q, 0, func(y0, y1 int, _ *bufPool) (*Image, func(), error) {
-		return &Image{W: img.W, H: y1 - y0, Pix: img.Pix[3*y0*img.W : 3*y1*img.W]}, nil, nil
-	})
-}
-
-// writeJPEGBands encodes a w x h image whose rows band supplies, with jpegenc (image/jpeg's
-// encoder made faster, writing the same bytes) on every core: it cuts the image into strips of whole 16-row MCU rows, has band make
-// each strip's rows and encodes each as a JPEG of its own, concurrently, and joins
+// writeJPEGBands encodes a w x h image whose rows band supplies, with jpegenc
+// (image/jpeg's encoder made faster, writing the same bytes) on every core: it cuts
+// the image into strips of whole 16-row MCU rows, has band make each strip's rows and
+// encodes each as a JPEG of its own, concurrently, and joins
 // their entropy-coded data with restart markers (DRI and RSTn). A strip's scan starts
 // with zero DC predictions and ends padded to a byte, which is exactly a restart
 // interval, and strips cut on MCU boundaries quantize the same coefficients; so the
