@@ -38,7 +38,7 @@ type ExportResult struct {
 // and encodes it to w. Errors are those of Decode, Render and Encode, and nothing is
 // written when decoding or the edits fail.
 //
-// When every edit works pixel by pixel (see bandable) and the image is not resized,
+// When every edit works pixel by pixel (see bandEdit) and the image is not resized,
 // the export streams: the decoder's own 8-bit image stays the only full-size one, and
 // strips of rows are converted, rendered and encoded on every core a few at a time,
 // the JPEG strip by strip (PNG and TIFF into one float image, which their encoders

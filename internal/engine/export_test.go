@@ -222,3 +222,13 @@ func TestExportStreamedErrors(t *testing.T) {
 		}
 	}
 }
+
+// bandable reports whether every edit is a band edit.
+func bandable(edits []Edit) bool {
+	for _, e := range edits {
+		if !bandEdit(e) {
+			return false
+		}
+	}
+	return true
+}

@@ -193,7 +193,7 @@ func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
 		// ellipse and rectangle ramps do, and costs O(pixels) at any width.
 		if sigma := polygonSigma(s, long); sigma > 0 {
 			if h != fr.h {
-				// The blur reaches across rows: bandable refuses such masks.
+				// The blur reaches across rows: bandEdit refuses such masks.
 				return darkroom.Errorf(darkroom.InternalError, "mask polygon: a feathered polygon cannot be rasterized on a band of rows")
 			}
 			gaussianLarge(nil, dst, dst, w, h, 1, min(sigma, maxFilterRadius))

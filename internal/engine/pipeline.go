@@ -239,7 +239,9 @@ func occurrences(edits []Edit) []int {
 	return occ
 }
 
-// bandEdit reports whether one edit can be rendered band by band (see bandable).
+// bandEdit reports whether an edit can be rendered band by band: it does nothing, or
+// it is a band operation whose mask does not reach across rows (a feathered polygon
+// is blurred).
 func bandEdit(e Edit) bool {
 	if e.Strength == 0 {
 		return true
@@ -248,18 +250,6 @@ func bandEdit(e Edit) bool {
 		return false
 	}
 	return e.Mask == nil || e.Mask.Shape == nil || e.Mask.Shape.Kind != "polygon" || !(e.Mask.Shape.Feather > 0)
-}
-
-// bandable reports whether edits can be rendered band by band (see opEntry.band):
-// every edit that does anything is a band operation, and no mask reaches across rows
-// (a feathered polygon is blurred).
-func bandable(edits []Edit) bool {
-	for _, e := range edits {
-		if !bandEdit(e) {
-			return false
-		}
-	}
-	return true
 }
 
 func checkImage(m *Image) error {
