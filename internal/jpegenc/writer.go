@@ -441,25 +441,7 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		size := uint(vb & 0xf)
 		h := dcTables[class][size]
 		code := uint64(h>>8)<<size | uint64(vb>>4)
-		nb := uint(h&0xff) + size
-		{
-			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand: the compiler
-			// will not inline it, and a call here (even for the DC code alone)
-			// measured 20% slower, keeping acc and nacc out of registers.
-			acc = acc<<nb | code
-			nacc += nb
-			w := uint32(acc >> ((nacc - 32) & 63))
-			binary.BigEndian.PutUint32(buf[n:], w)
-			full := nacc >> 5
-			x := ^w
-			if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-				n = putStuffed(buf, n, w)
-				nacc -= 32
-			} else {
-				n += int(4 * full)
-				nacc &= 31
-			}
-		}
+		n, acc, nacc = emitBits(buf, n, acc, nacc, code, uint(h&0xff)+size)
 	}
 
 	// Emit the non-zero AC components in zig-zag order, each with the run of
@@ -482,9 +464,10 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		code := uint64(h>>8)<<size | uint64(vb>>4)
 		nb := uint(h&0xff) + size
 		{
-			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand: the compiler
-			// will not inline it, and a call here (even for the DC code alone)
-			// measured 20% slower, keeping acc and nacc out of registers.
+			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand in the
+			// per-coefficient loop, the encoder's hottest: the compiler will not
+			// inline it. (For the DC code, once a block, the call costs nothing
+			// measurable.)
 			acc = acc<<nb | code
 			nacc += nb
 			w := uint32(acc >> ((nacc - 32) & 63))
