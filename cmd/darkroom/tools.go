@@ -8,7 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"darkroom"
 	"darkroom/internal/contract"
 	"darkroom/internal/server"
+	"darkroom/internal/vocab"
 )
 
 // Every contract tool is also a CLI verb: its name in kebab-case (apply_primitive is
@@ -376,7 +379,7 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	}
 	var params multiFlag
 	if _, ok := props["value"]; ok {
-		fs.Var(&params, "param", "NAME=V: one parameter of a multi-parameter entry; builds the value object (repeatable)")
+		fs.Var(&params, "param", "NAME=V: one parameter of the entry's value (repeatable); may repeat --value's parameter when they agree")
 	}
 	var b64File string
 	if _, ok := props["image_b64"]; ok {
@@ -415,26 +418,12 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 			call[n] = v
 		}
 	}
-	if len(params) > 0 {
-		if _, ok := call["value"]; ok {
-			return usagef("%s: give --value or --param, not both", verb)
-		}
-		obj := map[string]any{}
-		for _, p := range params {
-			k, v, ok := strings.Cut(p, "=")
-			if !ok || k == "" {
-				return usagef("--param %q is not NAME=VALUE", p)
-			}
-			if _, dup := obj[k]; dup {
-				return usagef("--param %s given twice", k)
-			}
-			if json.Valid([]byte(v)) {
-				obj[k] = json.RawMessage(v)
-			} else {
-				obj[k] = v
-			}
-		}
-		call["value"] = obj
+	// --value and --param are read once the vocabulary is loaded: ADR-079 names the
+	// entry's parameter in their errors.
+	var valueText *string
+	if f, ok := flags["value"]; ok && len(f.values) > 0 {
+		valueText = &f.values[0]
+		delete(call, "value")
 	}
 	if b64File != "" {
 		if _, ok := call["image_b64"]; ok {
@@ -463,11 +452,28 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(call)
-	if err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "%s: arguments", verb)
+	var env server.Envelope
+	var summary string
+	if valueText != nil || len(params) > 0 {
+		name, _ := call["primitive_name"].(string)
+		e, _ := s.Vocab.Entry(name)
+		v, err := entryValue(e, valueText, params)
+		switch {
+		case err == nil:
+			call["value"] = v
+		case darkroom.Code(err) == darkroom.InvalidInput:
+			env = s.Failure(t.Name, err)
+		default:
+			return err
+		}
 	}
-	env, summary := s.Invoke(ctx, t.Name, raw)
+	if env.Error == nil {
+		raw, err := json.Marshal(call)
+		if err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: arguments", verb)
+		}
+		env, summary = s.Invoke(ctx, t.Name, raw)
+	}
 	if *jsonOut {
 		line, err := json.Marshal(env)
 		if err != nil {
@@ -493,6 +499,154 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		}
 	}
 	return nil
+}
+
+// entryValue builds apply_primitive's value from --value and --param NAME=V as
+// ADR-079 decides: --param works for any entry (for a one-parameter entry it is the
+// same as --value); --value and --param may both name a parameter when they agree,
+// and a disagreement is invalid_input naming both values. Numbers are read as people
+// write them (+0.4, .5, 1e-2, 5.); anything else is invalid_input naming the
+// parameter. e is nil for an entry the vocabulary does not have: the server then
+// says so. Ranges and unknown parameters are the server's to judge.
+func entryValue(e *vocab.Entry, valueText *string, params []string) (any, error) {
+	entry, single := "value", ""
+	if e != nil {
+		entry = e.Name
+		if names := e.ParameterNames(); len(names) == 1 {
+			single = names[0]
+		}
+	}
+	// Paths are as the server gives them for a value: the parameter's name.
+	fail := func(param, format string, args ...any) error {
+		path := param
+		if path == "" {
+			path = "value"
+		}
+		msg := fmt.Sprintf(format, args...)
+		details := map[string]any{"fields": []any{map[string]any{"path": path, "message": msg}}}
+		if e != nil {
+			details["entry"] = e.Name
+			if param != "" {
+				details["parameter"] = param
+			}
+		}
+		return &darkroom.Error{Code: darkroom.InvalidInput, Message: msg, Details: details}
+	}
+	notNumber := func(param, flagText string) error {
+		switch {
+		case e == nil:
+			return fail(param, "%s is not a number", flagText)
+		case param == "":
+			return fail(param, "%s: %s is not a number", entry, flagText)
+		}
+		return fail(param, "%s: %s: %s is not a number", entry, param, flagText)
+	}
+
+	var scalar json.RawMessage // --value as a number
+	obj := map[string]json.RawMessage{}
+	var keys []string // obj's keys in the order given
+	from := map[string]string{}
+	if valueText != nil {
+		text := strings.TrimSpace(*valueText)
+		switch {
+		case strings.HasPrefix(text, "{"):
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(text), &m); err != nil {
+				return nil, fail("", "%s: --value %s is neither a number nor a JSON object: %v", entry, strconv.Quote(text), err)
+			}
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				obj[k], from[k] = m[k], "--value "+text
+				keys = append(keys, k)
+			}
+		case text == "null":
+			scalar = json.RawMessage("null")
+		default:
+			n, ok := peopleNumber(text)
+			if !ok {
+				return nil, notNumber(single, "--value "+strconv.Quote(text))
+			}
+			scalar = json.RawMessage(n)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usagef("--param %q is not NAME=VALUE", p)
+		}
+		if seen[k] {
+			return nil, usagef("--param %s given twice", k)
+		}
+		seen[k] = true
+		n, ok := peopleNumber(strings.TrimSpace(v))
+		if !ok {
+			return nil, notNumber(k, "--param "+k+"="+strconv.Quote(v))
+		}
+		if old, ok := obj[k]; ok {
+			if !sameNumber(old, n) {
+				return nil, fail(k, "%s: %s: %s and --param %s=%s disagree", entry, k, from[k], k, v)
+			}
+			continue
+		}
+		if k == single && scalar != nil {
+			if !sameNumber(scalar, n) {
+				return nil, fail(k, "%s: %s: --value %s and --param %s=%s disagree", entry, k, strings.TrimSpace(*valueText), k, v)
+			}
+			continue
+		}
+		obj[k], from[k] = json.RawMessage(n), "--param "+k+"="+v
+		keys = append(keys, k)
+	}
+	switch {
+	case scalar != nil && len(keys) == 0:
+		return scalar, nil
+	case scalar != nil && single != "":
+		// A one-parameter entry given other parameters too: the object form lets the
+		// server name the unknown ones.
+		obj[single] = scalar
+	case scalar != nil:
+		// A scalar for an entry of several parameters (or none): the server says
+		// what the entry takes.
+		return scalar, nil
+	}
+	return obj, nil
+}
+
+// peopleNumber reads a number as people write it on a command line (+0.4, .5, 5.,
+// 1e-2, -3) and returns it as JSON number text; ok is false for anything else
+// (words, hex, inf, nan). The range is the server's to judge, 1e400 included.
+func peopleNumber(text string) (string, bool) {
+	if !reNumber.MatchString(text) {
+		return "", false
+	}
+	neg := strings.HasPrefix(text, "-")
+	text = strings.TrimLeft(text, "+-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(text), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	out := intPart
+	if frac != "" {
+		out += "." + frac
+	}
+	if hasExp {
+		out += "e" + exp
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out, true
+}
+
+var reNumber = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// sameNumber reports whether two JSON numbers are equal as numbers (0.5 and .50).
+func sameNumber(a json.RawMessage, b string) bool {
+	x, errA := strconv.ParseFloat(string(bytes.TrimSpace(a)), 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x == y
 }
 
 func (m *Main) readInput(name string) ([]byte, error) {

@@ -129,7 +129,12 @@ func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError
 		}
 		switch v := v.(type) {
 		case json.Number:
-			return normalizeNumber(v)
+			n, ok := normalizeNumber(v)
+			if !ok {
+				p := strings.Join(path, ".")
+				ferrs = append(ferrs, FieldError{p, fmt.Sprintf("%s: %s is too large a number (beyond ±%.4g)", labelOf(p), shortNumber(string(v)), math.MaxFloat64)})
+			}
+			return n
 		case map[string]any:
 			for _, k := range sortedKeys(v) {
 				p := append(slices.Clip(path), k)
@@ -187,23 +192,39 @@ func (c *Contract) AllowLabels(names ...string) {
 	}
 }
 
-func normalizeNumber(n json.Number) any {
+// normalizeNumber turns a JSON number into int64 when it is integral and fits, else
+// float64. ok is false for a number beyond float64's range (1e400): no parameter
+// can take it, and letting it through would reach a handler as +Inf or fail to
+// decode after CUE (which keeps it exactly) had accepted it.
+func normalizeNumber(n json.Number) (v any, ok bool) {
 	if i, err := n.Int64(); err == nil {
-		return i
+		return i, true
 	}
-	f, err := n.Float64()
-	if err != nil {
-		// Out of float64 range: keep the exact value so CUE reports the bound.
-		r, ok := new(big.Float).SetString(string(n))
-		if ok {
-			return r
-		}
-		return string(n)
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, false
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return int64(f)
+		return int64(f), true
 	}
-	return f
+	return f, true
+}
+
+// labelOf names a field path in a message: the whole arguments when it is empty.
+func labelOf(path string) string {
+	if path == "" {
+		return "arguments"
+	}
+	return path
+}
+
+// shortNumber keeps a number's text readable in a message: a client can send a
+// million digits.
+func shortNumber(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -321,6 +342,22 @@ func explain(params cue.Value, args map[string]any, path string, msgs []string) 
 			return label + ": field not allowed"
 		case strings.Contains(m, "field is required but not present"), strings.HasPrefix(m, "incomplete value"):
 			return label + ": required field is missing"
+		}
+	}
+	// A disjunction such as number | {[string]: number} reports a bad member of the
+	// object at the object's path ("bright" and number): name the member, so that
+	// {"ev": "bright"} says which parameter is not a number.
+	if obj, ok := val.(map[string]any); ok {
+		for _, m := range msgs {
+			sm := reConflict.FindStringSubmatch(m)
+			if sm == nil || sm[3] == "struct" {
+				continue
+			}
+			for _, k := range sortedKeys(obj) {
+				if show(obj[k]) == sm[1] {
+					return fmt.Sprintf("%s.%s: got %s, want %s", label, k, describe(obj[k]), sm[4])
+				}
+			}
 		}
 	}
 	for _, m := range msgs {

@@ -112,8 +112,9 @@ func TestApplyPrimitiveErrors(t *testing.T) {
 		code string
 		msg  string
 	}{
-		{"out of range", map[string]any{"primitive_name": "exposure", "value": 9}, darkroom.InvalidInput, "ev"},
-		{"object for a scalar entry", map[string]any{"primitive_name": "exposure", "value": map[string]any{"ev": 1}}, darkroom.InvalidInput, "takes a scalar value"},
+		{"out of range", map[string]any{"primitive_name": "exposure", "value": 9}, darkroom.InvalidInput, "exposure: ev: 9 is outside [-4, 4]"},
+		{"object for a scalar entry, out of range", map[string]any{"primitive_name": "exposure", "value": map[string]any{"ev": 5}}, darkroom.InvalidInput, "exposure: ev: 5 is outside [-4, 4]"},
+		{"object for a scalar entry, unknown parameter", map[string]any{"primitive_name": "exposure", "value": map[string]any{"stops": 1}}, darkroom.InvalidInput, "stops: field not allowed"},
 		{"scalar for an object entry", map[string]any{"primitive_name": "white_balance", "value": 100}, darkroom.InvalidInput, "takes an object"},
 		{"unknown parameter", map[string]any{"primitive_name": "white_balance", "value": map[string]any{"kelvin": 100}}, darkroom.InvalidInput, "kelvin"},
 		{"value for an entry without parameters", map[string]any{"primitive_name": "film_noir", "value": 1}, darkroom.InvalidInput, "takes no value"},

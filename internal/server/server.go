@@ -276,6 +276,13 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 	return s.handlers[t.Name](ctx, s, args)
 }
 
+// Failure is the error envelope of a call of the named tool that failed before it
+// reached the server: the CLI's own argument errors, shaped as MCP's would be.
+func (s *Server) Failure(name string, err error) Envelope {
+	t, _ := s.Contract.Tool(name)
+	return s.failure(t, err)
+}
+
 // failure builds the error envelope. A code the tool does not declare is a bug in
 // darkroom, reported as internal_error so clients only ever see declared codes.
 func (s *Server) failure(t *contract.Tool, err error) Envelope {

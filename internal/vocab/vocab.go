@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -439,9 +440,11 @@ func hasAll(have, want []string) bool {
 
 // Values checks the value an agent passes for an entry (ADR-079): nothing for an
 // entry without parameters, a scalar for one parameter, an object keyed by parameter
-// name for several. The wrong shape, an unknown parameter or a value outside its
-// range is invalid_input naming the parameter, the value and the range; nothing is
-// clamped. Omitted parameters take their defaults.
+// name for several (or for one: {"ev": 0.6} is the same as 0.6, which is what
+// `--param ev=0.6` sends). The wrong shape, an unknown parameter or a value outside
+// its range is invalid_input naming the parameter, the value and the range
+// (`exposure: ev: 9 is outside [-4, 4]`); nothing is clamped. Omitted parameters take
+// their defaults.
 func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMessage) (map[string]float64, error) {
 	value = bytes.TrimSpace(value)
 	given := len(value) > 0 && string(value) != "null"
@@ -456,9 +459,6 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 	case !given:
 		obj = json.RawMessage(`{}`)
 	case value[0] == '{':
-		if len(names) == 1 {
-			return nil, valueError(e, "value", "%s takes a scalar value (its parameter %s), not an object", e.Name, names[0])
-		}
 		obj = value
 	default:
 		if len(names) > 1 {
@@ -474,6 +474,7 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 	if err != nil {
 		var de *darkroom.Error
 		if errors.As(err, &de) {
+			e.explainRanges(de, obj)
 			de.Details["entry"] = e.Name
 			if len(names) == 1 {
 				// A scalar's path is the parameter: say so.
@@ -492,6 +493,44 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 	}
 	return out, nil
 }
+
+// explainRanges rewrites the message of each parameter whose number lies outside its
+// declared range so that it says the range, not just the bound crossed: ADR-079
+// wants `ev: 9 is outside [-4, 4]` rather than `ev: 9 is above the maximum 4`. The
+// value is printed as the caller wrote it.
+func (e *Entry) explainRanges(de *darkroom.Error, obj json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	var given map[string]any
+	if dec.Decode(&given) != nil {
+		return
+	}
+	fields, _ := de.Details["fields"].([]any)
+	msgs := make([]string, 0, len(fields))
+	for _, f := range fields {
+		fm, _ := f.(map[string]any)
+		if fm == nil {
+			continue
+		}
+		path, _ := fm["path"].(string)
+		if p, ok := e.Parameters[path]; ok {
+			if n, ok := given[path].(json.Number); ok {
+				if x, err := n.Float64(); err == nil && (x < p.Min || x > p.Max) {
+					fm["message"] = fmt.Sprintf("%s: %s is outside [%s, %s]", path, n, formatNumber(p.Min), formatNumber(p.Max))
+					fm["range"] = []any{p.Min, p.Max}
+				}
+			}
+		}
+		if m, ok := fm["message"].(string); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) > 0 {
+		de.Message = fmt.Sprintf("%s: %s", e.Name, strings.Join(msgs, "; "))
+	}
+}
+
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func valueError(e *Entry, field, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)

@@ -37,13 +37,18 @@ func TestValues(t *testing.T) {
 		entry   string
 		value   string
 		want    map[string]float64 // nil: the entry's defaults, with overrides below
-		wantErr string             // substring of the message
+		wantErr string             // the message when it starts with the entry's name, else a substring
 	}{
 		{"exposure", `0.7`, map[string]float64{"ev": 0.7}, ""},
 		{"exposure", ``, nil, ""},
 		{"exposure", `null`, nil, ""},
-		{"exposure", `{"ev": 0.7}`, nil, "takes a scalar value (its parameter ev)"},
-		{"exposure", `99`, nil, "ev: 99 is above the maximum"},
+		// The object form works for one parameter too: it is what --param ev=0.7 sends.
+		{"exposure", `{"ev": 0.7}`, map[string]float64{"ev": 0.7}, ""},
+		{"exposure", `{"ev": 0.7, "gain": 1}`, nil, "exposure: gain: field not allowed"},
+		// A range error names the entry, the parameter, the value and the range.
+		{"exposure", `99`, nil, "exposure: ev: 99 is outside [-4, 4]"},
+		{"exposure", `-4.5`, nil, "exposure: ev: -4.5 is outside [-4, 4]"},
+		{"white_balance", `{"temperature": 800, "tint": 7}`, nil, "white_balance: tint: 7 is outside [-1, 1]"},
 		{"exposure", `"bright"`, nil, `ev: got string "bright"`},
 		{"white_balance", `{"temperature": 800}`, nil, ""},
 		{"white_balance", `{"temperature": 800, "warmth": 1}`, nil, "warmth: field not allowed"},
@@ -58,7 +63,8 @@ func TestValues(t *testing.T) {
 		}
 		got, err := v.Values(c, e, json.RawMessage(tt.value))
 		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || darkroom.Code(err) != darkroom.InvalidInput {
+			if err == nil || !strings.HasPrefix(tt.wantErr, tt.entry+": ") && !strings.Contains(err.Error(), tt.wantErr) ||
+				strings.HasPrefix(tt.wantErr, tt.entry+": ") && err.Error() != tt.wantErr || darkroom.Code(err) != darkroom.InvalidInput {
 				t.Errorf("%s %s: got %v, want invalid_input containing %q", tt.entry, tt.value, err, tt.wantErr)
 			}
 			continue
