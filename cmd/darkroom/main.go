@@ -1,7 +1,7 @@
 // Command darkroom is an MCP server that lets AI agents edit photographs through a
 // declared vocabulary of operations, and the CLI verbs that mirror its tools.
 //
-//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]...
+//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR]
 //	                                    speak MCP over stdio
 //	darkroom demo                       an editing session through an in-process MCP client
 //	darkroom vocab list [--layer L] [--json]
@@ -222,12 +222,16 @@ func (m *Main) newServer(vocabDirs []string, ws *server.Workspace) (*server.Serv
 	return s, nil
 }
 
-const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]...
+const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR]
 
 Speaks MCP over stdio. Images, their history, previews and exports live under the
 workspace (default: $DARKROOM_WORKSPACE, else the per-user data directory).
 ingest reads photos only under an --allow-root directory or a root the MCP client
-offers (roots/list); with neither, it takes image_b64 only.`
+offers (roots/list); with neither, it takes image_b64 only.
+--contracts DIR serves a contract module other than the built-in one, with this
+binary's handlers: to try a contract change (deprecating or renaming a tool, a new
+alias) before building it. A contract whose tools this binary cannot serve is
+refused at start-up.`
 
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve", serveSynopsis)
@@ -235,11 +239,19 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs (repeatable)")
 	var wf workspaceFlags
 	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
+	contractDir := fs.String("contracts", "", "serve the contract module in `DIR` (cue.mod/module.cue, contracts/*.cue) instead of the built-in one")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if *contractDir != "" {
+		c, err := contract.Load(os.DirFS(*contractDir))
+		if err != nil {
+			return usagef("--contracts %s: %v", *contractDir, err)
+		}
+		m.contract = c
 	}
 	ws, err := wf.open(nil)
 	if err != nil {

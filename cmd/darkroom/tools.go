@@ -474,6 +474,9 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		}
 		env, summary = s.Invoke(ctx, t.Name, raw)
 	}
+	if note := server.DeprecationNote(t); note != "" {
+		fmt.Fprintf(m.Stderr, "darkroom: note: %s\n", note)
+	}
 	if *jsonOut {
 		line, err := json.Marshal(env)
 		if err != nil {

@@ -67,10 +67,13 @@ type Annotations struct {
 	OpenWorld   bool `json:"openWorld"`
 }
 
-// Deprecation says what replaces a tool and after which version it may go.
+// Deprecation says what replaces a tool and after which version it may go, and
+// how its parameters are named for the replacement (Rename: old name to new; the
+// others are the same).
 type Deprecation struct {
-	Replacement string `json:"replacement"`
-	RemoveAfter string `json:"removeAfter"`
+	Replacement string            `json:"replacement"`
+	RemoveAfter string            `json:"removeAfter"`
+	Rename      map[string]string `json:"rename,omitempty"`
 }
 
 // ErrorCode is one code of the closed enum.

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -61,25 +63,90 @@ func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) (*Serve
 	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
 		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
+	if err := checkAliases(c); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // Unmatched lists contract tools that have no handler and handlers that no
-// contract tool declares.
+// contract tool declares. A deprecated tool has no handler of its own: its
+// replacement's serves it.
 func (s *Server) Unmatched() (missing, extra []string) {
 	for _, t := range s.Contract.Tools {
-		if _, ok := s.handlers[t.Name]; !ok {
+		if _, ok := s.handlers[t.Name]; !ok && t.Deprecated == nil {
 			missing = append(missing, t.Name)
 		}
 	}
 	for name := range s.handlers {
-		if _, ok := s.Contract.Tool(name); !ok {
+		if t, ok := s.Contract.Tool(name); !ok || t.Deprecated != nil {
 			extra = append(extra, name)
 		}
 	}
 	sort.Strings(extra)
 	return missing, extra
 }
+
+// checkAliases refuses a contract whose deprecated tools cannot be served by their
+// replacements: the replacement must exist and not be deprecated itself, rename
+// must map parameters of the old tool to parameters of the replacement, the old
+// tool must declare every error code the replacement returns, and its data must be
+// the replacement's, since the replacement's handler computes it. The contract
+// differ accepts such a contract (it reports the change); only serving it is wrong.
+func checkAliases(c *contract.Contract) error {
+	var errs []string
+	for _, t := range c.Tools {
+		d := t.Deprecated
+		if d == nil {
+			continue
+		}
+		r, ok := c.Tool(d.Replacement)
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Sprintf("%s: replacement %s is not a tool", t.Name, d.Replacement))
+			continue
+		case r.Deprecated != nil:
+			errs = append(errs, fmt.Sprintf("%s: replacement %s is deprecated too (name its own replacement)", t.Name, r.Name))
+			continue
+		}
+		oldProps, _ := t.InputSchema["properties"].(map[string]any)
+		newProps, _ := r.InputSchema["properties"].(map[string]any)
+		for _, from := range slices.Sorted(maps.Keys(d.Rename)) {
+			to := d.Rename[from]
+			if _, ok := oldProps[from]; !ok {
+				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, t.Name, from))
+			}
+			if _, ok := newProps[to]; !ok {
+				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, r.Name, to))
+			}
+		}
+		for _, code := range r.Errors {
+			if !slices.Contains(t.Errors, code) {
+				errs = append(errs, fmt.Sprintf("%s: does not declare %s, which its replacement %s returns", t.Name, code, r.Name))
+			}
+		}
+		if !reflect.DeepEqual(t.OutputSchema, r.OutputSchema) {
+			errs = append(errs, fmt.Sprintf("%s: its data is not its replacement %s's data", t.Name, r.Name))
+		}
+	}
+	if errs != nil {
+		return fmt.Errorf("deprecated tools that cannot be served: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// DeprecationNote is what a deprecated tool's result says about it, one line; ""
+// for a tool that is not deprecated.
+func DeprecationNote(t *contract.Tool) string {
+	if t == nil || t.Deprecated == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is deprecated, use %s: this name may be removed after contract version %s",
+		t.Name, t.Deprecated.Replacement, t.Deprecated.RemoveAfter)
+}
+
+// deprecationMeta is the _meta key of a deprecated tool's result.
+const deprecationMeta = "darkroom/deprecation"
 
 // workspace returns the workspace, or unavailable when the server has none.
 func (s *Server) workspace() (*Workspace, error) {
@@ -207,6 +274,13 @@ func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mc
 	if !env.Success {
 		summary = fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)
 	}
+	if t, ok := s.Contract.Tool(name); ok && t.Deprecated != nil {
+		// The note rides in the line every host shows, and in _meta for programs.
+		summary += " (" + DeprecationNote(t) + ")"
+		res.Meta = mcp.Meta{deprecationMeta: map[string]any{
+			"tool": t.Name, "replacement": t.Deprecated.Replacement, "removeAfter": t.Deprecated.RemoveAfter,
+		}}
+	}
 	res.Content = []mcp.Content{&mcp.TextContent{Text: summary}}
 	if c, ok := env.Data.(contentCarrier); ok && env.Success {
 		res.Content = append(res.Content, c.Content()...)
@@ -254,6 +328,22 @@ func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	args, err := t.Check(raw)
 	if err != nil {
 		return s.failure(t, err), ""
+	}
+	if d := t.Deprecated; d != nil {
+		// Served by the replacement: the old arguments, checked and completed by
+		// the old tool's params, renamed as the contract says.
+		mapped := make(map[string]any, len(args))
+		for k, v := range args {
+			if to, ok := d.Rename[k]; ok {
+				k = to
+			}
+			mapped[k] = v
+		}
+		b, err := json.Marshal(mapped)
+		if err != nil {
+			return s.failure(t, darkroom.Wrap(darkroom.InternalError, err, "%s: arguments for %s", t.Name, d.Replacement)), ""
+		}
+		return s.Invoke(ctx, d.Replacement, b)
 	}
 	data, summary, err := s.run(ctx, t, args)
 	if err != nil {
