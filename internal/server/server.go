@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
@@ -16,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"darkroom"
@@ -162,6 +166,12 @@ func (s *Server) MCP(version string) *mcp.Server {
 		Instructions: instructions,
 		Logger:       s.Logger,
 	})
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "workspace-file",
+		Title:       "A file darkroom wrote",
+		Description: "A preview, comparison or export that a tool wrote under the workspace; tool results link to them (resource_link) with these URIs.",
+		URITemplate: workspaceURI + "{+path}",
+	}, s.readResource)
 	for _, t := range s.Contract.Tools {
 		props, _ := t.InputSchema["properties"].(map[string]any)
 		_, readsPaths := props["path"] // a file the client names: ingest
@@ -175,6 +185,111 @@ func (s *Server) MCP(version string) *mcp.Server {
 		})
 	}
 	return srv
+}
+
+// Files that tools write (previews, comparisons, exports) are MCP resources named
+// darkroom://workspace/<path under the workspace>, and results link to them. A
+// file:// URI would need the server's absolute path, which clients must not see
+// (and which means nothing to a host that runs the server in a container); this
+// scheme names the file relative to the workspace, and resources/read serves it
+// to any client.
+const (
+	workspaceURI = "darkroom://workspace/"
+	// maxResourceBytes bounds one resources/read: a 16-bit TIFF of a large photo is
+	// over 100 MB, too much for one JSON-RPC message; such a file stays on disk
+	// (data.path) and its link still names it.
+	maxResourceBytes = 64 << 20
+)
+
+// resourceDirs are the workspace directories a client may read as resources: what
+// render_preview, compare and export_final write. Sources, history and context are
+// not served.
+var resourceDirs = []string{"previews", "exports"}
+
+// resourceURI is the darkroom:// URI of a file the workspace holds (p absolute, or
+// relative to the workspace), or ok false when p is not a file a client may read.
+func (s *Server) resourceURI(p string) (uri string, ok bool) {
+	if s.Workspace == nil {
+		return "", false
+	}
+	rel := p
+	if filepath.IsAbs(p) {
+		var err error
+		if rel, err = filepath.Rel(s.Workspace.Root, p); err != nil {
+			return "", false
+		}
+	}
+	rel = filepath.ToSlash(rel)
+	if !servedPath(rel) {
+		return "", false
+	}
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return workspaceURI + strings.Join(segs, "/"), true
+}
+
+// servedPath reports whether a slash-separated path relative to the workspace names
+// a file under one of the resourceDirs, with no . or .. elements.
+func servedPath(rel string) bool {
+	if !fs.ValidPath(rel) {
+		return false
+	}
+	top, rest, found := strings.Cut(rel, "/")
+	return found && rest != "" && slices.Contains(resourceDirs, top)
+}
+
+// readResource serves a darkroom://workspace/ URI: a regular file under the
+// previews or exports, opened through os.Root so no symbolic link leads out of the
+// workspace. Anything else is "resource not found", whether it exists or not.
+func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	escaped, ok := strings.CutPrefix(uri, workspaceURI)
+	if !ok || s.Workspace == nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	rel, err := url.PathUnescape(escaped)
+	if err != nil || !servedPath(rel) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	root, err := os.OpenRoot(s.Workspace.Root)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if fi.Size() > maxResourceBytes {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%s is %d bytes, over the %d a resource read may carry: read the file on disk", rel, fi.Size(), maxResourceBytes)}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxResourceBytes+1))
+	if err != nil || int64(len(b)) > maxResourceBytes {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: fileMIME(rel), Blob: b}}}, nil
+}
+
+// fileMIME is the MIME type of a file darkroom writes, by its extension; a fixed
+// table, so results do not depend on the machine's mime.types.
+func fileMIME(name string) string {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".png":
+		return "image/png"
+	case ".tif", ".tiff":
+		return "image/tiff"
+	}
+	return "application/octet-stream"
 }
 
 // rootsRequest names the roots/list input request of a tool call.
