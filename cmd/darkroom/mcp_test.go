@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -166,8 +167,9 @@ func lookupPointer(ts *testscript.TestScript, reply []byte, ptr string) string {
 	return str
 }
 
-// rfc3339 matches a JSON string that may be a time.
-var rfc3339 = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"`)
+// rfc3339 matches a JSON string that may be a time, or such a string quoted again
+// inside a JSON string (the envelope as text in content[1]).
+var rfc3339 = regexp.MustCompile(`(\\?)"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\\?"`)
 
 // normalize makes a reply deterministic and readable before it is printed:
 //   - image content is checked (it must decode as the image its mimeType says) and
@@ -206,10 +208,15 @@ func (s *serverProc) normalize(ts *testscript.TestScript, reply []byte) []byte {
 		reply = bytes.ReplaceAll(reply, quoted, []byte(placeholder))
 	}
 	reply = rfc3339.ReplaceAllFunc(reply, func(b []byte) []byte {
-		if _, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1])); err != nil {
+		m := rfc3339.FindSubmatch(b)
+		esc := string(m[1])
+		if !bytes.HasSuffix(b, []byte(esc+`"`)) {
 			return b
 		}
-		return []byte(`"<time>"`)
+		if _, err := time.Parse(time.RFC3339Nano, string(m[2])); err != nil {
+			return b
+		}
+		return []byte(esc + `"<time>` + esc + `"`)
 	})
 	work := ts.MkAbs(".")
 	if real, err := filepath.EvalSymlinks(work); err == nil && real != work {
@@ -400,9 +407,22 @@ func (s *serverProc) checkOutput(ts *testscript.TestScript, request string, repl
 	var res struct {
 		Result struct {
 			StructuredContent any `json:"structuredContent"`
+			Content           []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
 		} `json:"result"`
 	}
 	ts.Check(json.Unmarshal(reply, &res))
+	if res.Result.StructuredContent != nil {
+		// Hosts that forward only content get the envelope as JSON in content[1].
+		var text any
+		if len(res.Result.Content) < 2 || res.Result.Content[1].Type != "text" ||
+			json.Unmarshal([]byte(res.Result.Content[1].Text), &text) != nil ||
+			!reflect.DeepEqual(text, res.Result.StructuredContent) {
+			ts.Fatalf("%s: content[1] is not the structuredContent as JSON text", req.Params.Name)
+		}
+	}
 	schema, ok := s.schemas[req.Params.Name]
 	if !ok || res.Result.StructuredContent == nil {
 		return

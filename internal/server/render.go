@@ -70,6 +70,12 @@ type renderData struct {
 	picture
 }
 
+// linkedFile implements fileCarrier: previews and exports are linked as resources.
+func (d *renderData) linkedFile() (string, int64) { return d.Path, d.Bytes }
+
+// linkedFile implements fileCarrier.
+func (d *compareData) linkedFile() (string, int64) { return d.Path, d.Bytes }
+
 // compareData is the #CompareData of the contract.
 type compareData struct {
 	ImageID string `json:"image_id"`

@@ -205,18 +205,27 @@ func TestRenderContent(t *testing.T) {
 			if _, ok := res.Content[0].(*mcp.TextContent); !ok {
 				t.Fatalf("content[0] is %T, want the summary", res.Content[0])
 			}
+			if text, ok := res.Content[1].(*mcp.TextContent); !ok || text.Text != string(mustJSON(t, env)) {
+				t.Fatalf("content[1] is %T %+v, want the envelope as JSON", res.Content[1], res.Content[1])
+			}
+			// The file is linked as a resource last, with or without the picture.
+			link, ok := res.Content[len(res.Content)-1].(*mcp.ResourceLink)
+			rel, _ := filepath.Rel(s.Workspace.Root, d.Path)
+			if !ok || link.URI != "darkroom://workspace/"+filepath.ToSlash(rel) || link.MIMEType != "image/jpeg" || link.Size == nil || *link.Size != int64(d.Bytes) {
+				t.Fatalf("the last content is %T %+v, want a link to %s", res.Content[len(res.Content)-1], res.Content[len(res.Content)-1], rel)
+			}
 			if !tt.wantInline {
-				if len(res.Content) != 1 {
-					t.Errorf("%d content items, want only the summary", len(res.Content))
+				if len(res.Content) != 3 {
+					t.Errorf("%d content items, want the summary, the envelope and the link", len(res.Content))
 				}
 				return
 			}
-			if len(res.Content) != 2 {
-				t.Fatalf("%d content items, want the summary and the picture", len(res.Content))
+			if len(res.Content) != 4 {
+				t.Fatalf("%d content items, want the summary, the envelope, the picture and the link", len(res.Content))
 			}
-			img, ok := res.Content[1].(*mcp.ImageContent)
+			img, ok := res.Content[2].(*mcp.ImageContent)
 			if !ok || img.MIMEType != "image/jpeg" {
-				t.Fatalf("content[1] is %T %+v, want a JPEG image", res.Content[1], res.Content[1])
+				t.Fatalf("content[2] is %T %+v, want a JPEG image", res.Content[2], res.Content[2])
 			}
 			file, _ := os.ReadFile(d.Path)
 			if !bytes.Equal(img.Data, file) || len(file) != d.Bytes {

@@ -396,9 +396,27 @@ func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mc
 			"tool": t.Name, "replacement": t.Deprecated.Replacement, "removeAfter": t.Deprecated.RemoveAfter,
 		}}
 	}
+	// content is for hosts that show a model only content, not structuredContent:
+	// the summary line for people, then the envelope as JSON (the MCP spec's SHOULD
+	// for a tool that returns structured content), then pictures as images and
+	// files as links to their resources.
 	res.Content = []mcp.Content{&mcp.TextContent{Text: summary}}
-	if c, ok := env.Data.(contentCarrier); ok && env.Success {
+	if b, err := json.Marshal(env); err == nil {
+		res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	} else {
+		s.Logger.Error("marshal the envelope", "tool", name, "err", err)
+	}
+	if !env.Success {
+		return res
+	}
+	if c, ok := env.Data.(contentCarrier); ok {
 		res.Content = append(res.Content, c.Content()...)
+	}
+	if f, ok := env.Data.(fileCarrier); ok {
+		p, size := f.linkedFile()
+		if uri, ok := s.resourceURI(p); ok {
+			res.Content = append(res.Content, &mcp.ResourceLink{URI: uri, Name: path.Base(uri), MIMEType: fileMIME(uri), Size: &size})
+		}
 	}
 	return res
 }
@@ -407,6 +425,12 @@ func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mc
 // picture. Call adds the content after the summary; Invoke (the CLI) leaves it out.
 type contentCarrier interface {
 	Content() []mcp.Content
+}
+
+// fileCarrier is tool data that names a file the tool wrote (its path, absolute or
+// relative to the workspace, and its size): Call links it as a resource.
+type fileCarrier interface {
+	linkedFile() (path string, bytes int64)
 }
 
 // callRequestKey carries the MCP request of a tool call in its context, for

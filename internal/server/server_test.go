@@ -187,8 +187,21 @@ func TestCallThroughClient(t *testing.T) {
 			t.Errorf("%v: isError=%v success=%v", tt.args, res.IsError, env.Success)
 			continue
 		}
-		if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text == "" {
-			t.Errorf("%v: want one text summary, got %v", tt.args, res.Content)
+		// content: the summary, then the envelope as JSON for hosts that forward only
+		// content to the model.
+		if len(res.Content) != 2 || res.Content[0].(*mcp.TextContent).Text == "" {
+			t.Errorf("%v: want a text summary and the envelope, got %v", tt.args, res.Content)
+		} else if text, ok := res.Content[1].(*mcp.TextContent); !ok {
+			t.Errorf("%v: content[1] is %T, want the envelope as text", tt.args, res.Content[1])
+		} else {
+			var got, want any
+			if err := json.Unmarshal([]byte(text.Text), &got); err != nil {
+				t.Errorf("%v: content[1] is not JSON: %v", tt.args, err)
+			}
+			json.Unmarshal(b, &want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%v: content[1] is not the envelope (-want +got):\n%s", tt.args, diff)
+			}
 		}
 		if tt.wantError {
 			if env.Error.Code != tt.wantCode || len(env.Error.Details.Fields) == 0 || env.Error.Details.Fields[0].Path != tt.wantPath {
