@@ -220,6 +220,9 @@ func (f *paramFlag) value() (v any, ok bool) {
 	if json.Valid([]byte(text)) {
 		return json.RawMessage(text), true
 	}
+	if n, ok := peopleNumber(strings.TrimSpace(text)); ok {
+		return json.RawMessage(n), true // +0.8, .8, 5.: numbers as people write them
+	}
 	return text, true
 }
 
