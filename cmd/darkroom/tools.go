@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -550,8 +549,7 @@ func entryValue(e *vocab.Entry, valueText *string, params []string) (any, error)
 
 	var scalar json.RawMessage // --value as a number
 	obj := map[string]json.RawMessage{}
-	var keys []string // obj's keys in the order given
-	from := map[string]string{}
+	from := map[string]string{} // which flag gave each of obj's members
 	if valueText != nil {
 		text := strings.TrimSpace(*valueText)
 		switch {
@@ -560,9 +558,8 @@ func entryValue(e *vocab.Entry, valueText *string, params []string) (any, error)
 			if err := json.Unmarshal([]byte(text), &m); err != nil {
 				return nil, fail("", "%s: --value %s is neither a number nor a JSON object: %v", entry, strconv.Quote(text), err)
 			}
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				obj[k], from[k] = m[k], "--value "+text
-				keys = append(keys, k)
+			for k, v := range m {
+				obj[k], from[k] = v, "--value "+text
 			}
 		case text == "null":
 			scalar = json.RawMessage("null")
@@ -601,10 +598,9 @@ func entryValue(e *vocab.Entry, valueText *string, params []string) (any, error)
 			continue
 		}
 		obj[k], from[k] = json.RawMessage(n), "--param "+k+"="+v
-		keys = append(keys, k)
 	}
 	switch {
-	case scalar != nil && len(keys) == 0:
+	case scalar != nil && len(obj) == 0:
 		return scalar, nil
 	case scalar != nil && single != "":
 		// A one-parameter entry given other parameters too: the object form lets the
