@@ -1,6 +1,7 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -222,5 +223,74 @@ func TestFailedCallHasNotHappened(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRollbackFails covers the one case doc.go exempts: the ref moved, its directory
+// could not be fsynced, and putting the old ref back fails too. The store then
+// finishes the operation if it can (the call succeeds, once), and otherwise says that
+// the operation is logged and completes at the next access, which it does.
+func TestRollbackFails(t *testing.T) {
+	for _, finishes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("finishes=%v", finishes), func(t *testing.T) {
+			root := t.TempDir()
+			s, err := Open(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustInit(t, s, "img", exposure(0))
+			logged, failing, restoreFailed := false, false, false
+			s.disk = &disk{fault: func(op, path string) error {
+				switch {
+				case op == "sync" && filepath.Base(path) == logFile:
+					logged = true
+				case logged && op == "syncdir" && filepath.Base(path) == "heads" && !failing:
+					failing = true
+					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
+				case failing && (op == "rename" || op == "remove") && (!finishes || !restoreFailed):
+					// With finishes, only the restore fails; completing the commit works.
+					restoreFailed = true
+					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
+				case failing && !finishes && op == "create":
+					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
+				}
+				return nil
+			}}
+			e, err := s.Commit("img", exposure(1), "edit")
+			s.disk = nil
+			if !failing {
+				t.Fatal("the fault was never injected")
+			}
+			log, lerr := s.Log("img", 0)
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			if finishes {
+				if err != nil {
+					t.Fatalf("the store could finish the commit, but it failed: %v", err)
+				}
+				if len(log) != 3 || log[0].Hash != e.Hash {
+					t.Errorf("the commit that succeeded is not in the log: %+v", log)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("neither rollback nor completion worked, yet the commit succeeded")
+			}
+			var de *darkroom.Error
+			if !errors.As(err, &de) || de.Code != darkroom.InternalError || de.Details["outcome"] != "logged" || !strings.Contains(de.Message, "do not retry") {
+				t.Errorf("the error does not say the commit is logged: %#v", err)
+			}
+			if strings.Contains(err.Error(), root) {
+				t.Errorf("the message shows the server's path: %v", err)
+			}
+			// The error said so: the next access completed the commit.
+			if len(log) != 3 || log[0].Op != OpCommit || log[0].Label != "edit" {
+				t.Errorf("log after the next access: %+v", log)
+			}
+			if h, err := s.Head("img"); err != nil || h.Hash != log[0].Hash {
+				t.Errorf("HEAD %v, %v; want the logged commit %s", h, err, log[0].Hash)
+			}
+		})
 	}
 }
