@@ -406,13 +406,19 @@ func (im *image) apply(e LogEntry) error {
 	if err != nil {
 		return ioError(err, "%s: write it", what)
 	}
-	defer os.Remove(tmp) // gone once renamed into place
 	undo := ""
+	defer func() {
+		// Whichever staged file was not renamed into place; a name that was is gone.
+		for _, f := range []string{tmp, undo} {
+			if f != "" {
+				os.Remove(f)
+			}
+		}
+	}()
 	if existed {
 		if undo, err = im.d.stage(dir, old, false); err != nil {
 			return ioError(err, "%s: keep its old value", what)
 		}
-		defer os.Remove(undo)
 	}
 
 	logPath := filepath.Join(im.dir, logFile)
@@ -434,12 +440,15 @@ func (im *image) apply(e LogEntry) error {
 		}
 		return ioError(err, "%s: move it", what)
 	}
+	tmp = ""
 	if err := im.d.syncDir(dir); err != nil {
 		// The new value is in place but not durable: put the old one back first, so
 		// that the log never lacks an entry the refs already show.
 		var rerr error
 		if existed {
-			rerr = im.d.rename(undo, path)
+			if rerr = im.d.rename(undo, path); rerr == nil {
+				undo = ""
+			}
 		} else {
 			rerr = im.d.remove(path)
 		}
