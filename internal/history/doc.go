@@ -67,8 +67,9 @@
 //  1. append the log line and fsync it; if that fails, truncate the log back to its
 //     size before the line (and fsync), so a partial line is gone too;
 //  2. rename the staged ref into place; if that fails, truncate the log back;
-//  3. fsync the ref's directory; if that fails, rename the old copy back (or remove a
-//     ref the call created), fsync, then truncate the log back.
+//  3. fsync the ref's directory; if that fails, fsync the old copy and rename it back
+//     (or remove a ref the call created), fsync the directory, then truncate the log
+//     back.
 //
 // The old ref is restored before the log is truncated, never after, so at every
 // instant the refs show either the log's last entry or the state before it, which is

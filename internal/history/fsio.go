@@ -54,6 +54,16 @@ func (d *disk) sync(f *os.File) error {
 	return f.Sync()
 }
 
+// syncFile fsyncs the file at path.
+func (d *disk) syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return d.sync(f)
+}
+
 func (d *disk) rename(from, to string) error {
 	if err := d.step("rename", to); err != nil {
 		return err

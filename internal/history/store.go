@@ -446,8 +446,12 @@ func (im *image) apply(e LogEntry) error {
 		// that the log never lacks an entry the refs already show.
 		var rerr error
 		if existed {
-			if rerr = im.d.rename(undo, path); rerr == nil {
-				undo = ""
+			// The copy was staged without an fsync (this path is rare); make it
+			// durable before it takes the ref's place again.
+			if rerr = im.d.syncFile(undo); rerr == nil {
+				if rerr = im.d.rename(undo, path); rerr == nil {
+					undo = ""
+				}
 			}
 		} else {
 			rerr = im.d.remove(path)
