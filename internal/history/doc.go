@@ -56,6 +56,49 @@
 // (the log is a redo journal), so the refs always agree with the log. Check verifies
 // all of this and reports what a crash left behind.
 //
+// # A failed call
+//
+// A call that returns an error has not happened, and never happens later: recovery
+// completes only operations whose call got no answer at all. The error path rolls the
+// log back before it returns. To make that possible without allocating anything after
+// the log moves, a mutation stages everything first: the object, the ref's new content
+// (fsynced) and a copy of the ref's old content, each in a temporary file. Then:
+//
+//  1. append the log line and fsync it; if that fails, truncate the log back to its
+//     size before the line (and fsync), so a partial line is gone too;
+//  2. rename the staged ref into place; if that fails, truncate the log back;
+//  3. fsync the ref's directory; if that fails, fsync the old copy and rename it back
+//     (or remove a ref the call created), fsync the directory, then truncate the log
+//     back.
+//
+// The old ref is restored before the log is truncated, never after, so at every
+// instant the refs show either the log's last entry or the state before it, which is
+// what recovery expects. A full disk (ENOSPC) or exhausted quota or inodes (EDQUOT)
+// fails one of the staging writes or step 1; truncating, renaming and removing free
+// space rather than take it, so the rollback succeeds on a full disk. Such a failure is
+// coded unavailable, recoverable: nothing was changed; free space and retry.
+//
+// Against kill -9 at each point of a call:
+//
+//   - before the log append (while staging): the log and refs are untouched; only
+//     temporary files and perhaps an orphan object remain. No answer was sent; the call
+//     did not happen.
+//   - after the append, before the ref moves (or during a rollback, before the log is
+//     truncated): the entry is last in the log and the ref still holds its old value.
+//     The next access completes it. No answer was sent, so no client was told it
+//     failed: a call that gets no answer may or may not have happened, as over any
+//     transport.
+//   - after the ref moved, before the answer: the operation is complete and durable;
+//     the client got no answer, as above.
+//   - after an error answer: the rollback finished before it (the truncation was
+//     fsynced), so no later access finds the entry.
+//
+// One case cannot keep the rule: the rollback itself fails (truncating the log or
+// renaming the old ref back gives an I/O error, which a full disk does not cause). Then
+// the store finishes the operation instead, and the call succeeds; only if that fails
+// too is the answer internal_error saying the operation is logged and the next access
+// completes it (details outcome "logged"), so that a client does not retry it.
+//
 // Mutations of one image are serialized by an in-process lock plus an flock on its
 // lock file, so several processes can share a workspace; reads take the shared form of
 // both. Different images proceed in parallel.

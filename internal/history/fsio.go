@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"darkroom"
@@ -19,39 +20,127 @@ import (
 // cannot start with a dot, so a temporary file never shadows a ref, object or image.
 const tempPrefix = ".tmp-"
 
+// disk performs the store's writes to the file system. Its fault hook is nil in
+// production; the tests set it to make any one step fail as a full disk makes it fail,
+// and check that the history is left as it was (see doc.go, "A failed call").
+type disk struct {
+	// fault, when not nil, is called before each step that changes what is on disk
+	// (op is create, write, chmod, sync, close, rename, syncdir, open, truncate or
+	// remove); an error it returns is that step's error. A failing write first writes
+	// half its data, as a write that runs out of space does.
+	fault func(op, path string) error
+}
+
+func (d *disk) step(op, path string) error {
+	if d == nil || d.fault == nil {
+		return nil
+	}
+	return d.fault(op, path)
+}
+
+func (d *disk) write(f *os.File, data []byte) error {
+	if err := d.step("write", f.Name()); err != nil {
+		f.Write(data[:len(data)/2])
+		return err
+	}
+	_, err := f.Write(data)
+	return err
+}
+
+func (d *disk) sync(f *os.File) error {
+	if err := d.step("sync", f.Name()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// syncFile fsyncs the file at path.
+func (d *disk) syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return d.sync(f)
+}
+
+func (d *disk) rename(from, to string) error {
+	if err := d.step("rename", to); err != nil {
+		return err
+	}
+	return os.Rename(from, to)
+}
+
+func (d *disk) remove(path string) error {
+	if err := d.step("remove", path); err != nil {
+		return err
+	}
+	return os.Remove(path)
+}
+
+func (d *disk) syncDir(dir string) error {
+	if err := d.step("syncdir", dir); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// stage writes data to a new temporary file in dir and returns its name: the first
+// half of an atomic replacement, which allocates everything the replacement needs.
+// durable fsyncs the file; an undo copy that only this process reads back needs not.
+func (d *disk) stage(dir string, data []byte, durable bool) (tmp string, err error) {
+	if err := d.step("create", dir); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(name)
+		}
+	}()
+	if err = d.write(f, data); err != nil {
+		return "", err
+	}
+	// CreateTemp makes 0600 files; the store's files are as readable as its directories.
+	if err = d.step("chmod", name); err != nil {
+		return "", err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return "", err
+	}
+	if durable {
+		if err = d.sync(f); err != nil {
+			return "", err
+		}
+	}
+	if err = d.step("close", name); err != nil {
+		return "", err
+	}
+	if err = f.Close(); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
 // writeFileAtomic replaces dir/name with data so that a crash at any point leaves either
 // the old file or the new one, never a mix: the data goes to a temporary file in the
 // same directory (rename is only atomic within one file system), is fsynced, renamed
 // over the target, and the directory is fsynced so the rename itself is durable.
-func writeFileAtomic(dir, name string, data []byte) (err error) {
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
+func (d *disk) writeFileAtomic(dir, name string, data []byte) error {
+	tmp, err := d.stage(dir, data, true)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
+	if err := d.rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	// CreateTemp makes 0600 files; the store's files are as readable as its directories.
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return d.syncDir(dir)
 }
 
 // writeFileSync creates path with data and fsyncs it. It is for files inside a
@@ -158,36 +247,68 @@ func splitRef(ref string) (kind, name string, err error) {
 
 // appendLog appends e to the log and fsyncs it before returning, so an entry is
 // durable before the ref it describes moves. A torn line left by an earlier crash is cut
-// off first; otherwise the new entry would be glued to it and both lost.
-func appendLog(path string, e LogEntry) error {
+// off first; otherwise the new entry would be glued to it and both lost. It returns the
+// log's size before the entry, which truncateLog takes it back to, or -1 when it failed
+// before changing the file.
+func (d *disk) appendLog(path string, e LogEntry) (int64, error) {
 	line, err := encodeLogEntry(e)
 	if err != nil {
-		return err
+		return -1, err
+	}
+	if err := d.step("open", path); err != nil {
+		return -1, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	defer f.Close()
 	_, torn, err := logTail(f)
 	if err != nil {
-		return err
+		return -1, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		return -1, err
+	}
+	size := fi.Size() - torn
 	if torn > 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return err
+		if err := d.step("truncate", path); err != nil {
+			return -1, err
 		}
-		if err := f.Truncate(fi.Size() - torn); err != nil {
-			return err
+		if err := f.Truncate(size); err != nil {
+			return -1, err
 		}
 	}
 	// One write call: against a crash of the process (not of the machine) the line is
 	// then either wholly in the page cache or not at all.
-	if _, err := f.Write(line); err != nil {
+	if err := d.write(f, line); err != nil {
+		return size, err
+	}
+	if err := d.sync(f); err != nil {
+		return size, err
+	}
+	if err := d.step("close", path); err != nil {
+		return size, err
+	}
+	return size, f.Close()
+}
+
+// truncateLog takes the log back to size bytes, durably: it removes an entry whose
+// operation failed, so that recovery never completes it.
+func (d *disk) truncateLog(path string, size int64) error {
+	if err := d.step("truncate", path); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	if err := d.sync(f); err != nil {
 		return err
 	}
 	return f.Close()
@@ -284,12 +405,39 @@ func readLogBackward(path string, limit int) ([]LogEntry, int64, error) {
 	return out, torn, nil
 }
 
-// ioError codes an operating-system failure: permission_error when the workspace
-// refuses access, internal_error for the rest (a full disk, an I/O error).
+// ioError codes an operating-system failure: unavailable when the disk is full or the
+// workspace over its quota (freeing space and retrying succeeds, and the call changed
+// nothing), permission_error when the workspace refuses access, internal_error for the
+// rest (an I/O error).
 func ioError(err error, format string, args ...any) error {
+	if isNoSpace(err) {
+		e := darkroom.Wrap(darkroom.Unavailable, osReason(err), "%s: the workspace's disk is full or over its quota; nothing was changed: free space and retry", fmt.Sprintf(format, args...))
+		e.Details = map[string]any{"resource": "disk"}
+		return e
+	}
 	code := darkroom.InternalError
 	if errors.Is(err, fs.ErrPermission) {
 		code = darkroom.PermissionError
 	}
 	return darkroom.Wrap(code, err, format, args...)
+}
+
+// isNoSpace reports whether err means the file system has no room left: no space, no
+// inode, or no quota.
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// osReason is the operating system's reason for err without the path it names: the
+// path is the server's, not something to show a client.
+func osReason(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }

@@ -81,10 +81,12 @@ func runKillChild(ws string) int {
 				switch r := rng.IntN(100); {
 				case r < 55:
 					prim := []string{"exposure", "contrast", "saturation", "vibrance", "grain"}[rng.IntN(5)]
-					e, err = s.Update(id, "set "+prim, func(st *State) error {
+					var c Committed
+					c, err = s.Update(id, "set "+prim, func(st *State) error {
 						st.Set(Entry{Primitive: prim, Layer: "L1", Values: map[string]float64{"v": v}, Strength: 1})
 						return nil
 					})
+					e = c.LogEntry
 				case r < 65:
 					e, err = s.Commit(id, exposure(v), "commit "+name)
 				case r < 75:

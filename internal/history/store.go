@@ -38,11 +38,13 @@ const (
 // Besides the errors each method lists, any of them returns invalid_input for a
 // malformed image id, not_found for an unknown image, state_error when the image's
 // files are damaged (Check lists how), permission_error when the workspace refuses
-// access or the image directory is a symbolic link, and internal_error for other I/O
-// failures (a full disk).
+// access or the image directory is a symbolic link, unavailable (nothing changed) when
+// the disk is full or the workspace over its quota, and internal_error for other I/O
+// failures. A mutation that returns an error has not happened (doc.go, "A failed call").
 type Store struct {
-	dir string // <root>/images
-	now func() time.Time
+	dir  string // <root>/images
+	now  func() time.Time
+	disk *disk // how images are written; nil is the plain file system
 
 	mu     sync.Mutex
 	images map[string]*sync.RWMutex // in-process half of each image's lock
@@ -83,6 +85,7 @@ type Refs struct {
 type image struct {
 	id  string
 	dir string
+	d   *disk
 }
 
 // headValue is the content of HEAD: a branch name, or a hash when detached.
@@ -287,15 +290,24 @@ func (s *Store) Commit(id string, st State, label string) (LogEntry, error) {
 	return out, err
 }
 
+// Committed is what Update committed: its log entry, HEAD just after it and the state
+// as stored. A caller describing its own commit reads it from here: by the time it
+// asks the store again, a concurrent call may have moved HEAD.
+type Committed struct {
+	LogEntry
+	Head  Head
+	State State
+}
+
 // Update runs fn on a copy of HEAD's state and commits what fn leaves, all under the
 // image's lock, so concurrent read-modify-write edits never lose one another's update.
 // If fn returns an error nothing is committed and the error is returned as is. fn must
 // not call the store for the same image: it would wait for itself.
-func (s *Store) Update(id, label string, fn func(st *State) error) (LogEntry, error) {
+func (s *Store) Update(id, label string, fn func(st *State) error) (Committed, error) {
 	if err := checkLabel(label); err != nil {
-		return LogEntry{}, err
+		return Committed{}, err
 	}
-	var out LogEntry
+	var out Committed
 	err := s.write(id, func(im *image) error {
 		h, err := im.head()
 		if err != nil {
@@ -312,8 +324,20 @@ func (s *Store) Update(id, label string, fn func(st *State) error) (LogEntry, er
 		if err != nil {
 			return err
 		}
-		out, err = s.commitLocked(im, canon, hash, label)
-		return err
+		// The state as Get would return it: canonical encoding may change its form.
+		stored, err := decodeState(canon)
+		if err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "image %q: re-read the state to commit", im.id)
+		}
+		e, err := s.commitLocked(im, canon, hash, label)
+		if err != nil {
+			return err
+		}
+		out = Committed{LogEntry: e, Head: Head{Hash: hash, Detached: e.Ref == "HEAD"}, State: stored}
+		if !out.Head.Detached {
+			out.Head.Branch = strings.TrimPrefix(e.Ref, "refs/heads/")
+		}
+		return nil
 	})
 	return out, err
 }
@@ -362,32 +386,125 @@ func (s *Store) commitLocked(im *image, canon []byte, hash, label string) (LogEn
 	return e, nil
 }
 
-// apply logs e and then makes the refs say what it says.
+// apply logs e and then makes the refs say what it says, or, when it cannot, leaves
+// the image as it was and returns the error: a call that fails has not happened (see
+// doc.go, "A failed call"). Everything that allocates space is done before the log
+// moves: the ref's new content and a copy of its old one are staged in temporary
+// files. After the log append only a rename and fsyncs remain, and if one of them
+// fails the old ref is put back and the entry cut off the log before the error is
+// returned, so neither the caller nor recovery sees the operation.
 func (im *image) apply(e LogEntry) error {
-	if err := appendLog(filepath.Join(im.dir, logFile), e); err != nil {
+	path, data := im.refFile(e)
+	dir := filepath.Dir(path)
+	what := fmt.Sprintf("image %q: %s %s", im.id, e.Op, e.Ref)
+	old, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioError(err, "%s: read it", what)
+	}
+	tmp, err := im.d.stage(dir, data, true)
+	if err != nil {
+		return ioError(err, "%s: write it", what)
+	}
+	undo := ""
+	defer func() {
+		// Whichever staged file was not renamed into place; a name that was is gone.
+		for _, f := range []string{tmp, undo} {
+			if f != "" {
+				os.Remove(f)
+			}
+		}
+	}()
+	if existed {
+		if undo, err = im.d.stage(dir, old, false); err != nil {
+			return ioError(err, "%s: keep its old value", what)
+		}
+	}
+
+	logPath := filepath.Join(im.dir, logFile)
+	size, err := im.d.appendLog(logPath, e)
+	if err != nil {
+		if size >= 0 {
+			if rerr := im.d.truncateLog(logPath, size); rerr != nil {
+				return im.stuck(e, err, rerr)
+			}
+		}
 		if errors.Is(err, errLogDamaged) {
 			return im.logError(err)
 		}
-		return ioError(err, "image %q: append to log", im.id)
+		return ioError(err, "%s: append to log", what)
 	}
-	if err := im.redo(e); err != nil {
-		return darkroom.Wrap(darkroom.Code(err), err, "image %q: %s logged but not applied; the next access completes it", im.id, e.Op)
+	if err := im.d.rename(tmp, path); err != nil {
+		if rerr := im.d.truncateLog(logPath, size); rerr != nil {
+			return im.stuck(e, err, rerr)
+		}
+		return ioError(err, "%s: move it", what)
+	}
+	tmp = ""
+	if err := im.d.syncDir(dir); err != nil {
+		// The new value is in place but not durable: put the old one back first, so
+		// that the log never lacks an entry the refs already show.
+		var rerr error
+		if existed {
+			// The copy was staged without an fsync (this path is rare); make it
+			// durable before it takes the ref's place again.
+			if rerr = im.d.syncFile(undo); rerr == nil {
+				if rerr = im.d.rename(undo, path); rerr == nil {
+					undo = ""
+				}
+			}
+		} else {
+			rerr = im.d.remove(path)
+		}
+		if rerr == nil {
+			rerr = im.d.syncDir(dir)
+		}
+		if rerr == nil {
+			rerr = im.d.truncateLog(logPath, size)
+		}
+		if rerr != nil {
+			return im.stuck(e, err, rerr)
+		}
+		return ioError(err, "%s: make it durable", what)
 	}
 	return nil
+}
+
+// stuck handles the double fault: e is logged, the step after it failed with err and
+// taking the entry back failed with rerr. The operation can no longer be undone, so it
+// is finished instead if possible, and the call succeeds; otherwise the error says
+// that it takes effect at the next access, which a retry must not repeat.
+func (im *image) stuck(e LogEntry, err, rerr error) error {
+	if im.redo(e) == nil {
+		return nil
+	}
+	ee := darkroom.Wrap(darkroom.InternalError, osReason(err), "image %q: %s logged but not applied, and taking it back failed (%v); the next access completes it: do not retry", im.id, e.Op, osReason(rerr))
+	ee.Details = map[string]any{"outcome": "logged", "hash": e.Hash, "ref": e.Ref}
+	return ee
+}
+
+// refFile returns the file e rewrites (a ref or HEAD) and what it puts there.
+func (im *image) refFile(e LogEntry) (path string, data []byte) {
+	switch {
+	case e.Op == OpCheckout && e.Ref != "HEAD":
+		_, name, _ := splitRef(e.Ref)
+		return filepath.Join(im.dir, headFile), headValue{branch: name}.encode()
+	case e.Ref == "HEAD":
+		return filepath.Join(im.dir, headFile), headValue{hash: e.Hash}.encode()
+	default:
+		return filepath.Join(im.dir, filepath.FromSlash(e.Ref)), []byte(e.Hash + "\n")
+	}
 }
 
 // redo makes the refs agree with e. It is idempotent, which lets recovery run it again
 // for an entry whose ref update a crash interrupted.
 func (im *image) redo(e LogEntry) error {
-	switch {
-	case e.Op == OpCheckout && e.Ref != "HEAD":
-		_, name, _ := splitRef(e.Ref)
-		return im.writeHead(headValue{branch: name})
-	case e.Ref == "HEAD":
-		return im.writeHead(headValue{hash: e.Hash})
-	default:
-		return im.writeRef(e.Ref, e.Hash)
+	path, data := im.refFile(e)
+	dir, name := filepath.Split(path)
+	if err := im.d.writeFileAtomic(dir, name, data); err != nil {
+		return ioError(err, "image %q: complete the logged %s of %s", im.id, e.Op, e.Ref)
 	}
+	return nil
 }
 
 // Checkout moves HEAD: a branch makes it name the branch, a tag or hash detaches it at
@@ -572,7 +689,7 @@ func (s *Store) SetMeta(id string, meta json.RawMessage) error {
 		return err
 	}
 	return s.write(id, func(im *image) error {
-		if err := writeFileAtomic(im.dir, metaFile, canon); err != nil {
+		if err := im.d.writeFileAtomic(im.dir, metaFile, canon); err != nil {
 			return ioError(err, "image %q: write meta", im.id)
 		}
 		return nil
@@ -598,7 +715,7 @@ func (s *Store) lock(id string, exclusive bool) (*image, func(), error) {
 	if err := ValidateName("image id", id); err != nil {
 		return nil, nil, err
 	}
-	im := &image{id: id, dir: filepath.Join(s.dir, id)}
+	im := &image{id: id, dir: filepath.Join(s.dir, id), d: s.disk}
 	fi, err := os.Lstat(im.dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -696,13 +813,6 @@ func (im *image) readHead() (headValue, error) {
 	return headValue{hash: s}, nil
 }
 
-func (im *image) writeHead(h headValue) error {
-	if err := writeFileAtomic(im.dir, headFile, h.encode()); err != nil {
-		return ioError(err, "image %q: write HEAD", im.id)
-	}
-	return nil
-}
-
 // head resolves HEAD to a hash.
 func (im *image) head() (Head, error) {
 	hv, err := im.readHead()
@@ -737,14 +847,6 @@ func (im *image) readRef(ref string) (hash string, ok bool, err error) {
 		return "", false, damaged(im.id, "%s holds %q, not a hash", ref, b)
 	}
 	return s, true, nil
-}
-
-func (im *image) writeRef(ref, hash string) error {
-	dir, name := filepath.Split(filepath.Join(im.dir, filepath.FromSlash(ref)))
-	if err := writeFileAtomic(dir, name, []byte(hash+"\n")); err != nil {
-		return ioError(err, "image %q: write %s", im.id, ref)
-	}
-	return nil
 }
 
 func (im *image) refs() (Refs, error) {
@@ -837,7 +939,7 @@ func (im *image) writeObject(hash string, canon []byte) error {
 	if b, err := os.ReadFile(im.objectPath(hash)); err == nil && bytes.Equal(b, canon) {
 		return nil
 	}
-	if err := writeFileAtomic(filepath.Join(im.dir, objectsDir), hash+".json", canon); err != nil {
+	if err := im.d.writeFileAtomic(filepath.Join(im.dir, objectsDir), hash+".json", canon); err != nil {
 		return ioError(err, "image %q: write snapshot %s", im.id, hash)
 	}
 	return nil

@@ -758,3 +758,61 @@ func TestCatalogMatchesEngine(t *testing.T) {
 		t.Errorf("operations: catalog (-) vs engine (+):\n%s", diff)
 	}
 }
+
+// Every reply of concurrent edits on one image describes its own commit: state_after
+// is the state the call committed, not HEAD read again after a later call moved it
+// (issue 11). Each call adds one entry, so the 20 replies carry 20 different entry
+// counts, 1 to 20, one per position in the history.
+func TestConcurrentEditsStateAfterIsOwnCommit(t *testing.T) {
+	f := newEdFixture(t)
+	var names []string
+	for _, e := range f.s.Vocab.Select(vocab.Filter{Layer: "L1"}) {
+		if e.Category != "geometry" && len(e.Parameters) > 0 && len(names) < 20 {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) != 20 {
+		t.Fatalf("only %d primitives to apply", len(names))
+	}
+	for round := range 5 {
+		id := fmt.Sprintf("cup-%d", round)
+		f.ingest("coffee.png", id)
+		replies := make([]Mutation, len(names))
+		var wg sync.WaitGroup
+		for i, name := range names {
+			wg.Go(func() {
+				raw := mustJSON(t, map[string]any{"image_id": id, "primitive_name": name})
+				env, _ := f.s.Invoke(t.Context(), "apply_primitive", raw)
+				if !env.Success {
+					t.Errorf("%s: %+v", name, env.Error)
+					return
+				}
+				b, err := json.Marshal(env.Data)
+				if err == nil {
+					err = json.Unmarshal(b, &replies[i])
+				}
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			})
+		}
+		wg.Wait()
+		counts := map[int]bool{}
+		for i, m := range replies {
+			if m.StateAfter.Head != m.SnapshotHash {
+				t.Errorf("round %d, %s: state_after.head %s, but the call committed %s", round, names[i], m.StateAfter.Head, m.SnapshotHash)
+			}
+			st, err := f.s.Workspace.History.Get(id, m.SnapshotHash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.StateAfter.EntryCount != len(st.Entries) {
+				t.Errorf("round %d, %s: state_after.entry_count %d, but the committed state has %d entries", round, names[i], m.StateAfter.EntryCount, len(st.Entries))
+			}
+			counts[m.StateAfter.EntryCount] = true
+		}
+		if len(counts) != len(names) {
+			t.Errorf("round %d: %d replies carry only %d different entry counts", round, len(names), len(counts))
+		}
+	}
+}

@@ -210,6 +210,12 @@ func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
 	if err != nil {
 		return StateAfter{}, history.State{}, err
 	}
+	sa, err := describeState(head, st)
+	return sa, st, err
+}
+
+// describeState describes state st with HEAD at head.
+func describeState(head history.Head, st history.State) (StateAfter, error) {
 	sa := StateAfter{Head: head.Hash, Detached: head.Detached, EntryCount: len(st.Entries), Layers: []string{}, Masks: []string{}}
 	if !head.Detached {
 		b := head.Branch
@@ -217,7 +223,7 @@ func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
 	}
 	t, err := StateTemplates(st)
 	if err != nil {
-		return StateAfter{}, history.State{}, err
+		return StateAfter{}, err
 	}
 	layers := map[string]bool{}
 	if t.L1 != "" {
@@ -249,7 +255,7 @@ func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
 	}
 	sort.Strings(sa.Layers)
 	sort.Strings(sa.Masks)
-	return sa, st, nil
+	return sa, nil
 }
 
 // Mutate changes an image's state under its lock, checks that the result still
@@ -260,7 +266,7 @@ func (s *Server) Mutate(imageID, label string, change func(st *history.State) er
 	if err != nil {
 		return Mutation{}, err
 	}
-	e, err := ws.History.Update(imageID, label, func(st *history.State) error {
+	c, err := ws.History.Update(imageID, label, func(st *history.State) error {
 		if err := change(st); err != nil {
 			return err
 		}
@@ -270,8 +276,17 @@ func (s *Server) Mutate(imageID, label string, change func(st *history.State) er
 	if err != nil {
 		return Mutation{}, err
 	}
-	// The commit's own hash: a concurrent call may already have moved HEAD.
-	return s.mutationAt(imageID, e.Hash)
+	return committedMutation(imageID, c)
+}
+
+// committedMutation describes a commit from what the store committed, not from HEAD
+// read again: by then a concurrent call may have moved it.
+func committedMutation(imageID string, c history.Committed) (Mutation, error) {
+	sa, err := describeState(c.Head, c.State)
+	if err != nil {
+		return Mutation{}, err
+	}
+	return Mutation{ImageID: imageID, StateAfter: sa, SnapshotHash: c.Hash}, nil
 }
 
 // Mutation describes an image's HEAD as a mutating tool returns it.

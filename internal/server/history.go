@@ -38,11 +38,11 @@ func snapshotTool(_ context.Context, s *Server, args map[string]any) (any, strin
 	}
 	// Update commits HEAD's own state under the image's lock: reading it first and
 	// committing it after would undo an edit made in between.
-	e, err := ws.History.Update(id, label, func(*history.State) error { return nil })
+	c, err := ws.History.Update(id, label, func(*history.State) error { return nil })
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := s.mutationAt(id, e.Hash)
+	m, err := committedMutation(id, c)
 	if err != nil {
 		return nil, "", err
 	}
