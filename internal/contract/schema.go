@@ -29,15 +29,18 @@ import (
 // keywords both drafts define with the same meaning are emitted:
 //
 //   - type (one name, never a list: a list of types is a portability warning in MCP
-//     Inspector and refused by Ajv strict; unions are anyOf), enum, const (draft-06+);
+//     Inspector --strict, and Ajv strict refuses unions other than with null; unions
+//     are anyOf), enum, const (draft-06+);
 //   - properties, required, additionalProperties (false for a closed struct, true for
-//     an open map of anything: an empty-string patternProperties says the same but is
-//     flagged by Inspector --strict and Ajv strict), patternProperties for a map keyed
+//     an open map of anything: an empty-string patternProperties says the same, but
+//     its {} is an untyped schema to Inspector --strict, and Ajv strict refuses a
+//     pattern that matches declared properties), patternProperties for a map keyed
 //     by a regexp;
 //   - items as one schema, with minItems, maxItems and uniqueItems: a list whose
 //     elements all have the same schema. A tuple of different schemas is prefixItems
 //     in 2020-12 and an items array in draft-07, and each draft ignores the other's
-//     spelling, so it is refused here;
+//     spelling (draft-07 read prefixItems + items:false as "no items at all", and
+//     Ajv strict refused a prefix shorter than maxItems), so it is refused here;
 //   - minimum, maximum, and exclusiveMinimum/exclusiveMaximum as numbers (draft-06+;
 //     draft-04's boolean form is never written);
 //   - pattern, minLength, maxLength (both count code points), not, anyOf, allOf;
