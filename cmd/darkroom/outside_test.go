@@ -114,7 +114,7 @@ func TestTypeScriptClient(t *testing.T) {
 	t.Logf("%d tools, %d calls through the TypeScript SDK client", summary.Tools, summary.Calls)
 }
 
-// TestInspectorCLI lists the tools with MCP Inspector's CLI in --strict mode, which
+// TestInspectorCLI lists the tools with MCP Inspector's CLI (2.x) in --strict mode, which
 // reports every tool-schema portability finding (a boolean schema, a list of types,
 // a schema that constrains nothing, a remote $ref) and exits non-zero on an error,
 // and calls a tool through it. The report must be empty.
@@ -122,10 +122,11 @@ func TestInspectorCLI(t *testing.T) {
 	node, dir := outsideNode(t)
 	bin := darkroomBinary(t)
 	ws := filepath.Join(t.TempDir(), "ws")
-	inspector := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "cli", "build", "index.js")
+	// The package's bin, what `npx @modelcontextprotocol/inspector --cli` runs.
+	inspector := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	run := func(args ...string) (string, string) {
 		t.Helper()
-		cmd := exec.Command(node, append([]string{inspector}, args...)...)
+		cmd := exec.Command(node, append([]string{inspector, "--cli"}, args...)...)
 		cmd.Dir = dir
 		// The inspector keeps a catalog of servers under the home directory.
 		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
