@@ -36,15 +36,15 @@ type ExportedTool struct {
 	Annotations  contract.Annotations  `json:"annotations"`
 	Deprecated   *contract.Deprecation `json:"deprecated"`
 	Errors       []string              `json:"errors"`
-	InputSchema  map[string]any        `json:"inputSchema"`
-	OutputSchema map[string]any        `json:"outputSchema"`
+	InputSchema  json.RawMessage       `json:"inputSchema"`
+	OutputSchema json.RawMessage       `json:"outputSchema"`
 }
 
 // Export is the whole tool surface as JSON: what `contract export` prints.
 func Export(c *contract.Contract) map[string]any {
 	tools := make([]ExportedTool, len(c.Tools))
 	for i, t := range c.Tools {
-		tools[i] = ExportedTool{t.Name, t.Title, t.Description, t.Group, t.Since, t.Annotations, t.Deprecated, t.Errors, t.InputSchema, t.OutputSchema}
+		tools[i] = ExportedTool{t.Name, t.Title, t.Description, t.Group, t.Since, t.Annotations, t.Deprecated, t.Errors, t.InputSchemaJSON, t.OutputSchemaJSON}
 	}
 	return map[string]any{
 		"contract_version": c.Version,

@@ -128,9 +128,9 @@ func toolsDoc(c *contract.Contract) []byte {
 		b.WriteString("Parameters:\n\n")
 		writeProps(&b, t.InputSchema)
 		b.WriteString("\n<details><summary>Input schema</summary>\n\n```json\n")
-		writeJSON(&b, t.InputSchema)
+		writeJSON(&b, t.InputSchemaJSON)
 		b.WriteString("```\n</details>\n\n<details><summary>Output schema</summary>\n\n```json\n")
-		writeJSON(&b, t.OutputSchema)
+		writeJSON(&b, t.OutputSchemaJSON)
 		b.WriteString("```\n</details>\n")
 	}
 	return b.Bytes()

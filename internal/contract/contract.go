@@ -49,10 +49,14 @@ type Tool struct {
 	Annotations Annotations
 	Deprecated  *Deprecation
 	Errors      []string
-	// InputSchema and OutputSchema are JSON Schema 2020-12 documents generated from
-	// the tool's params and result.
+	// InputSchema and OutputSchema are the JSON Schemas generated from the tool's
+	// params and result (see Schema), as maps for code that reads their keywords.
 	InputSchema  map[string]any
 	OutputSchema map[string]any
+	// InputSchemaJSON and OutputSchemaJSON are the same schemas as clients get them,
+	// properties in the contract's field order (image_id first).
+	InputSchemaJSON  json.RawMessage
+	OutputSchemaJSON json.RawMessage
 
 	contract *Contract
 	params   cue.Value
@@ -171,7 +175,7 @@ func build(v cue.Value) (*Contract, error) {
 	// Operation arguments and mask specs are checked by the same validator (render,
 	// named masks, and the editing tools' mask_spec).
 	for _, def := range []string{"OperationArgs", "MaskSpec"} {
-		s, err := Schema(v.LookupPath(cue.MakePath(cue.Def(def))))
+		s, _, err := Schema(v.LookupPath(cue.MakePath(cue.Def(def))))
 		if err != nil {
 			return nil, fmt.Errorf("#%s: %w", def, err)
 		}
@@ -221,10 +225,10 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 		}
 	}
 	var err error
-	if t.InputSchema, err = Schema(t.params); err != nil {
+	if t.InputSchema, t.InputSchemaJSON, err = Schema(t.params); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	if t.OutputSchema, err = Schema(t.result); err != nil {
+	if t.OutputSchema, t.OutputSchemaJSON, err = Schema(t.result); err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
 	return t, nil

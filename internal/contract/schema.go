@@ -1,16 +1,19 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
 )
 
-// JSON Schema (draft 2020-12) generated from CUE values.
+// JSON Schema generated from CUE values, in the subset on which draft-07 and
+// 2020-12 mean the same.
 //
 // CUE's own generator (encoding/jsonschema, v0.17) drops bounds beside defaults, drops
 // defaults, turns {} into const {}, loses closedness at the top level, gives an
@@ -18,18 +21,105 @@ import (
 // field. This translator covers the subset of CUE the contracts use, inlines every
 // reference (clients differ in their $ref support) and fails loudly on anything it
 // does not understand, so an advertised schema is never silently looser than CUE.
-// TestAgreement runs a corpus through both and requires the same verdicts.
+//
+// Hosts read these schemas with different validators: the TypeScript SDK with a
+// draft-07 Ajv, others with Ajv 2020, jsonschema-go, Python's jsonschema, or plain
+// `new Ajv()`. So there is no $schema key (MCP 2025-11-25 makes 2020-12 the default,
+// and a 2020-12 $schema makes a draft-07 Ajv refuse to compile the schema), and only
+// keywords both drafts define with the same meaning are emitted:
+//
+//   - type (one name, never a list: a list of types is a portability warning in MCP
+//     Inspector --strict, and Ajv strict refuses unions other than with null; unions
+//     are anyOf), enum, const (draft-06+);
+//   - properties, required, additionalProperties (false for a closed struct, true for
+//     an open map of anything: an empty-string patternProperties says the same, but
+//     its {} is an untyped schema to Inspector --strict, and Ajv strict refuses a
+//     pattern that matches declared properties), patternProperties for a map keyed
+//     by a regexp;
+//   - items as one schema, with minItems, maxItems and uniqueItems: a list whose
+//     elements all have the same schema. A tuple of different schemas is prefixItems
+//     in 2020-12 and an items array in draft-07, and each draft ignores the other's
+//     spelling (draft-07 read prefixItems + items:false as "no items at all", and
+//     Ajv strict refused a prefix shorter than maxItems), so it is refused here;
+//   - minimum, maximum, and exclusiveMinimum/exclusiveMaximum as numbers (draft-06+;
+//     draft-04's boolean form is never written);
+//   - pattern, minLength, maxLength (both count code points), not, anyOf, allOf;
+//   - default and description, which are annotations in both and validate nothing.
+//
+// Patterns are read as ECMA-262 by Ajv, as RE2 by CUE and jsonschema-go and by
+// Python's re (re.search) by Python's jsonschema, where $ also matches before a final
+// newline; a pattern anchored at both ends that can never match a newline therefore
+// comes with not: {pattern: "\n"}, which changes nothing for the other three.
+// TestAgreement runs a corpus through CUE and four validators and requires one
+// verdict.
 
-const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
-
-// Schema returns the JSON Schema of v, with the $schema keyword.
-func Schema(v cue.Value) (map[string]any, error) {
+// Schema returns the JSON Schema of v twice: as maps, for Go code that reads its
+// keywords, and as the JSON clients are sent, where properties keep the contract's
+// field order (maps would sort them, putting image_id after border or format).
+func Schema(v cue.Value) (map[string]any, json.RawMessage, error) {
 	s, err := schemaOf(v, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s["$schema"] = schemaDialect
-	return s, nil
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%v: %w", v.Path(), err)
+	}
+	return plain(s).(map[string]any), b, nil
+}
+
+// props is the value of properties: the schemas in the contract's field order.
+type props struct {
+	names   []string
+	schemas map[string]any
+}
+
+func (p *props) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range p.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(n)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.schemas[n])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// plain replaces every props by its map, for readers that index keywords.
+func plain(x any) any {
+	switch x := x.(type) {
+	case *props:
+		m := make(map[string]any, len(x.schemas))
+		for k, v := range x.schemas {
+			m[k] = plain(v)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[k] = plain(v)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = plain(v)
+		}
+		return out
+	}
+	return x
 }
 
 // maxSchemaDepth bounds recursion; the contracts nest a few levels deep.
@@ -70,13 +160,13 @@ func schemaOf0(v cue.Value, depth int) (map[string]any, error) {
 				return schemaOf0(r, depth+1)
 			}
 		}
-		if op == cue.SelectorOp {
-			// A reference through a comprehension variable (a.#value) has no
-			// path to look up; its evaluated value still has the structure.
-			if e := v.Eval(); e.Exists() {
-				if eop, _ := e.Expr(); eop != cue.SelectorOp {
-					return schemaOf0(e, depth+1)
-				}
+		// A reference through a comprehension variable (a.#value) or to a let
+		// (let lim = <=16; n: int & lim) has no path to look up; its evaluated
+		// value still has the structure and the bounds. (Read as a plain kind, the
+		// let's bound would be dropped.)
+		if e := v.Eval(); e.Exists() {
+			if eop, _ := e.Expr(); eop != cue.SelectorOp && (op == cue.SelectorOp || eop != cue.NoOp) {
+				return schemaOf0(e, depth+1)
 			}
 		}
 	}
@@ -118,7 +208,11 @@ func schemaOf0(v cue.Value, depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"type": "string", "pattern": re}, nil
+		s := map[string]any{"type": "string", "pattern": re}
+		if needsNewlineGuard(re) {
+			s["not"] = map[string]any{"pattern": `\n`}
+		}
+		return s, nil
 	case cue.NotRegexMatchOp:
 		re, err := args[0].String()
 		if err != nil {
@@ -256,8 +350,9 @@ func dropSubsumed(arms []cue.Value) []cue.Value {
 
 func structSchema(v cue.Value, depth int) (map[string]any, error) {
 	s := map[string]any{"type": "object"}
-	props := map[string]any{}
+	ps := &props{schemas: map[string]any{}}
 	patterns := map[string]any{}
+	var anyLabel map[string]any // the schema of [string]: X
 	var required []string
 	it, err := v.Fields(cue.Optional(true), cue.Patterns(true))
 	if err != nil {
@@ -272,11 +367,15 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 			if !ok {
 				return nil, fmt.Errorf("%v: pattern constraint %v has no JSON Schema form", v.Path(), sel.Pattern())
 			}
-			ps, err := schemaOf(fv, depth+1)
+			fs, err := schemaOf(fv, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			patterns[re] = ps
+			if re == "" {
+				anyLabel = fs
+			} else {
+				patterns[re] = fs
+			}
 			continue
 		case cue.RequiredConstraint:
 			required = append(required, sel.Unquoted())
@@ -296,10 +395,12 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		props[sel.Unquoted()] = fs
+		closeNested(v, []cue.Selector{cue.Str(sel.Unquoted())}, fs)
+		ps.names = append(ps.names, sel.Unquoted())
+		ps.schemas[sel.Unquoted()] = fs
 	}
-	if len(props) > 0 {
-		s["properties"] = props
+	if len(ps.names) > 0 {
+		s["properties"] = ps
 	}
 	if len(patterns) > 0 {
 		s["patternProperties"] = patterns
@@ -308,7 +409,19 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 		slices.Sort(required)
 		s["required"] = required
 	}
-	if isClosed(v) {
+	switch {
+	case anyLabel != nil && len(anyLabel) == 0:
+		// {[string]: _}: an open object of anything, said explicitly (an untyped
+		// {} under an empty-string pattern is flagged by Inspector --strict).
+		s["additionalProperties"] = true
+	case anyLabel != nil:
+		// [string]: X constrains declared fields too; additionalProperties does
+		// not, so it is exact only when nothing is declared.
+		if len(ps.names) > 0 || len(patterns) > 0 {
+			return nil, fmt.Errorf("%v: [string]: beside declared fields has no JSON Schema form", v.Path())
+		}
+		s["additionalProperties"] = anyLabel
+	case isClosed(v):
 		s["additionalProperties"] = false
 	}
 	return s, nil
@@ -335,9 +448,35 @@ func isClosed(v cue.Value) bool {
 	return v.FillPath(probe, 1).LookupPath(probe).Err() != nil
 }
 
+// closeNested marks the objects of s, the schema of the field at sels in parent,
+// closed when the parent refuses an unknown field there. A struct nested in a
+// definition (exif in #IngestData, the elements of diff's changed) is closed, but
+// taken out of its parent it no longer says so, so isClosed alone would call it open.
+func closeNested(parent cue.Value, sels []cue.Selector, s map[string]any) {
+	switch s["type"] {
+	case "object":
+		if _, ok := s["additionalProperties"]; !ok {
+			p := cue.MakePath(append(slices.Clone(sels), cue.Str(closedProbe))...)
+			if parent.FillPath(p, 1).LookupPath(p).Err() != nil {
+				s["additionalProperties"] = false
+			}
+		}
+	case "array":
+		if items, ok := s["items"].(map[string]any); ok {
+			closeNested(parent, append(slices.Clone(sels), cue.Index(0)), items)
+		}
+	}
+	arms, _ := s["anyOf"].([]any)
+	for _, arm := range arms {
+		closeNested(parent, sels, arm.(map[string]any))
+	}
+}
+
 // closedProbe is a label no contract declares; asking whether a struct allows it tells
 // whether the struct is closed. It is interned once.
-const closedProbe = "darkroom_closed_probe"
+// It matches no label pattern the contracts use (they are lower-case identifiers), so
+// a definition whose only fields are [#Name]: X is seen as closed.
+const closedProbe = "Darkroom closed probe"
 
 func listSchema(v cue.Value, depth int) (map[string]any, error) {
 	s := map[string]any{"type": "array"}
@@ -358,16 +497,20 @@ func listSchema(v cue.Value, depth int) (map[string]any, error) {
 		}
 		s["maxItems"] = n
 	}
-	if n > 0 {
-		prefix := make([]any, n)
-		for i := range n {
-			ps, err := schemaOf(v.LookupPath(cue.MakePath(cue.Index(i))), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			prefix[i] = ps
+	// Every element must have one schema, said once in items: a tuple of different
+	// schemas has no spelling that draft-07 and 2020-12 read alike.
+	var items map[string]any
+	for i := range n {
+		ps, err := schemaOf(v.LookupPath(cue.MakePath(cue.Index(i))), depth+1)
+		if err != nil {
+			return nil, err
 		}
-		s["prefixItems"] = prefix
+		if items != nil && !jsonEqual(items, ps) {
+			return nil, fmt.Errorf("%v: a tuple of different element schemas has no form that draft-07 and 2020-12 read alike", v.Path())
+		}
+		items = ps
+	}
+	if n > 0 {
 		s["minItems"] = n
 	}
 	if rest.Exists() {
@@ -375,11 +518,13 @@ func listSchema(v cue.Value, depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rs) > 0 {
-			s["items"] = rs
+		if items != nil && !jsonEqual(items, rs) {
+			return nil, fmt.Errorf("%v: list elements after the first %d have another schema, which has no form that draft-07 and 2020-12 read alike", v.Path(), n)
 		}
-	} else {
-		s["items"] = false
+		items = rs
+	}
+	if len(items) > 0 {
+		s["items"] = items
 	}
 	return s, nil
 }
@@ -470,13 +615,12 @@ func jsonType(k cue.Kind) any {
 	case k&cue.IntKind != 0:
 		ts = append(ts, "integer")
 	}
-	switch len(ts) {
-	case 0:
+	if len(ts) != 1 {
+		// Several kinds are a disjunction, which anyOf says; a list of types is
+		// refused by Ajv strict.
 		return nil
-	case 1:
-		return ts[0]
 	}
-	return ts
+	return ts[0]
 }
 
 // jsonNumber keeps integral bounds integral in the generated JSON.
@@ -512,4 +656,41 @@ func docString(v cue.Value) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// needsNewlineGuard reports whether re (RE2 syntax, as CUE reads it) is anchored at
+// both ends and can never match a newline. For such a pattern a string with a newline
+// never matches in RE2 or ECMA-262, but Python's re.search lets $ match before a final
+// newline; not: {pattern: "\\n"} makes Python agree and changes nothing elsewhere.
+func needsNewlineGuard(re string) bool {
+	r, err := syntax.Parse(re, syntax.Perl)
+	if err != nil || r.Op != syntax.OpConcat || len(r.Sub) < 2 {
+		return false
+	}
+	if r.Sub[0].Op != syntax.OpBeginText || r.Sub[len(r.Sub)-1].Op != syntax.OpEndText {
+		return false
+	}
+	return !matchesNewline(r)
+}
+
+func matchesNewline(r *syntax.Regexp) bool {
+	switch r.Op {
+	case syntax.OpAnyChar:
+		return true
+	case syntax.OpLiteral:
+		return slices.Contains(r.Rune, '\n')
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(r.Rune); i += 2 {
+			if r.Rune[i] <= '\n' && '\n' <= r.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, sub := range r.Sub {
+		if matchesNewline(sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -359,8 +359,8 @@ func MCPTool(t *contract.Tool) *mcp.Tool {
 			IdempotentHint:  t.Annotations.Idempotent,
 			OpenWorldHint:   &openWorld,
 		},
-		InputSchema:  t.InputSchema,
-		OutputSchema: t.OutputSchema,
+		InputSchema:  t.InputSchemaJSON,
+		OutputSchema: t.OutputSchemaJSON,
 	}
 }
 
