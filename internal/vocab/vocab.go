@@ -23,9 +23,6 @@ import (
 	"darkroom/internal/contract"
 )
 
-// MaxPackBytes bounds one manifest file.
-const MaxPackBytes = 4 << 20
-
 // Vocabulary is every loaded pack, resolved.
 type Vocabulary struct {
 	Packs   []Pack
@@ -122,16 +119,30 @@ func Builtin() ([]Source, error) {
 	return fromFS(darkroom.Files, "vocabulary")
 }
 
-// Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory.
+// Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory, read
+// under the bounds of readPackFile and MaxTotalPackBytes.
 func Dir(dir string) ([]Source, error) {
-	srcs, err := fromFS(os.DirFS(dir), ".")
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("vocabulary directory %s: %w", dir, err)
+		return nil, fmt.Errorf("vocabulary directory %s: %w", DisplayPath(dir), errors.Unwrap(err))
 	}
-	for i := range srcs {
-		srcs[i].Name = DisplayPath(filepath.Join(dir, srcs[i].Name))
+	var out []Source
+	for _, e := range ents {
+		if e.IsDir() || !isManifest(e.Name()) {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		display := DisplayPath(name)
+		b, err := readPackFile(name, display)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Source{Name: display, Data: b})
 	}
-	return srcs, nil
+	if err := checkTotal(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func fromFS(fsys fs.FS, dir string) ([]Source, error) {
@@ -168,25 +179,20 @@ func readBounded(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	if info.Size() > MaxPackBytes {
-		return nil, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
+		return nil, tooBig(name, info.Size())
 	}
 	return fs.ReadFile(fsys, name)
 }
 
-// File reads one manifest file named on a command line.
+// File reads one manifest file named on a command line, under the bounds of
+// readPackFile.
 func File(name string) (Source, error) {
-	info, err := os.Stat(name)
+	display := DisplayPath(name)
+	b, err := readPackFile(name, display)
 	if err != nil {
 		return Source{}, err
 	}
-	if info.Size() > MaxPackBytes {
-		return Source{}, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return Source{}, err
-	}
-	return Source{Name: DisplayPath(name), Data: b}, nil
+	return Source{Name: display, Data: b}, nil
 }
 
 // DisplayPath writes a path as cue vet prints it: relative to the working directory,
@@ -235,6 +241,9 @@ func Check(c *contract.Contract, src Source) (cue.Value, error) {
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
+		if err := preflight(src); err != nil {
+			return cue.Value{}, err
+		}
 		v := ctx.CompileBytes(src.Data, cue.Filename(fname))
 		if v.Err() != nil {
 			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
@@ -280,10 +289,17 @@ func PackName(c *contract.Contract, src Source) string {
 // Load checks and resolves packs. Any invalid pack fails the load with cue vet's
 // message; so do names repeated across packs and default masks that do not exist.
 func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
+	if err := checkTotal(srcs); err != nil {
+		return nil, err
+	}
 	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
 	var perrs []string
 	for _, src := range srcs {
 		v, err := Check(c, src)
+		var pe *PackError
+		if err != nil && !errors.As(err, &pe) {
+			return nil, err // a pack refused before its check (too costly to evaluate) keeps its code
+		}
 		if err != nil {
 			perrs = append(perrs, err.Error())
 			continue
