@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -177,4 +178,35 @@ func peakRSS(t *testing.T) int64 {
 		}
 	}
 	return 0
+}
+
+// vocab vet checks a file, asks its pack name and loads it with the built-in packs:
+// the pack is evaluated once, not three times.
+func TestCheckRemembers(t *testing.T) {
+	c := loadContract(t)
+	src := Source{Name: "./big.yaml", Data: bigPack(64 << 10)}
+	allocs := func(f func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		f()
+		runtime.ReadMemStats(&b)
+		return b.Mallocs - a.Mallocs
+	}
+	first := allocs(func() {
+		if _, err := Check(c, src); err != nil {
+			t.Fatal(err)
+		}
+	})
+	again := allocs(func() {
+		if name := PackName(c, src); name != "big_pack" {
+			t.Errorf("PackName = %q, want big_pack", name)
+		}
+	})
+	if again*10 > first {
+		t.Errorf("asking for the pack name of a checked pack made %d allocations, the check itself %d: it was checked again", again, first)
+	}
+	changed := Source{Name: src.Name, Data: append(bytes.Clone(src.Data), "\n"...)}
+	if allocs(func() { Check(c, changed) })*2 < first {
+		t.Error("a pack whose content changed was not checked again")
+	}
 }

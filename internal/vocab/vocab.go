@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -222,7 +224,50 @@ type PackError struct {
 func (e *PackError) Error() string { return e.Detail }
 
 // Check validates one manifest against #Manifest and returns it with defaults filled.
+// The last few verdicts are remembered (by contract, name and content), because a
+// check costs about a millisecond per entry inside CUE and vocab vet asks three
+// times: to check a file, for its pack name, and to load it with the others.
 func Check(c *contract.Contract, src Source) (cue.Value, error) {
+	key := checkKey{c: c, name: src.Name, sum: sha256.Sum256(src.Data)}
+	checked.mu.Lock()
+	for _, r := range checked.results {
+		if r.checkKey == key {
+			checked.mu.Unlock()
+			return r.v, r.err
+		}
+	}
+	checked.mu.Unlock()
+	v, err := check(c, src)
+	checked.mu.Lock()
+	if len(checked.results) == maxChecked {
+		checked.results = append(checked.results[:0], checked.results[1:]...)
+	}
+	checked.results = append(checked.results, checkResult{key, v, err})
+	checked.mu.Unlock()
+	return v, err
+}
+
+type checkKey struct {
+	c    *contract.Contract
+	name string
+	sum  [sha256.Size]byte
+}
+
+type checkResult struct {
+	checkKey
+	v   cue.Value
+	err error
+}
+
+var checked struct {
+	mu      sync.Mutex
+	results []checkResult
+}
+
+// maxChecked is how many verdicts Check remembers: a vet or a start-up's packs.
+const maxChecked = 16
+
+func check(c *contract.Contract, src Source) (cue.Value, error) {
 	ctx := c.Value.Context()
 	var expr ast.Expr
 	var err error
