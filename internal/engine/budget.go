@@ -30,7 +30,7 @@ const DefaultDecodeWait = 2 * time.Minute
 // freeOSThreshold is the size of decode after which its memory is handed back to
 // the operating system at once: Go's scavenger returns freed pages over minutes,
 // and an idle server should not sit on the gigabyte a large PNG needed.
-const freeOSThreshold = 128 << 20
+const freeOSThreshold = 32 << 20
 
 // The decode budget counts the bytes of pixels a decode holds from its header check
 // to its end: the decoder's own buffers (its 8- or 16-bit image, which Go's decoders

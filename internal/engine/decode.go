@@ -2,8 +2,8 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"errors"
 	"image"
@@ -94,6 +94,11 @@ func Decode(data []byte, opt DecodeOptions) (*Source, error) {
 }
 
 func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
+	if streamPNG && opt.MaxLongEdge > 0 && bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+		if src, ok, err := decodePNGProxy(data, opt, release); ok {
+			return src, err
+		}
+	}
 	// cost is what the float side holds: a proxy (and its upright copy, and the
 	// box-averaged rows that feed it), or the full-size image.
 	cost := func(w, h, o int) int64 {
