@@ -24,7 +24,7 @@ import (
 const DefaultDecodeBudget int64 = 3 << 29
 
 // DefaultDecodeWait bounds how long a decode waits for others to give back budget
-// before it answers unavailable.
+// before it answers limit_exceeded.
 const DefaultDecodeWait = 2 * time.Minute
 
 // freeOSThreshold is the size of decode after which its memory is handed back to
@@ -77,8 +77,8 @@ func (b *budget) broadcast() {
 }
 
 // acquire takes n bytes of the budget, waiting while other decodes hold too much of
-// it. It returns limit_exceeded at once when n alone is over the budget, and
-// unavailable when ctx ends or the wait runs out first. release gives the bytes
+// it. It returns limit_exceeded at once when n alone is over the budget, and also
+// when ctx ends or the wait runs out first. release gives the bytes
 // back, first returning a large decode's memory to the system so that the next
 // decode starts from a heap that is really smaller.
 func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) (release func(), err error) {
@@ -113,12 +113,14 @@ func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) 
 			defer t.Stop()
 			timeout = t.C
 		}
+		// Giving up is limit_exceeded, which every tool that decodes declares and
+		// which is recoverable: the same call may pass when the others are done.
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, darkroom.Wrap(darkroom.Unavailable, ctx.Err(), "decode %s: gave up waiting for %s of the decode budget", format, mib(n))
+			return nil, darkroom.Wrap(darkroom.LimitExceeded, ctx.Err(), "decode %s: gave up waiting for %s of the decode budget", format, mib(n))
 		case <-timeout:
-			e := darkroom.Errorf(darkroom.Unavailable, "decode %s: other images held the decode budget (%s) for %s; try again", format, mib(limit), wait)
+			e := darkroom.Errorf(darkroom.LimitExceeded, "decode %s: other images held the decode budget (%s) for %s; try again", format, mib(limit), wait)
 			e.Details = map[string]any{"bytes": n, "budget_bytes": limit}
 			return nil, e
 		}

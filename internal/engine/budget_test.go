@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -243,3 +244,33 @@ func TestDecodeBudgetRefuses(t *testing.T) {
 }
 
 func setTestBudget(n int64) { SetDecodeBudget(n, 0) }
+
+// A decode that fits the budget but not beside the others waits for them, and gives
+// up with limit_exceeded when its context ends first, holding nothing.
+func TestDecodeBudgetWaits(t *testing.T) {
+	b := &budget{limit: 100, wait: DefaultDecodeWait, changed: make(chan struct{})}
+	first, err := b.acquire(context.Background(), "png", 1, 1, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.acquire(ctx, "png", 1, 1, 60); darkroom.Code(err) != darkroom.LimitExceeded {
+		t.Errorf("acquire with the context ended: %v, want %s", err, darkroom.LimitExceeded)
+	}
+	done := make(chan error)
+	go func() {
+		second, err := b.acquire(context.Background(), "png", 1, 1, 60)
+		if err == nil {
+			second()
+		}
+		done <- err
+	}()
+	first()
+	if err := <-done; err != nil {
+		t.Errorf("acquire after the first was released: %v", err)
+	}
+	if b.used != 0 {
+		t.Errorf("%d bytes still held after both were released", b.used)
+	}
+}

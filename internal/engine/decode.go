@@ -82,7 +82,7 @@ var codecs = map[string]codec{
 // applying the EXIF orientation. It returns limit_exceeded when the header states more
 // pixels than opt.MaxPixels, or an image whose decode alone needs more memory than the
 // decode budget (SetDecodeBudget); it waits while other decodes hold the budget, and
-// returns unavailable when that wait ends first. A corrupt, truncated or unsupported
+// returns limit_exceeded too when that wait ends first. A corrupt, truncated or unsupported
 // file is invalid_input; the decoders' own panics on hostile input are too.
 func Decode(data []byte, opt DecodeOptions) (*Source, error) {
 	var release func()
