@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -371,7 +372,20 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 		params = append(params, e.ParameterNames()...)
 	}
 	c.AllowLabels(params...)
+	if total := packBytes(srcs); total > 1<<20 {
+		// Checking costs CUE hundreds of bytes of garbage per byte of pack; a server
+		// that just started should not sit on it.
+		debug.FreeOSMemory()
+	}
 	return voc, nil
+}
+
+func packBytes(srcs []Source) int64 {
+	var n int64
+	for _, s := range srcs {
+		n += int64(len(s.Data))
+	}
+	return n
 }
 
 func (voc *Vocabulary) add(src Source, v cue.Value) error {
