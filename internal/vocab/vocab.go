@@ -127,7 +127,7 @@ func Builtin() ([]Source, error) {
 func Dir(dir string) ([]Source, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("vocabulary directory %s: %w", DisplayPath(dir), errors.Unwrap(err))
+		return nil, fmt.Errorf("vocabulary directory %s: %w", DisplayPath(dir), pathless(err))
 	}
 	var out []Source
 	for _, e := range ents {
