@@ -1,7 +1,7 @@
 // Command darkroom is an MCP server that lets AI agents edit photographs through a
 // declared vocabulary of operations, and the CLI verbs that mirror its tools.
 //
-//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR]
+//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
 //	                                    speak MCP over stdio
 //	darkroom demo                       an editing session through an in-process MCP client
 //	darkroom vocab list [--layer L] [--json]
@@ -27,6 +27,7 @@ import (
 
 	"darkroom"
 	"darkroom/internal/contract"
+	"darkroom/internal/engine"
 	"darkroom/internal/server"
 	"darkroom/internal/vocab"
 )
@@ -222,7 +223,7 @@ func (m *Main) newServer(vocabDirs []string, ws *server.Workspace) (*server.Serv
 	return s, nil
 }
 
-const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR]
+const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
 
 Speaks MCP over stdio. Images, their history, previews and exports live under the
 workspace (default: $DARKROOM_WORKSPACE, else the per-user data directory).
@@ -237,6 +238,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve", serveSynopsis)
 	var vocabDirs multiFlag
 	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs (repeatable)")
+	budgetMiB := fs.Int64("decode-budget", engine.DefaultDecodeBudget>>20, "MiB of pixel buffers the decodes in flight may hold together; a decode that would pass it waits, one that alone needs more is refused (limit_exceeded)")
 	var wf workspaceFlags
 	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
 	contractDir := fs.String("contracts", "", "serve the contract module in `DIR` (cue.mod/module.cue, contracts/*.cue) instead of the built-in one")
@@ -253,6 +255,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		}
 		m.contract = c
 	}
+	if *budgetMiB <= 0 || *budgetMiB > 1<<30 {
+		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
+	}
+	engine.SetDecodeBudget(*budgetMiB<<20, 0)
 	ws, err := wf.open(nil)
 	if err != nil {
 		if wf.explicit() {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"errors"
 	"image"
@@ -40,6 +41,8 @@ type DecodeOptions struct {
 	// but a reduction of 2.8x or more first averages blocks of 2x2 or more pixels
 	// (see boxRows), which is a little softer than Resize and several times cheaper.
 	MaxLongEdge int
+	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget).
+	Context context.Context
 }
 
 // Source is a decoded photo.
@@ -77,13 +80,39 @@ var codecs = map[string]codec{
 
 // Decode reads a JPEG, PNG, TIFF, WebP or GIF (first frame) into linear-light RGB,
 // applying the EXIF orientation. It returns limit_exceeded when the header states more
-// pixels than opt.MaxPixels, and invalid_input for a corrupt, truncated or unsupported
-// file; the decoders' own panics on hostile input are turned into invalid_input too.
+// pixels than opt.MaxPixels, or an image whose decode alone needs more memory than the
+// decode budget (SetDecodeBudget); it waits while other decodes hold the budget, and
+// returns limit_exceeded too when that wait ends first. A corrupt, truncated or unsupported
+// file is invalid_input; the decoders' own panics on hostile input are too.
 func Decode(data []byte, opt DecodeOptions) (*Source, error) {
-	d, err := decodeFile(data, opt.MaxPixels, opt.MaxLongEdge)
+	var release func()
+	src, err := decode(data, opt, &release)
+	if release != nil {
+		release() // here, where decode's buffers are garbage, so they can be freed
+	}
+	return src, err
+}
+
+func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
+	if streamPNG && opt.MaxLongEdge > 0 && bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+		if src, ok, err := decodePNGProxy(data, opt, release); ok {
+			return src, err
+		}
+	}
+	// cost is what the float side holds: a proxy (and its upright copy, and the
+	// box-averaged rows that feed it), or the full-size image.
+	cost := func(w, h, o int) int64 {
+		if opt.MaxLongEdge > 0 && max(w, h) > opt.MaxLongEdge {
+			tw, th := FitLongEdge(w, h, opt.MaxLongEdge)
+			return 2*floatBytes(tw, th) + floatBytes(w, 16)
+		}
+		return floatBytes(w, h)
+	}
+	d, err := decodeFile(opt.Context, data, opt.MaxPixels, opt.MaxLongEdge, cost)
 	if err != nil {
 		return nil, err
 	}
+	*release = d.release
 	src, conv, w, h, o := d.src, d.conv, d.w, d.h, d.o
 	if opt.MaxLongEdge > 0 && max(w, h) > opt.MaxLongEdge {
 		tw, th := FitLongEdge(src.Width, src.Height, opt.MaxLongEdge)
@@ -118,6 +147,9 @@ type decoded struct {
 	alpha *atomic.Bool
 	// w and h are the stored size, o the EXIF orientation (1 to 8).
 	w, h, o int
+	// release gives back the decode budget the decode holds; the caller calls it
+	// once the decoder's image and what was made from it are garbage.
+	release func()
 }
 
 // finish adds the warnings that converting the pixels gave.
@@ -132,7 +164,11 @@ func (d *decoded) finish() {
 // decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain (see jpegScale), so the
 // stored size (decoded.w and h) may be smaller than the source's (Source.Width and
 // Height).
-func decodeFile(data []byte, maxPixels int64, shrinkTo int) (*decoded, error) {
+//
+// Before decoding, it takes from the decode budget what the decoder will allocate
+// plus floatCost(w, h, o) of the full-resolution stored size and orientation (what
+// the caller will make of it); the returned decoded.release gives it back.
+func decodeFile(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, floatCost func(w, h, o int) int64) (*decoded, error) {
 	format, err := sniff(data)
 	if err != nil {
 		return nil, err
@@ -162,6 +198,21 @@ func decodeFile(data []byte, maxPixels int64, shrinkTo int) (*decoded, error) {
 			decode = func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegdec.Options{Scale: scale}) }
 		}
 	}
+	o := src.Meta.Orientation
+	if o < 1 || o > 8 {
+		o = 1
+	}
+	release, err := decodeBudget.acquire(ctx, format, cfg.Width, cfg.Height,
+		decoderBytes(format, data, cfg, scale)+floatCost(cfg.Width, cfg.Height, o))
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			release()
+		}
+	}()
 	var m image.Image
 	if err := guard(format, func() (err error) {
 		m, err = decode(bytes.NewReader(data))
@@ -183,10 +234,7 @@ func decodeFile(data []byte, maxPixels int64, shrinkTo int) (*decoded, error) {
 	}
 
 	conv, alpha := converter(m)
-	w, h, o := b.Dx(), b.Dy(), src.Meta.Orientation
-	if o < 1 || o > 8 {
-		o = 1
-	}
+	w, h := b.Dx(), b.Dy()
 	src.Width, src.Height = w, h
 	if scale > 1 {
 		src.Width, src.Height = cfg.Width, cfg.Height
@@ -194,7 +242,8 @@ func decodeFile(data []byte, maxPixels int64, shrinkTo int) (*decoded, error) {
 	if o >= 5 {
 		src.Width, src.Height = src.Height, src.Width
 	}
-	return &decoded{src: src, m: m, conv: conv, alpha: alpha, w: w, h: h, o: o}, nil
+	ok = true
+	return &decoded{src: src, m: m, conv: conv, alpha: alpha, w: w, h: h, o: o, release: release}, nil
 }
 
 // jpegScale is the DCT scaling (1, 2, 4 or 8) to decode a JPEG whose long edge is

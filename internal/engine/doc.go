@@ -17,7 +17,15 @@
 //   - First preview (Previewer.Proxy): a JPEG is decoded by jpegdec in the DCT domain
 //     at 1/2, 1/4 or 1/8 of its size (as libjpeg and libvips shrink on load), other
 //     formats are box-averaged row by row while converting, and a Lanczos pass makes
-//     the proxy; no full-size float image is ever made.
+//     the proxy; no full-size float image is ever made. A PNG (non-interlaced, 8 or
+//     16 bits, no tRNS) is not even decoded whole: its rows are inflated and box-
+//     averaged as they come (pngrows.go), so a file that declares 240 megapixels
+//     costs tens of megabytes to preview instead of one or two gigabytes.
+//
+// Every decode first takes from a process-wide decode budget (budget.go) what its
+// decoder and float images will hold, estimated from the header: one that alone
+// exceeds it is refused before anything is allocated, others wait their turn, and a
+// large one hands its memory back to the system when it ends.
 //   - Export (Export): when every edit works pixel by pixel (operations whose catalog
 //     entry is marked band, and masks that can be cut into rows), strips of rows are
 //     converted from the decoder's 8-bit planes, rendered and JPEG-encoded on every

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"image"
 	"io"
 	"runtime"
@@ -24,6 +25,8 @@ type ExportOptions struct {
 	// rendering ("encode" starts), so a caller can report progress. A streamed export
 	// renders and encodes together: "encode" comes when the last rows are rendered.
 	Stage func(next string)
+	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget).
+	Context context.Context
 }
 
 // ExportResult says what an export wrote.
@@ -46,11 +49,45 @@ type ExportResult struct {
 // last render whole images: the band edits before them run strip by strip as the
 // source is converted, those after them strip by strip into the encoder, and each
 // full-size image is dropped as soon as the next replaces it.
+//
+// The decode budget (SetDecodeBudget) is taken for the decoder's image and the float
+// images the export will hold (strips when it streams, one or two full-size images
+// when it cannot), and held until the file is written.
 func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportResult, error) {
-	d, err := decodeFile(data, opt.MaxPixels, 0)
+	var release func()
+	res, err := export(w, data, edits, opt, &release)
+	if release != nil {
+		release() // here, where export's buffers are garbage, so they can be freed
+	}
+	return res, err
+}
+
+func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *func()) (ExportResult, error) {
+	allBand := true
+	for _, e := range edits {
+		allBand = allBand && bandEdit(e)
+	}
+	cost := func(w, h, o int) int64 {
+		if o >= 5 {
+			w, h = h, w
+		}
+		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
+		switch {
+		case allBand && !resize && opt.Encode.Format == "jpeg":
+			return streamBytes()
+		case allBand && !resize:
+			return floatBytes(w, h) + streamBytes()
+		}
+		// The source, the render of the edits that need the whole image, and the
+		// scratch image such an edit (a blur, a rotation) works in; a resize's
+		// output is smaller than any of them.
+		return 3*floatBytes(w, h) + streamBytes()
+	}
+	d, err := decodeFile(opt.Context, data, opt.MaxPixels, 0, cost)
 	if err != nil {
 		return ExportResult{}, err
 	}
+	*release = d.release
 	order, err := renderOrder(edits)
 	if err != nil {
 		return ExportResult{}, err

@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -23,9 +26,6 @@ import (
 	"darkroom"
 	"darkroom/internal/contract"
 )
-
-// MaxPackBytes bounds one manifest file.
-const MaxPackBytes = 4 << 20
 
 // Vocabulary is every loaded pack, resolved.
 type Vocabulary struct {
@@ -123,16 +123,30 @@ func Builtin() ([]Source, error) {
 	return fromFS(darkroom.Files, "vocabulary")
 }
 
-// Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory.
+// Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory, read
+// under the bounds of readPackFile and MaxTotalPackBytes.
 func Dir(dir string) ([]Source, error) {
-	srcs, err := fromFS(os.DirFS(dir), ".")
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("vocabulary directory %s: %w", dir, err)
+		return nil, fmt.Errorf("vocabulary directory %s: %w", DisplayPath(dir), pathless(err))
 	}
-	for i := range srcs {
-		srcs[i].Name = DisplayPath(filepath.Join(dir, srcs[i].Name))
+	var out []Source
+	for _, e := range ents {
+		if e.IsDir() || !isManifest(e.Name()) {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		display := DisplayPath(name)
+		b, err := readPackFile(name, display)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Source{Name: display, Data: b})
 	}
-	return srcs, nil
+	if err := checkTotal(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func fromFS(fsys fs.FS, dir string) ([]Source, error) {
@@ -169,25 +183,20 @@ func readBounded(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	if info.Size() > MaxPackBytes {
-		return nil, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
+		return nil, tooBig(name, info.Size())
 	}
 	return fs.ReadFile(fsys, name)
 }
 
-// File reads one manifest file named on a command line.
+// File reads one manifest file named on a command line, under the bounds of
+// readPackFile.
 func File(name string) (Source, error) {
-	info, err := os.Stat(name)
+	display := DisplayPath(name)
+	b, err := readPackFile(name, display)
 	if err != nil {
 		return Source{}, err
 	}
-	if info.Size() > MaxPackBytes {
-		return Source{}, darkroom.Errorf(darkroom.LimitExceeded, "%s: %d bytes, over the manifest limit of %d", name, info.Size(), MaxPackBytes)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return Source{}, err
-	}
-	return Source{Name: DisplayPath(name), Data: b}, nil
+	return Source{Name: display, Data: b}, nil
 }
 
 // DisplayPath writes a path as cue vet prints it: relative to the working directory,
@@ -217,7 +226,50 @@ type PackError struct {
 func (e *PackError) Error() string { return e.Detail }
 
 // Check validates one manifest against #Manifest and returns it with defaults filled.
+// The last few verdicts are remembered (by contract, name and content), because a
+// check costs about a millisecond per entry inside CUE and vocab vet asks three
+// times: to check a file, for its pack name, and to load it with the others.
 func Check(c *contract.Contract, src Source) (cue.Value, error) {
+	key := checkKey{c: c, name: src.Name, sum: sha256.Sum256(src.Data)}
+	checked.mu.Lock()
+	for _, r := range checked.results {
+		if r.checkKey == key {
+			checked.mu.Unlock()
+			return r.v, r.err
+		}
+	}
+	checked.mu.Unlock()
+	v, err := check(c, src)
+	checked.mu.Lock()
+	if len(checked.results) == maxChecked {
+		checked.results = append(checked.results[:0], checked.results[1:]...)
+	}
+	checked.results = append(checked.results, checkResult{key, v, err})
+	checked.mu.Unlock()
+	return v, err
+}
+
+type checkKey struct {
+	c    *contract.Contract
+	name string
+	sum  [sha256.Size]byte
+}
+
+type checkResult struct {
+	checkKey
+	v   cue.Value
+	err error
+}
+
+var checked struct {
+	mu      sync.Mutex
+	results []checkResult
+}
+
+// maxChecked is how many verdicts Check remembers: a vet or a start-up's packs.
+const maxChecked = 16
+
+func check(c *contract.Contract, src Source) (cue.Value, error) {
 	ctx := c.Value.Context()
 	var expr ast.Expr
 	var err error
@@ -236,6 +288,9 @@ func Check(c *contract.Contract, src Source) (cue.Value, error) {
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
+		if err := preflight(src); err != nil {
+			return cue.Value{}, err
+		}
 		v := ctx.CompileBytes(src.Data, cue.Filename(fname))
 		if v.Err() != nil {
 			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
@@ -281,10 +336,17 @@ func PackName(c *contract.Contract, src Source) string {
 // Load checks and resolves packs. Any invalid pack fails the load with cue vet's
 // message; so do names repeated across packs and default masks that do not exist.
 func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
+	if err := checkTotal(srcs); err != nil {
+		return nil, err
+	}
 	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
 	var perrs []string
 	for _, src := range srcs {
 		v, err := Check(c, src)
+		var pe *PackError
+		if err != nil && !errors.As(err, &pe) {
+			return nil, err // a pack refused before its check (too costly to evaluate) keeps its code
+		}
 		if err != nil {
 			perrs = append(perrs, err.Error())
 			continue
@@ -311,7 +373,20 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 		params = append(params, e.ParameterNames()...)
 	}
 	c.AllowLabels(params...)
+	if total := packBytes(srcs); total > 1<<20 {
+		// Checking costs CUE hundreds of bytes of garbage per byte of pack; a server
+		// that just started should not sit on it.
+		debug.FreeOSMemory()
+	}
 	return voc, nil
+}
+
+func packBytes(srcs []Source) int64 {
+	var n int64
+	for _, s := range srcs {
+		n += int64(len(s.Data))
+	}
+	return n
 }
 
 func (voc *Vocabulary) add(src Source, v cue.Value) error {
