@@ -160,25 +160,28 @@ func (c *stdioConn) readLoop(in io.Reader) {
 	}
 }
 
-// readLine reads one line. A line longer than the limit is not kept: once it
-// passes the limit, what was buffered and the rest of the line go through a
-// headScanner as they are read, and only what it found is returned.
+// readLine reads one line. The line is kept as the pieces it was read in, so a
+// long line costs its size and no buffers it outgrew; once it passes the limit,
+// those pieces and the rest of the line go through a headScanner as they are read,
+// and only what it found is returned.
 func (c *stdioConn) readLine(r *bufio.Reader) ([]byte, *overlong, error) {
-	var buf []byte
+	var pieces [][]byte
 	var sc *headScanner
 	var n int64
 	for {
 		chunk, err := r.ReadSlice('\n')
-		n += int64(len(chunk))
-		if sc == nil && len(buf)+len(chunk) > c.limit {
+		if sc == nil && n+int64(len(chunk)) > int64(c.limit) {
 			sc = &headScanner{}
-			sc.Write(buf)
-			buf = nil
+			for _, p := range pieces {
+				sc.Write(p)
+			}
+			pieces = nil
 		}
+		n += int64(len(chunk))
 		if sc != nil {
 			sc.Write(chunk)
 		} else {
-			buf = appendBounded(buf, chunk, c.limit)
+			pieces = append(pieces, bytes.Clone(chunk))
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -186,19 +189,11 @@ func (c *stdioConn) readLine(r *bufio.Reader) ([]byte, *overlong, error) {
 		if sc != nil {
 			return nil, &overlong{head: sc.head(), bytes: n - int64(trailingNewline(chunk))}, err
 		}
-		return buf, nil, err
+		if len(pieces) == 1 {
+			return pieces[0], nil, err
+		}
+		return bytes.Join(pieces, nil), nil, err
 	}
-}
-
-// appendBounded appends like append, but never grows buf past limit bytes of
-// capacity, so a line just under the limit does not cost twice the limit.
-func appendBounded(buf, chunk []byte, limit int) []byte {
-	if need := len(buf) + len(chunk); need > cap(buf) {
-		grown := make([]byte, len(buf), min(max(2*cap(buf), need, 4<<10), max(limit, need)))
-		copy(grown, buf)
-		buf = grown
-	}
-	return append(buf, chunk...)
 }
 
 func trailingNewline(b []byte) int {
