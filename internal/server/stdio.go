@@ -221,7 +221,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		var msg jsonrpc.Message
 		switch {
 		case in.over != nil:
-			c.answerOverlong(in.over)
+			msg = c.answerOverlong(in.over)
 		case in.line != nil:
 			msg = c.accept(bytes.TrimSpace(in.line))
 		}
@@ -308,22 +308,34 @@ func (c *stdioConn) cancellation(req *jsonrpc.Request) jsonrpc.Message {
 	return req
 }
 
-// answerOverlong answers a line that was skipped for its length.
-func (c *stdioConn) answerOverlong(o *overlong) {
-	msg := fmt.Sprintf("the message is %d bytes, over the limit of %d bytes for one message: give a large photo by path, not inline", o.bytes, c.limit)
-	data := map[string]any{"code": darkroom.LimitExceeded, "limit": c.limit, "bytes": o.bytes}
+// answerOverlong answers a line that was skipped for its length. A reply of the
+// client's to a request of the server's (a sampling result, say) is not answered:
+// the server's request fails with the limit, which answerOverlong returns for the
+// SDK, rather than waiting for a reply that never comes.
+func (c *stdioConn) answerOverlong(o *overlong) jsonrpc.Message {
+	msg := fmt.Sprintf("the message is %d bytes, over the limit of %d bytes for one message", o.bytes, c.limit)
+	data, _ := json.Marshal(map[string]any{"code": darkroom.LimitExceeded, "limit": c.limit, "bytes": o.bytes})
+	if !o.head.request && o.head.id != nil {
+		var v any
+		if json.Unmarshal(o.head.id, &v) == nil {
+			if id, err := jsonrpc.MakeID(v); err == nil {
+				return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: codeInvalidRequest, Message: "reply dropped: " + msg, Data: data}}
+			}
+		}
+	}
+	msg += ": give a large photo by path, not inline"
 	if o.head.id != nil && o.head.method == "tools/call" && c.server != nil {
 		err := &darkroom.Error{Code: darkroom.LimitExceeded, Message: o.head.tool + ": " + msg,
 			Details: map[string]any{"limit": c.limit, "bytes": o.bytes}}
 		if res := c.server.errorResult(o.head.tool, err); res != nil {
 			if b, merr := json.Marshal(res); merr == nil {
 				c.writeLine(encodeResponse(o.head.id, b, nil))
-				return
+				return nil
 			}
 		}
 	}
-	d, _ := json.Marshal(data)
-	c.writeError(o.head.id, codeInvalidRequest, "invalid request: "+msg, d)
+	c.writeError(o.head.id, codeInvalidRequest, "invalid request: "+msg, data)
+	return nil
 }
 
 // errorResult is the result of a call to the named tool that failed with err

@@ -80,6 +80,33 @@ func TestStdioOverlongToolCall(t *testing.T) {
 	w.end()
 }
 
+// An over-long reply of the client's to a request of the server's is not answered
+// (a reply to a reply): the server's request fails with the limit instead of
+// waiting for ever.
+func TestStdioOverlongReplyFailsServerRequest(t *testing.T) {
+	const limit = 4 << 10
+	w := startWire(t, blockServer().srv, func(tr *StdioTransport) { tr.lineLimit = limit })
+	w.send(strings.Replace(initLine, `"capabilities":{}`, `"capabilities":{"roots":{"listChanged":true}}`, 1))
+	w.reply(`"init"`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"roots","arguments":{}}}`)
+	var ask struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.Unmarshal(w.next(), &ask); err != nil || ask.Method != "roots/list" {
+		t.Fatalf("the server's request: %+v, %v", ask, err)
+	}
+	w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":[{"uri":"file:///%s"}]}}`, ask.ID, strings.Repeat("a", limit)))
+	r := parseReply(t, w.reply(`"r"`))
+	if r.Error != nil || !bytes.Contains(r.Result, []byte("reply dropped: the message is")) {
+		t.Errorf("the call whose roots/list got an over-long reply: %s", r.Result)
+	}
+	if rest := w.end(); len(rest) != 0 {
+		t.Errorf("the over-long reply was answered:\n%s", bytes.Join(rest, []byte("\n")))
+	}
+}
+
 // memProbe samples the heap and the process's resident set while input is read.
 type memProbe struct {
 	r                 io.Reader
@@ -179,19 +206,19 @@ func TestHeadScanner(t *testing.T) {
 		want lineHead
 	}{
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ingest","arguments":{"name":"x","id":9}}}`,
-			lineHead{id: []byte("7"), method: "tools/call", tool: "ingest", maxDepth: 3}},
+			lineHead{id: []byte("7"), request: true, method: "tools/call", tool: "ingest", maxDepth: 3}},
 		{`{"params":{"arguments":{"id":1},"name":"a\"b"},"method":"m","id":"x\"y"}`,
-			lineHead{id: []byte(`"x\"y"`), method: "m", tool: `a"b`, maxDepth: 3}},
-		{` { "\u0069d" : 1.5e3 , "method" : "ping" } `, lineHead{id: []byte("1.5e3"), method: "ping", maxDepth: 1}},
+			lineHead{id: []byte(`"x\"y"`), request: true, method: "m", tool: `a"b`, maxDepth: 3}},
+		{` { "\u0069d" : 1.5e3 , "method" : "ping" } `, lineHead{id: []byte("1.5e3"), request: true, method: "ping", maxDepth: 1}},
 		{`{"id":1,"id":2}`, lineHead{id: []byte("2"), maxDepth: 1}},
-		{`{"id":{"a":1},"method":"m"}`, lineHead{method: "m", maxDepth: 2}},
-		{`{"id":[1],"method":"m"}`, lineHead{method: "m", maxDepth: 2}},
+		{`{"id":{"a":1},"method":"m"}`, lineHead{request: true, method: "m", maxDepth: 2}},
+		{`{"id":[1],"method":"m"}`, lineHead{request: true, method: "m", maxDepth: 2}},
 		{`{"id":true}`, lineHead{maxDepth: 1}},
 		{`{"id":12x}`, lineHead{maxDepth: 1}},
 		{`{"id":"unterminated`, lineHead{maxDepth: 1}},
 		{`[{"id":1}]`, lineHead{maxDepth: 2}},
 		{`{"a":[[[[["id",1]]]]],"id":-3}`, lineHead{id: []byte("-3"), maxDepth: 6}},
-		{`{"method":"tools/call","params":[{"name":"x"}],"id":0}`, lineHead{id: []byte("0"), method: "tools/call", maxDepth: 3}},
+		{`{"method":"tools/call","params":[{"name":"x"}],"id":0}`, lineHead{id: []byte("0"), request: true, method: "tools/call", maxDepth: 3}},
 		{`{"id":"` + strings.Repeat("z", maxCapture) + `"}`, lineHead{maxDepth: 1}},
 		{"\x00\xff{\"id\":5}", lineHead{id: []byte("5"), maxDepth: 1}},
 	} {

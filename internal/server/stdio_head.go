@@ -41,6 +41,7 @@ type headScanner struct {
 
 	id, method, tool []byte
 	idBad            bool // the id's value is an object or an array
+	hasMethod        bool // the message has a method key: a request, not a reply
 }
 
 const (
@@ -58,6 +59,7 @@ const maxCapture = 4 << 10
 // lineHead is what a headScanner read from one line.
 type lineHead struct {
 	id       []byte // the id's exact bytes; nil when absent or unreadable
+	request  bool   // the line has a method key: it is a request, not a reply
 	method   string
 	tool     string // params.name
 	maxDepth int
@@ -192,6 +194,9 @@ func (s *headScanner) endValue() {
 	switch s.target {
 	case capKey:
 		s.key[s.targetAt] = decodeKey(v)
+		if s.targetAt == 1 && s.key[1] == "method" {
+			s.hasMethod = true
+		}
 	case capID:
 		s.id, s.idBad = append([]byte(nil), v...), false
 	case capMethod:
@@ -250,7 +255,7 @@ func (s *headScanner) head() lineHead {
 		s.inLiteral = false
 		s.endValue()
 	}
-	h := lineHead{maxDepth: s.maxDepth, method: decodeString(s.method), tool: decodeString(s.tool)}
+	h := lineHead{maxDepth: s.maxDepth, request: s.hasMethod, method: decodeString(s.method), tool: decodeString(s.tool)}
 	if !s.idBad && validID(s.id) {
 		h.id = s.id
 	}

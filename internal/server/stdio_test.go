@@ -94,6 +94,21 @@ func (w *wire) reply(id string) []byte {
 	}
 }
 
+// next returns the next line out.
+func (w *wire) next() []byte {
+	w.t.Helper()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			w.t.Fatal("the output ended")
+		}
+		return line
+	case <-time.After(hangGuard):
+		w.t.Fatal("nothing more was written")
+	}
+	return nil
+}
+
 // end closes the input and requires the session to end; it returns every line
 // written since the last reply waited for.
 func (w *wire) end() [][]byte {
@@ -170,6 +185,13 @@ func blockServer() *blocker {
 	schema := map[string]any{"type": "object"}
 	b.srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+	})
+	b.srv.AddTool(&mcp.Tool{Name: "roots", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		text := "no error"
+		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
+			text = err.Error()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	})
 	b.srv.AddTool(&mcp.Tool{Name: "block", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		startOnce.Do(func() { close(b.started) })
