@@ -53,6 +53,12 @@ func TestStdioOverlongToolCall(t *testing.T) {
 		t.Fatalf("over-long ingest: %+v, want an error result", r)
 	}
 	checkOutput(t, s, "ingest", res.StructuredContent)
+	var content []struct{ Text string }
+	if err := json.Unmarshal(r.Result, &struct {
+		Content *[]struct{ Text string } `json:"content"`
+	}{&content}); err != nil || len(content) != 2 || !strings.HasPrefix(content[0].Text, "error limit_exceeded: ingest: ") || !strings.Contains(content[1].Text, `"code":"limit_exceeded"`) {
+		t.Errorf("over-long ingest's content: %+v, want the summary line and the envelope", content)
+	}
 	e := res.StructuredContent.Error
 	const size = 3<<20 - 1 // longCall's size counts the newline
 	want := ErrorInfo{Code: "limit_exceeded", Recoverable: true, Details: map[string]any{"limit": float64(limit), "bytes": float64(size)},
