@@ -275,7 +275,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = s.MCP(s.Contract.Version).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout})
+	err = s.MCP(s.Contract.Version).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout, Server: s})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return darkroom.Wrap(darkroom.InternalError, err, "serve")
 	}

@@ -26,8 +26,10 @@ import (
 // is spent, undeclared keys are refused before they reach CUE.
 const (
 	// MaxArgumentBytes is the stdio transport's line limit: one call's arguments,
-	// an ingest's base64 photo included.
-	MaxArgumentBytes = 16 << 20
+	// an ingest's base64 photo included. It is well above the base64 of ingest's
+	// 8 MiB image_b64 limit (about 10.7 MiB), so a photo up to 18 MiB sent inline
+	// still reaches ingest and gets its limit_exceeded, not a framing error.
+	MaxArgumentBytes = 24 << 20
 	maxArgumentDepth = 16
 	maxArgumentNodes = 20000
 	newLabelBudget   = 4096
