@@ -102,7 +102,10 @@ func checkResult(result cue.Value, raw json.RawMessage) error {
 func normalizeNumbers(x any) any {
 	switch x := x.(type) {
 	case json.Number:
-		return normalizeNumber(x)
+		if v, ok := normalizeNumber(x); ok {
+			return v
+		}
+		return x
 	case map[string]any:
 		for k, v := range x {
 			x[k] = normalizeNumbers(v)
