@@ -171,7 +171,7 @@ func TestAgreement(t *testing.T) {
 	if accepted == 0 || accepted == len(cases) || recordedN == 0 {
 		t.Fatalf("corpus of %d cases (%d recorded) had %d accepted: not a test", len(cases), recordedN, accepted)
 	}
-	t.Logf("%d cases over %d targets (%d recorded results, %d skipped for a placeholder), %d accepted by CUE",
+	t.Logf("%d cases over %d targets (%d recorded results, %d skipped: a placeholder or a fixture contract), %d accepted by CUE",
 		len(cases), len(targets), recordedN, skipped, accepted)
 
 	verdicts := func(validator string, got []*string) {
