@@ -30,6 +30,8 @@ type Server struct {
 	Logger   *slog.Logger
 	// Workspace holds images and their history; the editing tools need it.
 	Workspace *Workspace
+	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
+	WorkspaceErr error
 
 	handlers map[string]handler
 	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
@@ -84,6 +86,9 @@ func (s *Server) Unmatched() (missing, extra []string) {
 // workspace returns the workspace, or unavailable when the server has none.
 func (s *Server) workspace() (*Workspace, error) {
 	if s.Workspace == nil {
+		if s.WorkspaceErr != nil {
+			return nil, s.WorkspaceErr
+		}
 		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
 	}
 	return s.Workspace, nil
