@@ -72,8 +72,14 @@ func DefaultWorkspace() (string, error) {
 // unavailable: the server stays up without it, and says so on the tools that need it.
 func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
 	unusable := func(err error) error {
-		e := darkroom.Wrap(darkroom.Unavailable, scrubPath(err), "workspace %s cannot be used", root)
-		e.Details = map[string]any{"workspace": root, "fix": "give --workspace a directory darkroom can create and write"}
+		// Named as the user gave it when relative; an absolute path is the server's
+		// own and stays out of what a client sees.
+		name := root
+		if filepath.IsAbs(root) {
+			name = "(--workspace, $DARKROOM_WORKSPACE or the per-user default)"
+		}
+		e := darkroom.Wrap(darkroom.Unavailable, scrubPath(err), "workspace %s cannot be used", name)
+		e.Details = map[string]any{"workspace": name, "fix": "give --workspace a directory darkroom can create and write"}
 		return e
 	}
 	abs, err := filepath.Abs(root)
@@ -162,7 +168,7 @@ func (w *Workspace) AllowedRoots() []string {
 // invalid_input: only local files are read.
 func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, "", fieldError("path", "path is empty or has a NUL byte")
+		return nil, "", fieldError("path", "empty or has a NUL byte")
 	}
 	if isURL(p) {
 		return nil, "", fieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
@@ -174,7 +180,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", fieldError("path", "path %s cannot be made absolute", p)
+		return nil, "", fieldError("path", "%s cannot be made absolute", p)
 	}
 	root, rel, ok := w.locate(abs)
 	if !ok {
@@ -197,7 +203,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, "", fieldError("path", "path %s is not a regular file but %s", p, fileKind(info.Mode()))
+		return nil, "", fieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
 	}
 	tooBig := func(n int64) error {
 		return &darkroom.Error{Code: darkroom.LimitExceeded,
