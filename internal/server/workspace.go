@@ -187,6 +187,11 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s is outside the allowed roots (the --allow-root directories and the client's roots)", p)
 	}
 	f, err := openBeneath(root, rel)
+	// From here on the file is named as the client gave it when relative, else
+	// relative to its root: never by the server's absolute path.
+	if filepath.IsAbs(p) {
+		p = w.rel(abs)
+	}
 	switch {
 	case errors.Is(err, errOutside):
 		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s leads outside the allowed roots through a symbolic link", p)

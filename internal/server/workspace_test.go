@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -188,5 +190,227 @@ func TestReadAllowedSwapRace(t *testing.T) {
 				t.Errorf("the race was not exercised: %d good reads, refusals %v, %d swaps", ok.Load(), seen, swapped.Load())
 			}
 		})
+	}
+}
+
+// The files a client cannot read: each is refused with a code, promptly, and a symbolic
+// link that stays under the root (relative or absolute) is still followed.
+func TestReadAllowedFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links and FIFOs need a Unix system")
+	}
+	root, outside := t.TempDir(), t.TempDir()
+	photo := []byte("a photo")
+	for name, data := range map[string][]byte{"photo.jpg": photo, "sub/deep.jpg": photo} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "secret.jpg"), []byte("secret"), 0o644)
+	links := map[string]string{
+		"rel-in.jpg": "sub/deep.jpg", "abs-in.jpg": filepath.Join(root, "photo.jpg"),
+		"rel-out.jpg": "../" + filepath.Base(outside) + "/secret.jpg", "abs-out.jpg": filepath.Join(outside, "secret.jpg"),
+		"zero.jpg": "/dev/zero", "loop.jpg": "loop.jpg",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.jpg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(t.TempDir(), []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, code string // "" code: read
+	}{
+		{"photo.jpg", ""},
+		{"rel-in.jpg", ""},
+		{"abs-in.jpg", ""},
+		{"sub", darkroom.InvalidInput},
+		{"fifo.jpg", darkroom.InvalidInput},
+		{"rel-out.jpg", darkroom.PermissionError},
+		{"abs-out.jpg", darkroom.PermissionError},
+		{"zero.jpg", darkroom.PermissionError},
+		{"loop.jpg", darkroom.PermissionError},
+		{"missing.jpg", darkroom.NotFound},
+		{"http://example.com/photo.jpg", darkroom.InvalidInput},
+		{"HTTPS://example.com/photo.jpg", darkroom.InvalidInput},
+		{"file:photo.jpg", darkroom.InvalidInput},
+		{"s3://bucket/photo.jpg", darkroom.InvalidInput},
+	}
+	for _, tc := range tests {
+		p := tc.path
+		if !strings.Contains(p, ":") {
+			p = filepath.Join(root, p)
+		}
+		b, _, err := ws.ReadAllowed(p)
+		switch {
+		case tc.code == "" && err != nil:
+			t.Errorf("%s: %v, want the photo", tc.path, err)
+		case tc.code == "" && !bytes.Equal(b, photo):
+			t.Errorf("%s: read %q, want the photo", tc.path, b)
+		case tc.code != "" && darkroom.Code(err) != tc.code:
+			t.Errorf("%s: error %v (%s), want %s", tc.path, err, darkroom.Code(err), tc.code)
+		}
+		if tc.code == darkroom.InvalidInput && strings.Contains(tc.path, "://") && !strings.Contains(err.Error(), "URLs are not accepted") {
+			t.Errorf("%s: %v, want it to say URLs are not accepted", tc.path, err)
+		}
+	}
+}
+
+// No message a client sees names the server's absolute paths: the allowed roots, the
+// workspace, its temporary files. Each failure is run and its message scanned.
+func TestErrorsNameNoAbsolutePath(t *testing.T) {
+	f := newEdFixture(t)
+	f.ingest("coffee.png", "cup")
+	ws := f.s.Workspace
+	secret := []string{ws.Root, f.photos, filepath.Dir(f.photos), filepath.Dir(ws.Root)}
+	// given is the path the client sent: a message may echo it, and nothing more.
+	check := func(what string, err error, given ...string) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", what)
+			return
+		}
+		msg := err.Error()
+		for _, g := range given {
+			msg = strings.ReplaceAll(msg, g, "<given>")
+		}
+		for _, s := range secret {
+			if strings.Contains(msg, s) {
+				t.Errorf("%s: message %q names the server path %s", what, err, s)
+			}
+		}
+	}
+	_, _, err := ws.ReadAllowed(filepath.Join(f.photos, "missing.png"))
+	check("missing file", err)
+	_, _, err = ws.ReadAllowed("/etc/passwd")
+	check("outside the roots", err)
+	up := f.photos + "/../x.png"
+	_, _, err = ws.ReadAllowed(up)
+	check("..", err, up)
+	outside := filepath.Join(filepath.Dir(f.photos), "x.png")
+	_, _, err = ws.ReadAllowed(outside)
+	check("outside, by an absolute path", err, outside)
+	_, _, err = ws.ReadAllowed(f.photos)
+	check("a directory", err)
+	blocker := filepath.Join(t.TempDir(), "blocker")
+	os.WriteFile(blocker, nil, 0o644)
+	_, err = OpenWorkspace(filepath.Join(blocker, "ws"), nil)
+	check("bad workspace", err)
+	// An unwritable context: the gap log's place is taken by a directory.
+	if err := os.MkdirAll(filepath.Join(ws.Root, contextDir, gapsFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := f.call("log_vocabulary_gap", map[string]any{"image_id": "cup", "description": "no dodge tool"})["error"].(map[string]any)
+	check("gap log", errors.New(e["message"].(string)))
+	// A write that fails in the middle: the temporary file's name is the workspace's.
+	err = ws.WriteFileFrom(filepath.Join(ws.Root, "previews", "nowhere", "x.jpg"), func(w io.Writer) error { return nil })
+	check("write in a missing directory", err)
+	// Permission denied, as the operating system reports it.
+	check("permission denied", ws.fsError(&fs.PathError{Op: "open", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: syscall.EACCES}, "append"))
+}
+
+// A filesystem failure says what happened: permission_error when access is refused
+// (the RFC's example, an unwritable gap log), unavailable when the disk is full,
+// internal_error for the rest.
+func TestFSErrorCodes(t *testing.T) {
+	ws, err := OpenWorkspace(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for errno, want := range map[syscall.Errno]string{
+		syscall.EACCES: darkroom.PermissionError, syscall.EPERM: darkroom.PermissionError, syscall.EROFS: darkroom.PermissionError,
+		syscall.ENOSPC: darkroom.Unavailable, syscall.EIO: darkroom.InternalError,
+	} {
+		err := ws.fsError(&fs.PathError{Op: "write", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: errno}, "append to %s", "context/gaps.jsonl")
+		if got := darkroom.Code(err); got != want {
+			t.Errorf("%v: %s, want %s", errno, got, want)
+		}
+	}
+	if os.Geteuid() == 0 {
+		return // root writes through any mode bits; the mapping above is what matters
+	}
+	f := newEdFixture(t)
+	f.ingest("coffee.png", "cup")
+	ctx := filepath.Join(f.s.Workspace.Root, contextDir)
+	os.MkdirAll(ctx, 0o755)
+	if err := os.Chmod(ctx, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(ctx, 0o755)
+	f.fail("log_vocabulary_gap", map[string]any{"image_id": "cup", "description": "no dodge tool"}, darkroom.PermissionError)
+}
+
+// Temporary files a crash left in the workspace's file directories are removed when
+// it opens; the files themselves, and a temporary file young enough to belong to a
+// write in progress in another process, stay.
+func TestWorkspaceRemovesStaleTemps(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-2 * staleTempAge)
+	files := map[string]bool{ // name: removed
+		"previews/cup/.tmp-preview.jpg-123": true,
+		"exports/cup/.tmp-cup-abc.jpg-9":    true,
+		"sources/cup/.source.png.tmp4567":   true, // as earlier versions named them
+		"context/.tmp-proposals.json-1":     true,
+		"previews/cup/preview.jpg":          false,
+		"context/.tmp-young-2":              false,
+	}
+	for name := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(name, "young") {
+			os.Chtimes(p, old, old)
+		}
+	}
+	if _, err := OpenWorkspace(root, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, removed := range files {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(name)))
+		if exists := err == nil; exists == removed {
+			t.Errorf("%s: exists %v after open, want %v", name, exists, !removed)
+		}
+	}
+}
+
+// A write leaves its file whole under its name and no temporary file beside it; a
+// write that fails leaves nothing.
+func TestWriteFileFrom(t *testing.T) {
+	ws, err := OpenWorkspace(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := ws.Dir("exports", "IMG_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "x.jpg")
+	if err := ws.WriteFile(p, []byte("whole")); err != nil {
+		t.Fatal(err)
+	}
+	boom := darkroom.Errorf(darkroom.RenderError, "encode failed")
+	if err := ws.WriteFileFrom(filepath.Join(dir, "y.jpg"), func(w io.Writer) error { w.Write([]byte("half")); return boom }); err != boom {
+		t.Errorf("failed write: %v, want the writer's own error", err)
+	}
+	des, _ := os.ReadDir(dir)
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	if fmt.Sprint(names) != "[x.jpg]" {
+		t.Errorf("directory holds %v, want [x.jpg]", names)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "whole" {
+		t.Errorf("x.jpg holds %q", b)
 	}
 }
