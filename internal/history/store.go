@@ -262,6 +262,7 @@ func (s *Store) ListImages() ([]string, error) {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids) // by id: DirName's order differs once ids have upper case
 	return ids, nil
 }
 
