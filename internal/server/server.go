@@ -285,7 +285,7 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 // darkroom, reported as internal_error so clients only ever see declared codes.
 func (s *Server) failure(t *contract.Tool, err error) Envelope {
 	code := darkroom.Code(err)
-	msg := err.Error()
+	msg := s.Workspace.Redact(err.Error())
 	details := map[string]any{}
 	var de *darkroom.Error
 	if errors.As(err, &de) && de.Details != nil {

@@ -449,6 +449,27 @@ func (w *Workspace) rel(p string) string {
 	return filepath.Base(p)
 }
 
+// Redact rewrites, in a message bound for a client, the server's absolute paths that
+// errors of deeper layers (the history store, the operating system) carry: a path
+// under the workspace becomes relative to it, one under an allowed root relative to
+// the root's parent. A nil workspace leaves msg as it is. The server's own log keeps
+// the full message.
+func (w *Workspace) Redact(msg string) string {
+	if w == nil {
+		return msg
+	}
+	sep := string(filepath.Separator)
+	roots := w.AllowedRoots()
+	// Longest first: a root inside another must not be cut by the outer one's prefix.
+	slices.SortFunc(roots, func(a, b string) int { return len(b) - len(a) })
+	for _, a := range roots {
+		msg = strings.ReplaceAll(msg, a+sep, filepath.Base(a)+sep)
+		msg = strings.ReplaceAll(msg, a, filepath.Base(a))
+	}
+	msg = strings.ReplaceAll(msg, w.Root+sep, "")
+	return strings.ReplaceAll(msg, w.Root, "the workspace")
+}
+
 // scrub rewrites the paths an operating-system error carries with rel, so a message
 // shows no absolute path of the server.
 func (w *Workspace) scrub(err error) error {
