@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -459,6 +460,9 @@ func (w *Workspace) Redact(msg string) string {
 		return msg
 	}
 	sep := string(filepath.Separator)
+	// The workspace first: it may lie under an allowed root.
+	msg = strings.ReplaceAll(msg, w.Root+sep, "")
+	msg = strings.ReplaceAll(msg, w.Root, "the workspace")
 	roots := w.AllowedRoots()
 	// Longest first: a root inside another must not be cut by the outer one's prefix.
 	slices.SortFunc(roots, func(a, b string) int { return len(b) - len(a) })
@@ -466,9 +470,13 @@ func (w *Workspace) Redact(msg string) string {
 		msg = strings.ReplaceAll(msg, a+sep, filepath.Base(a)+sep)
 		msg = strings.ReplaceAll(msg, a, filepath.Base(a))
 	}
-	msg = strings.ReplaceAll(msg, w.Root+sep, "")
-	return strings.ReplaceAll(msg, w.Root, "the workspace")
+	// A temporary file's random name means nothing to a client, and would make
+	// equal failures read differently.
+	return tempName.ReplaceAllString(msg, tempPrefix+"*")
 }
+
+// tempName matches the name of a temporary file of the workspace or the history.
+var tempName = regexp.MustCompile(regexp.QuoteMeta(tempPrefix) + `[^\s:/\\]*`)
 
 // scrub rewrites the paths an operating-system error carries with rel, so a message
 // shows no absolute path of the server.
