@@ -424,3 +424,74 @@ func TestWriteFileFrom(t *testing.T) {
 		t.Errorf("x.jpg holds %q", b)
 	}
 }
+
+// The same race through the ingest tool: while coffee.png inside the root is swapped
+// for a link to a photo outside it, no ingest stores the outside photo as a source.
+func TestIngestSwapRace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a Unix system")
+	}
+	f := newEdFixture(t)
+	outside := filepath.Join(t.TempDir(), "secret.png")
+	secret, err := os.ReadFile(filepath.Join(f.photos, "chelsea.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, secret, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(f.photos, "coffee.png")
+	photo := filepath.Join(f.photos, "swapped.png")
+	if err := os.Link(real, photo); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		tmp := filepath.Join(f.photos, ".swap")
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Remove(tmp)
+			if i%2 == 0 {
+				os.Symlink(outside, tmp)
+			} else {
+				os.Link(real, tmp)
+			}
+			os.Rename(tmp, photo)
+		}
+	}()
+	var ok, refused int
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; (i < 60 || ok == 0 || refused == 0) && time.Now().Before(deadline); i++ {
+		out := f.call("ingest", map[string]any{"path": photo, "image_id": fmt.Sprintf("race%d", i)})
+		if out["success"] == true {
+			ok++
+			continue
+		}
+		if code := out["error"].(map[string]any)["code"]; code != darkroom.PermissionError {
+			t.Errorf("ingest %d: %v, want success or permission_error", i, out["error"])
+		}
+		refused++
+	}
+	close(stop)
+	wg.Wait()
+	filepath.WalkDir(filepath.Join(f.s.Workspace.Root, "sources"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); bytes.Equal(b, secret) {
+				t.Errorf("%s holds the photo from outside the allowed root", p)
+			}
+		}
+		return nil
+	})
+	t.Logf("%d ingests of the inside photo, %d refused", ok, refused)
+	if ok == 0 || refused == 0 {
+		t.Errorf("the race was not exercised: %d ingests, %d refusals", ok, refused)
+	}
+}
