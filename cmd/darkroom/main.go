@@ -259,19 +259,23 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
 	}
 	engine.SetDecodeBudget(*budgetMiB<<20, 0)
-	ws, err := wf.open(nil)
-	if err != nil {
-		if wf.explicit() {
-			return err
+	ws, wsErr := wf.open(nil)
+	if wsErr != nil {
+		if darkroom.Code(wsErr) != darkroom.Unavailable {
+			return wsErr // a bad --allow-root: the user's command line, not the disk
 		}
-		// Without a workspace the vocabulary and contract tools still work; the
-		// editing tools answer with an error result instead of the server not starting.
-		fmt.Fprintf(m.Stderr, "darkroom: no workspace, the editing tools are unavailable (give --workspace DIR): %v\n", err)
+		// Without a workspace the vocabulary and contract tools still work; the tools
+		// that need it answer unavailable, saying why, instead of the server not
+		// starting: an MCP host shows a server that exits as merely "failed".
+		fmt.Fprintf(m.Stderr, "darkroom: no workspace, the editing tools are unavailable: %v\n", wsErr)
 		ws = nil
 	}
 	s, err := m.newServer(vocabDirs, ws)
 	if err != nil {
 		return err
+	}
+	if ws == nil {
+		s.WorkspaceErr = wsErr
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

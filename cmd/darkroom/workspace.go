@@ -36,12 +36,6 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 	return d, nil
 }
 
-// explicit reports whether the user chose the workspace (--workspace or
-// $DARKROOM_WORKSPACE) rather than taking the default.
-func (w *workspaceFlags) explicit() bool {
-	return w.dir != "" || os.Getenv("DARKROOM_WORKSPACE") != ""
-}
-
 // open opens the workspace with the --allow-root directories, or defaultAllow
 // when none was given.
 func (w *workspaceFlags) open(defaultAllow []string) (*server.Workspace, error) {

@@ -144,7 +144,7 @@ func (s *Store) Init(id string, baseline State, meta json.RawMessage) (string, e
 	}
 	defer unlockFD(lf)
 
-	final := filepath.Join(s.dir, id)
+	final := filepath.Join(s.dir, DirName(id))
 	if _, err := os.Lstat(final); err == nil {
 		return "", darkroom.Errorf(darkroom.StateError, "init image %q: it already exists", id)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -261,10 +261,11 @@ func (s *Store) ListImages() ([]string, error) {
 	ids := []string{}
 	for _, de := range des {
 		// Symbolic links are not images: following one could leave the workspace.
-		if de.IsDir() && de.Type()&fs.ModeSymlink == 0 && ValidateName("image id", de.Name()) == nil {
-			ids = append(ids, de.Name())
+		if id, ok := IDFromDirName(de.Name()); ok && de.IsDir() && de.Type()&fs.ModeSymlink == 0 {
+			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids) // by id: DirName's order differs once ids have upper case
 	return ids, nil
 }
 
@@ -715,7 +716,7 @@ func (s *Store) lock(id string, exclusive bool) (*image, func(), error) {
 	if err := ValidateName("image id", id); err != nil {
 		return nil, nil, err
 	}
-	im := &image{id: id, dir: filepath.Join(s.dir, id), d: s.disk}
+	im := &image{id: id, dir: filepath.Join(s.dir, DirName(id)), d: s.disk}
 	fi, err := os.Lstat(im.dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

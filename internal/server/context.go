@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"darkroom"
+	"darkroom/internal/history"
 )
 
 // The context tools keep what an agent should know beyond the pixels, as files under
@@ -85,27 +86,50 @@ func contextPath(ws *Workspace, imageID, name string) string {
 	if imageID == "" {
 		return filepath.Join(ws.Root, contextDir, name)
 	}
-	return filepath.Join(ws.Root, contextDir, imageID, name)
+	return filepath.Join(ws.Root, contextDir, history.DirName(imageID), name)
 }
 
 // readContextFile returns a context file's text, "" when it does not exist.
-func readContextFile(path string) (string, error) {
+func readContextFile(ws *Workspace, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", darkroom.Wrap(darkroom.InternalError, err, "read %s", path)
+		return "", ws.fsError(err, "read %s", ws.rel(path))
 	}
 	return string(b), nil
 }
 
-// writeContextFile replaces a context file atomically, creating its directory.
-func writeContextFile(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "create %s", filepath.Dir(path))
+// writeContextFile replaces a context file atomically and durably, creating its
+// directory.
+func writeContextFile(ws *Workspace, path, text string) error {
+	if err := mkdirDurable(ws, filepath.Dir(path)); err != nil {
+		return err
 	}
-	return WriteFile(path, []byte(text))
+	return ws.WriteFile(path, []byte(text))
+}
+
+// mkdirDurable creates dir (and its parents) and fsyncs the parent of each directory
+// it made, so a file written and fsynced in it is not lost with its directory after a
+// power cut.
+func mkdirDurable(ws *Workspace, dir string) error {
+	var made []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ws.fsError(err, "create %s", ws.rel(dir))
+	}
+	for _, d := range made {
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return ws.fsError(err, "create %s", ws.rel(d))
+		}
+	}
+	return nil
 }
 
 func optionalString(args map[string]any, name string) *string {
@@ -133,7 +157,7 @@ func readContext(_ context.Context, s *Server, args map[string]any) (any, string
 		"brief":  contextPath(ws, id, "brief.md"),
 		"notes":  contextPath(ws, id, "notes.md"),
 	} {
-		if texts[key], err = readContextFile(path); err != nil {
+		if texts[key], err = readContextFile(ws, path); err != nil {
 			return nil, "", err
 		}
 	}
@@ -168,7 +192,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]contextGap, int, error) {
 		return []contextGap{}, 0, nil
 	}
 	if err != nil {
-		return nil, 0, darkroom.Wrap(darkroom.InternalError, err, "read %s", path)
+		return nil, 0, ws.fsError(err, "read %s", ws.rel(path))
 	}
 	defer f.Close()
 	var all []contextGap
@@ -182,7 +206,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]contextGap, int, error) {
 		all = append(all, g)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, 0, darkroom.Wrap(darkroom.InternalError, err, "read %s", path)
+		return nil, 0, ws.fsError(err, "read %s", ws.rel(path))
 	}
 	out := []contextGap{}
 	for i := len(all) - 1; i >= 0 && len(out) < limit; i-- {
@@ -201,14 +225,21 @@ func appendGap(ws *Workspace, g contextGap) error {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode gap")
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "create %s", filepath.Dir(path))
+	if err := mkdirDurable(ws, filepath.Dir(path)); err != nil {
+		return err
 	}
+	_, statErr := os.Lstat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "append to %s", path)
+		return ws.fsError(err, "append to %s", ws.rel(path))
 	}
 	defer f.Close()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// The log was just created: its name must outlive a power cut like its lines.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return ws.fsError(err, "append to %s", ws.rel(path))
+		}
+	}
 	if info, err := f.Stat(); err == nil && info.Size() > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
@@ -216,10 +247,10 @@ func appendGap(ws *Workspace, g contextGap) error {
 		}
 	}
 	if _, err := f.Write(line); err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "append to %s", path)
+		return ws.fsError(err, "append to %s", ws.rel(path))
 	}
 	if err := f.Sync(); err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "append to %s", path)
+		return ws.fsError(err, "append to %s", ws.rel(path))
 	}
 	return nil
 }
@@ -262,20 +293,20 @@ func readProposals(ws *Workspace) ([]contextProposal, error) {
 		return []contextProposal{}, nil
 	}
 	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "read %s", path)
+		return nil, ws.fsError(err, "read %s", ws.rel(path))
 	}
 	var ps []contextProposal
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ps); err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s is damaged", path)
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s is damaged", ws.rel(path))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: data after the list", path)
+		return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: data after the list", ws.rel(path))
 	}
 	for _, p := range ps {
 		if p.Target != "tastes" && p.ImageID == nil {
-			return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: proposal %s for %s names no image", path, p.ID, p.Target)
+			return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: proposal %s for %s names no image", ws.rel(path), p.ID, p.Target)
 		}
 	}
 	if ps == nil {
@@ -289,7 +320,7 @@ func writeProposals(ws *Workspace, ps []contextProposal) error {
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode proposals")
 	}
-	return writeContextFile(contextPath(ws, "", proposalsFile), string(append(b, '\n')))
+	return writeContextFile(ws, contextPath(ws, "", proposalsFile), string(append(b, '\n')))
 }
 
 func newProposalID() (string, error) {
@@ -358,7 +389,7 @@ func confirmProposal(ws *Workspace, id string, targets ...string) (map[string]an
 	}
 	// The text first: a crash before the proposal is removed leaves it pending, and
 	// confirming it again writes the same text.
-	if err := writeContextFile(path, p.Content); err != nil {
+	if err := writeContextFile(ws, path, p.Content); err != nil {
 		return nil, contextProposal{}, err
 	}
 	if err := writeProposals(ws, slices.Delete(ps, i, i+1)); err != nil {

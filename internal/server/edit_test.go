@@ -568,7 +568,7 @@ func TestReset(t *testing.T) {
 		t.Errorf("last operation %+v, want a reset committed on main after %s", log[0], edited)
 	}
 	f.fail("reset", map[string]any{"image_id": "nope"}, darkroom.NotFound)
-	f.fail("reset", map[string]any{"image_id": "NOPE"}, darkroom.InvalidInput)
+	f.fail("reset", map[string]any{"image_id": "no pe"}, darkroom.InvalidInput)
 }
 
 func TestPropagateState(t *testing.T) {

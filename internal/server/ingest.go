@@ -229,15 +229,16 @@ func decodeImageB64(b64 string) ([]byte, error) {
 }
 
 // imageIDFromName makes an #ImageID of a file name: its base without the extension,
-// lowercased, every run of other characters turned into one underscore, at most 64
-// characters; "image" when nothing is left.
+// case kept (IMG_1234.JPG is IMG_1234, as the photographer calls it), every run of
+// other characters turned into one underscore, at most 64 characters; "image" when
+// nothing is left.
 func imageIDFromName(name string) string {
 	base := strings.TrimSuffix(name, filepath.Ext(name))
 	var b strings.Builder
 	under := false
-	for _, r := range strings.ToLower(base) {
+	for _, r := range base {
 		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-':
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-':
 			b.WriteRune(r)
 			under = false
 		case !under && b.Len() > 0:

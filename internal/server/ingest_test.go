@@ -342,7 +342,7 @@ func TestIngestErrors(t *testing.T) {
 		{"neither path nor image_b64", map[string]any{"image_id": "x"}, darkroom.InvalidInput, "exactly one of path or image_b64"},
 		{"both path and image_b64", map[string]any{"path": filepath.Join(f.photos, "coffee.png"), "image_b64": "AAAA"}, darkroom.InvalidInput, "exactly one"},
 		{"bad base64", map[string]any{"image_b64": "not base64!"}, darkroom.InvalidInput, "not valid base64"},
-		{"bad image_id", map[string]any{"path": filepath.Join(f.photos, "coffee.png"), "image_id": "Cup"}, darkroom.InvalidInput, "image_id"},
+		{"bad image_id", map[string]any{"path": filepath.Join(f.photos, "coffee.png"), "image_id": "Cup Two"}, darkroom.InvalidInput, "image_id"},
 		{"missing file", map[string]any{"path": filepath.Join(f.photos, "nothing.png")}, darkroom.NotFound, "nothing.png"},
 		{"dot dot", map[string]any{"path": f.photos + "/../photos/coffee.png", "image_id": "dotdot"}, darkroom.PermissionError, ".. is not allowed"},
 		{"relative dot dot", map[string]any{"path": "../../samples/coffee.png", "image_id": "dotdot"}, darkroom.PermissionError, ".. is not allowed"},
@@ -402,13 +402,15 @@ func TestDecodeImageB64(t *testing.T) {
 
 func TestImageIDFromName(t *testing.T) {
 	for name, want := range map[string]string{
-		"Harbour.JPG":             "harbour",
-		"DSC 0042 (edit).tiff":    "dsc_0042_edit",
-		"-_weird--name__.png":     "weird--name",
-		"été.jpg":                 "t",
-		"....png":                 "image",
-		strings.Repeat("a", 80):   strings.Repeat("a", 64),
-		"photo.final.version.jpg": "photo_final_version",
+		"Harbour.JPG":          "Harbour",
+		"IMG_1234.CR2":         "IMG_1234",
+		"DSC 0042 (edit).tiff": "DSC_0042_edit",
+		"0F8FAD5B-D9CB-469F-A165-70867728950E.jpeg": "0F8FAD5B-D9CB-469F-A165-70867728950E",
+		"-_weird--name__.png":                       "weird--name",
+		"été.jpg":                                   "t",
+		"....png":                                   "image",
+		strings.Repeat("a", 80):                     strings.Repeat("a", 64),
+		"photo.final.version.jpg":                   "photo_final_version",
 	} {
 		if got := imageIDFromName(name); got != want {
 			t.Errorf("imageIDFromName(%q) = %q, want %q", name, got, want)

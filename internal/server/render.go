@@ -226,7 +226,7 @@ func writePreview(ws *Workspace, id, name string, img *engine.Image) (string, []
 		return "", nil, err
 	}
 	path := filepath.Join(dir, name)
-	if err := WriteFile(path, buf.Bytes()); err != nil {
+	if err := ws.WriteFile(path, buf.Bytes()); err != nil {
 		return "", nil, err
 	}
 	return path, buf.Bytes(), nil
@@ -290,7 +290,7 @@ func exportFinal(ctx context.Context, s *Server, args map[string]any) (any, stri
 		opt.Encode.Depth = 16
 	}
 	var n int64
-	err = WriteFileFrom(path, func(w io.Writer) error {
+	err = ws.WriteFileFrom(path, func(w io.Writer) error {
 		cw := &countingWriter{w: w}
 		_, err := engine.Export(cw, data, v.edits, opt)
 		n = cw.n

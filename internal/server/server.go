@@ -36,6 +36,8 @@ type Server struct {
 	Logger   *slog.Logger
 	// Workspace holds images and their history; the editing tools need it.
 	Workspace *Workspace
+	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
+	WorkspaceErr error
 
 	handlers map[string]handler
 	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
@@ -155,6 +157,9 @@ const deprecationMeta = "darkroom/deprecation"
 // workspace returns the workspace, or unavailable when the server has none.
 func (s *Server) workspace() (*Workspace, error) {
 	if s.Workspace == nil {
+		if s.WorkspaceErr != nil {
+			return nil, s.WorkspaceErr
+		}
 		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
 	}
 	return s.Workspace, nil
@@ -516,7 +521,7 @@ func (s *Server) Failure(name string, err error) Envelope {
 // darkroom, reported as internal_error so clients only ever see declared codes.
 func (s *Server) failure(t *contract.Tool, err error) Envelope {
 	code := darkroom.Code(err)
-	msg := err.Error()
+	msg := s.Workspace.Redact(err.Error())
 	details := map[string]any{}
 	var de *darkroom.Error
 	if errors.As(err, &de) && de.Details != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,10 +12,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"darkroom"
 	"darkroom/internal/engine"
@@ -64,23 +68,37 @@ func DefaultWorkspace() (string, error) {
 }
 
 // OpenWorkspace opens (creating if needed) the workspace at root. allowRoots are the
-// directories ingest may read photos from.
+// directories ingest may read photos from. Temporary files that writes interrupted by
+// a crash left behind are removed. A workspace that cannot be created or used is
+// unavailable: the server stays up without it, and says so on the tools that need it.
 func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
+	unusable := func(err error) error {
+		// Named as the user gave it when relative; an absolute path is the server's
+		// own and stays out of what a client sees.
+		name := root
+		if filepath.IsAbs(root) {
+			name = "(--workspace, $DARKROOM_WORKSPACE or the per-user default)"
+		}
+		e := darkroom.Wrap(darkroom.Unavailable, scrubPath(err), "workspace %s cannot be used", name)
+		e.Details = map[string]any{"workspace": name, "fix": "give --workspace a directory darkroom can create and write"}
+		return e
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InvalidInput, err, "workspace %s", root)
+		return nil, unusable(err)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, darkroom.Wrap(darkroom.PermissionError, err, "workspace %s", root)
+		return nil, unusable(err)
 	}
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return nil, darkroom.Wrap(darkroom.PermissionError, err, "workspace %s", root)
+		return nil, unusable(err)
 	}
 	h, err := history.Open(abs)
 	if err != nil {
-		return nil, err
+		return nil, unusable(err)
 	}
 	w := &Workspace{Root: abs, History: h, Previews: engine.NewPreviewer(previewCacheBytes)}
+	w.removeStaleTemps(staleTempAge)
 	for _, r := range allowRoots {
 		if err := w.Allow(r); err != nil {
 			return nil, err
@@ -141,12 +159,20 @@ func (w *Workspace) AllowedRoots() []string {
 	return append(append([]string(nil), w.allow...), w.client...)
 }
 
-// ReadAllowed reads a photo a client named. The path must lie under an allowed root
-// once every symlink is resolved: a path with "..", an absolute path elsewhere, or a
-// symlink that leads out is permission_error; a missing file is not_found.
+// ReadAllowed reads a photo a client named and returns its bytes and its name
+// relative to the allowed root it lies under. The file is opened once, under its
+// root, without following a symbolic link out of it, and read through that
+// descriptor: a path with "..", an absolute path elsewhere, or a symbolic link that
+// leads out (even one swapped in while the call runs) is permission_error; a missing
+// file is not_found; a FIFO, a device or a directory is invalid_input; a file over
+// MaxSourceBytes is limit_exceeded, however much it grows while it is read. A URL is
+// invalid_input: only local files are read.
 func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, "", darkroom.Errorf(darkroom.InvalidInput, "path is empty or has a NUL byte")
+		return nil, "", fieldError("path", "empty or has a NUL byte")
+	}
+	if isURL(p) {
+		return nil, "", fieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == ".." {
@@ -155,76 +181,176 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", darkroom.Wrap(darkroom.InvalidInput, err, "path %s", p)
+		return nil, "", fieldError("path", "%s cannot be made absolute", p)
 	}
-	if !w.under(abs) {
-		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s is outside the allowed roots %v", p, w.AllowedRoots())
+	root, rel, ok := w.locate(abs)
+	if !ok {
+		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s is outside the allowed roots (the --allow-root directories and the client's roots)", p)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", darkroom.Wrap(darkroom.NotFound, err, "path %s", p)
-		}
-		return nil, "", darkroom.Wrap(darkroom.PermissionError, err, "path %s", p)
+	f, err := openBeneath(root, rel)
+	// From here on the file is named as the client gave it when relative, else
+	// relative to its root: never by the server's absolute path.
+	if filepath.IsAbs(p) {
+		p = w.rel(abs)
 	}
-	if !w.under(real) {
+	switch {
+	case errors.Is(err, errOutside):
 		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s leads outside the allowed roots through a symbolic link", p)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return nil, "", darkroom.Errorf(darkroom.NotFound, "path %s: no such file under the allowed roots", p)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s: the file cannot be read (permission denied)", p)
+	case err != nil:
+		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
-	info, err := os.Stat(real)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
-		return nil, "", darkroom.Wrap(darkroom.NotFound, err, "path %s", p)
+		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, "", darkroom.Errorf(darkroom.InvalidInput, "path %s is not a regular file", p)
+		return nil, "", fieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
+	}
+	tooBig := func(n int64) error {
+		return &darkroom.Error{Code: darkroom.LimitExceeded,
+			Message: fmt.Sprintf("path %s: over %d bytes, the limit of %d", p, n, MaxSourceBytes),
+			Details: map[string]any{"field": "path", "limit": MaxSourceBytes}}
 	}
 	if info.Size() > MaxSourceBytes {
-		return nil, "", darkroom.Errorf(darkroom.LimitExceeded, "path %s is %d bytes, over the limit of %d", p, info.Size(), MaxSourceBytes)
+		return nil, "", tooBig(info.Size())
 	}
-	b, err := os.ReadFile(real)
-	if err != nil {
-		return nil, "", darkroom.Wrap(darkroom.PermissionError, err, "read %s", p)
+	// The size is only a hint for the buffer: the file may grow while it is read.
+	b := make([]byte, 0, info.Size()+1)
+	buf := bytes.NewBuffer(b)
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSourceBytes+1)); err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s: the file cannot be read (permission denied)", p)
+		}
+		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "read %s", p)
 	}
-	return b, real, nil
+	if buf.Len() > MaxSourceBytes {
+		return nil, "", tooBig(int64(buf.Len()))
+	}
+	return buf.Bytes(), filepath.ToSlash(filepath.Join(filepath.Base(root), rel)), nil
 }
 
-func (w *Workspace) under(p string) bool {
-	for _, a := range w.AllowedRoots() {
-		if p == a || strings.HasPrefix(p, a+string(filepath.Separator)) {
-			return true
+// isURL reports whether p looks like a URL (a scheme and "://", or "file:") rather
+// than a file path. A Windows drive letter ("C:\") is no scheme.
+func isURL(p string) bool {
+	if strings.HasPrefix(strings.ToLower(p), "file:") {
+		return true
+	}
+	i := strings.Index(p, "://")
+	if i < 2 {
+		return false
+	}
+	for _, r := range p[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a plain file"
+}
+
+// locate finds the allowed root abs lies under (lexically) and abs relative to it,
+// "" when the root is abs itself (a client root that is a single file).
+func (w *Workspace) locate(abs string) (root, rel string, ok bool) {
+	for _, a := range w.AllowedRoots() {
+		if abs == a {
+			return a, "", true
+		}
+		if within(abs, a) {
+			r, err := filepath.Rel(a, abs)
+			if err == nil {
+				return a, r, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // Dir returns a workspace directory for one kind of file of one image (sources,
-// previews, exports, context), creating it.
+// previews, exports, context), creating it. Its name is the image's history.DirName.
 func (w *Workspace) Dir(kind, imageID string) (string, error) {
-	d := filepath.Join(w.Root, kind, imageID)
+	d := filepath.Join(w.Root, kind, history.DirName(imageID))
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return "", darkroom.Wrap(darkroom.InternalError, err, "create %s", d)
+		return "", w.fsError(err, "create %s", w.rel(d))
 	}
 	return d, nil
 }
 
-// WriteFile writes a workspace file atomically: temporary file, fsync, rename, so a
-// crash never leaves a half-written preview or export under its final name.
-func WriteFile(name string, data []byte) error {
-	return WriteFileFrom(name, func(w io.Writer) error {
-		if _, err := w.Write(data); err != nil {
-			return darkroom.Wrap(darkroom.InternalError, err, "write %s", name)
-		}
-		return nil
+// Temporary files of the workspace's writes start with tempPrefix; staleTempAge is
+// how old one must be to be removed when the workspace opens. The age keeps a
+// workspace opened by a second process from pulling a file from under a write in
+// progress in the first; no write takes an hour.
+const (
+	tempPrefix   = ".tmp-"
+	staleTempAge = time.Hour
+)
+
+// removeStaleTemps removes the temporary files of writes a crash interrupted in the
+// workspace's file directories (the history cleans up its own), older than age. It
+// returns how many it removed.
+func (w *Workspace) removeStaleTemps(age time.Duration) int {
+	n := 0
+	for _, kind := range []string{"sources", "previews", "exports", contextDir} {
+		filepath.WalkDir(filepath.Join(w.Root, kind), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() || !isTempName(d.Name()) {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > age && os.Remove(p) == nil {
+				n++
+			}
+			return nil
+		})
+	}
+	return n
+}
+
+// isTempName reports whether name is a temporary file of WriteFileFrom: ".tmp-*", or
+// ".<name>.tmp<digits>" as earlier versions named them.
+func isTempName(name string) bool {
+	if strings.HasPrefix(name, tempPrefix) {
+		return true
+	}
+	i := strings.LastIndex(name, ".tmp")
+	return strings.HasPrefix(name, ".") && i > 0 && strings.Trim(name[i+len(".tmp"):], "0123456789") == ""
+}
+
+// WriteFile writes a workspace file atomically and durably (WriteFileFrom).
+func (w *Workspace) WriteFile(name string, data []byte) error {
+	return w.WriteFileFrom(name, func(wr io.Writer) error {
+		_, err := wr.Write(data)
+		return err
 	})
 }
 
-// WriteFileFrom is WriteFile for content too large to hold in memory (an export):
-// write streams it to the temporary file. An error write returns is returned as it
-// is, and nothing is left under name.
-func WriteFileFrom(name string, write func(io.Writer) error) error {
+// WriteFileFrom writes a workspace file atomically and durably, streaming the content
+// write produces (an export is too large to hold): a temporary file in the same
+// directory, fsynced, renamed over name, and the directory fsynced so the rename
+// survives a power cut too, as the history's files do. A crash leaves the old file or
+// the new one, and at worst a temporary file the next OpenWorkspace removes. An error
+// write returns as a *darkroom.Error is returned as it is; nothing is left under
+// name.
+func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) error {
 	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	tmp, err := os.CreateTemp(dir, tempPrefix+filepath.Base(name)+"-*")
 	if err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "write %s", name)
+		return w.fsError(err, "write %s", w.rel(name))
 	}
 	defer os.Remove(tmp.Name())
 	// err, not a new variable: a failed write or flush must stop the rename.
@@ -232,7 +358,11 @@ func WriteFileFrom(name string, write func(io.Writer) error) error {
 		bw := bufio.NewWriterSize(tmp, 1<<20)
 		if werr := write(bw); werr != nil {
 			tmp.Close()
-			return werr
+			var de *darkroom.Error
+			if errors.As(werr, &de) {
+				return werr
+			}
+			return w.fsError(werr, "write %s", w.rel(name))
 		}
 		err = bw.Flush()
 	}
@@ -245,10 +375,135 @@ func WriteFileFrom(name string, write func(io.Writer) error) error {
 	if err == nil {
 		err = os.Rename(tmp.Name(), name)
 	}
+	if err == nil {
+		err = syncDir(dir)
+	}
 	if err != nil {
-		return darkroom.Wrap(darkroom.InternalError, err, "write %s", name)
+		return w.fsError(err, "write %s", w.rel(name))
 	}
 	return nil
+}
+
+// WriteFile is Workspace.WriteFile for a file outside any workspace (the CLI's
+// outputs, the generated docs): the same atomic and durable writer.
+func WriteFile(name string, data []byte) error {
+	return (*Workspace)(nil).WriteFile(name, data)
+}
+
+// WriteFileFrom is Workspace.WriteFileFrom for a file outside any workspace.
+func WriteFileFrom(name string, write func(io.Writer) error) error {
+	return (*Workspace)(nil).WriteFileFrom(name, write)
+}
+
+// syncDir makes a rename in dir durable: the file's own fsync does not cover the
+// directory entry naming it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// fsError codes a failure of the file system under the workspace, naming files
+// relative to it: permission_error when the workspace refuses access (or is
+// read-only), unavailable when the disk is full (freeing space and retrying helps),
+// internal_error for the rest.
+func (w *Workspace) fsError(err error, format string, args ...any) error {
+	code := darkroom.InternalError
+	switch {
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		code = darkroom.PermissionError
+	case errors.Is(err, syscall.ENOSPC):
+		code = darkroom.Unavailable
+	}
+	e := darkroom.Wrap(code, w.scrub(err), format, args...)
+	if code == darkroom.Unavailable {
+		e.Details = map[string]any{"fix": "the workspace's disk is full: free space, then retry"}
+	}
+	return e
+}
+
+// rel names p for a client: relative to the workspace, else to the allowed root it
+// lies under, else by its base name; never the server's absolute path.
+func (w *Workspace) rel(p string) string {
+	if w == nil {
+		return p // outside a workspace the user named the file: no server path to hide
+	}
+	if p == w.Root {
+		return "the workspace"
+	}
+	if within(p, w.Root) {
+		r, _ := filepath.Rel(w.Root, p)
+		return filepath.ToSlash(r)
+	}
+	for _, a := range w.AllowedRoots() {
+		if p == a || within(p, a) {
+			r, _ := filepath.Rel(filepath.Dir(a), p)
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.Base(p)
+}
+
+// Redact rewrites, in a message bound for a client, the server's absolute paths that
+// errors of deeper layers (the history store, the operating system) carry: a path
+// under the workspace becomes relative to it, one under an allowed root relative to
+// the root's parent. A nil workspace leaves msg as it is. The server's own log keeps
+// the full message.
+func (w *Workspace) Redact(msg string) string {
+	if w == nil {
+		return msg
+	}
+	sep := string(filepath.Separator)
+	// The workspace first: it may lie under an allowed root.
+	msg = strings.ReplaceAll(msg, w.Root+sep, "")
+	msg = strings.ReplaceAll(msg, w.Root, "the workspace")
+	roots := w.AllowedRoots()
+	// Longest first: a root inside another must not be cut by the outer one's prefix.
+	slices.SortFunc(roots, func(a, b string) int { return len(b) - len(a) })
+	for _, a := range roots {
+		msg = strings.ReplaceAll(msg, a+sep, filepath.Base(a)+sep)
+		msg = strings.ReplaceAll(msg, a, filepath.Base(a))
+	}
+	// A temporary file's random name means nothing to a client, and would make
+	// equal failures read differently.
+	return tempName.ReplaceAllString(msg, tempPrefix+"*")
+}
+
+// tempName matches the name of a temporary file of the workspace or the history.
+var tempName = regexp.MustCompile(regexp.QuoteMeta(tempPrefix) + `[^\s:/\\]*`)
+
+// scrub rewrites the paths an operating-system error carries with rel, so a message
+// shows no absolute path of the server.
+func (w *Workspace) scrub(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: w.rel(pe.Path), Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &os.LinkError{Op: le.Op, Old: w.rel(le.Old), New: w.rel(le.New), Err: le.Err}
+	}
+	return err
+}
+
+// scrubPath is scrub before there is a workspace: it keeps only the operating
+// system's reason, as the caller names the path the way the user gave it.
+func scrubPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // SourceMeta is what the workspace records of an ingested photo, as the history
@@ -277,7 +532,7 @@ func (w *Workspace) Source(imageID string) (SourceMeta, engine.Loader, error) {
 	load := func() ([]byte, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, darkroom.Wrap(darkroom.InternalError, err, "image %s: source copy", imageID)
+			return nil, w.fsError(err, "image %s: source copy", imageID)
 		}
 		return b, nil
 	}
@@ -299,7 +554,7 @@ func (w *Workspace) StoreSource(imageID, name string, data []byte) (string, stri
 		ext = ".img"
 	}
 	p := filepath.Join(dir, "source-"+hash[:16]+ext)
-	if err := WriteFile(p, data); err != nil {
+	if err := w.WriteFile(p, data); err != nil {
 		return "", "", err
 	}
 	rel, err := filepath.Rel(w.Root, p)
