@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"darkroom/internal/compat"
 	"darkroom/internal/contract"
 	"darkroom/internal/vocab"
 )
@@ -99,7 +100,7 @@ func (m *Main) contractDiff(args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := contract.Compare(oldC, newC, opts)
+	d, err := compat.Compare(oldC, newC, opts)
 	if err != nil {
 		return usagef("contract diff: %v", err)
 	}
@@ -229,22 +230,22 @@ func loadRevision(dir, rev string) (*contract.Contract, error) {
 }
 
 // examples gathers what backs the verdicts from NEW: recorded results and packs.
-func examples(dir string) (contract.DiffOptions, error) {
-	results, err := contract.RecordedResults(os.DirFS(dir), "testscripts")
+func examples(dir string) (compat.DiffOptions, error) {
+	results, err := compat.RecordedResults(os.DirFS(dir), "testscripts")
 	if err != nil {
-		return contract.DiffOptions{}, usagef("contract diff: recorded results: %v", err)
+		return compat.DiffOptions{}, usagef("contract diff: recorded results: %v", err)
 	}
-	opts := contract.DiffOptions{Results: results}
+	opts := compat.DiffOptions{Results: results}
 	packDir := filepath.Join(dir, "vocabulary")
 	if st, err := os.Stat(packDir); err != nil || !st.IsDir() {
 		return opts, nil
 	}
 	srcs, err := vocab.Dir(packDir)
 	if err != nil {
-		return contract.DiffOptions{}, usagef("contract diff: packs: %v", err)
+		return compat.DiffOptions{}, usagef("contract diff: packs: %v", err)
 	}
 	for _, src := range srcs {
-		opts.Packs = append(opts.Packs, contract.Pack{
+		opts.Packs = append(opts.Packs, compat.Pack{
 			Name: path.Join("vocabulary", path.Base(filepath.ToSlash(src.Name))),
 			Check: func(c *contract.Contract) error {
 				_, err := vocab.Check(c, src)

@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+
+	"darkroom/internal/contract"
 )
 
 // Verdict says what a change does to the agents and authors that use the contract.
@@ -89,14 +91,14 @@ type DiffOptions struct {
 // contract's #Manifest (internal/vocab owns reading packs).
 type Pack struct {
 	Name  string
-	Check func(*Contract) error
+	Check func(*contract.Contract) error
 }
 
 // Compare compares two loaded contracts: every tool's params (as inputs) and data
 // (as outputs), its metadata, the error codes, the result envelope, #Manifest and
 // the operation catalog (as inputs), and decides whether the new contract_version
 // is raised as much as the change needs.
-func Compare(old, new *Contract, opts DiffOptions) (*Diff, error) {
+func Compare(old, new *contract.Contract, opts DiffOptions) (*Diff, error) {
 	d := &Diff{OldVersion: old.Version, NewVersion: new.Version, Findings: []Finding{}, Unchanged: []string{}}
 	var names []string
 	for _, t := range old.Tools {
@@ -160,7 +162,7 @@ func (d *Diff) add(fs []Finding) {
 	d.Findings = append(d.Findings, fs...)
 }
 
-func replacementOf(t *Tool) string {
+func replacementOf(t *contract.Tool) string {
 	if t == nil || t.Deprecated == nil {
 		return "not deprecated"
 	}
@@ -169,7 +171,7 @@ func replacementOf(t *Tool) string {
 
 // removedTool is breaking unless the tool was deprecated and the new version is past
 // its removeAfter.
-func removedTool(t *Tool, newVersion string) []Finding {
+func removedTool(t *contract.Tool, newVersion string) []Finding {
 	f := Finding{Tool: t.Name, Old: "tool (" + t.Title + ")", New: "absent", Verdict: Breaking, Rule: "tool removed"}
 	if t.Deprecated != nil {
 		f.Old = fmt.Sprintf("deprecated tool, replaced by %s, removable after %s", t.Deprecated.Replacement, t.Deprecated.RemoveAfter)
@@ -183,7 +185,7 @@ func removedTool(t *Tool, newVersion string) []Finding {
 	return []Finding{f}
 }
 
-func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
+func compareTool(oc, nc *contract.Contract, ot, nt *contract.Tool, opts DiffOptions) []Finding {
 	name := ot.Name
 	var fs []Finding
 	add := func(path, old, new string, v Verdict, rule string) {
@@ -246,7 +248,7 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 		}
 	}
 
-	params := compareSchemas(name, input, "param", nil, ot.params, nt.params)
+	params := compareSchemas(name, input, "param", nil, toolField(oc, name, "params"), toolField(nc, name, "params"))
 	prefix(params, "params")
 	fs = append(fs, params...)
 	if worst(params).rank() <= Additive.rank() {
@@ -266,7 +268,7 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 	return fs
 }
 
-func toolField(c *Contract, tool, field string) cue.Value {
+func toolField(c *contract.Contract, tool, field string) cue.Value {
 	return c.Value.LookupPath(cue.MakePath(cue.Str("tools"), cue.Str(tool), cue.Str(field)))
 }
 
@@ -306,7 +308,7 @@ func compareSchemas(group string, pol polarity, noun string, skip map[string]boo
 	return c.findings
 }
 
-func compareManifest(old, new *Contract, opts DiffOptions) []Finding {
+func compareManifest(old, new *contract.Contract, opts DiffOptions) []Finding {
 	fs := compareSchemas(GroupManifest, input, "field", nil, old.Manifest(), new.Manifest())
 	if worst(fs).rank() > Additive.rank() {
 		return fs
@@ -323,9 +325,9 @@ func compareManifest(old, new *Contract, opts DiffOptions) []Finding {
 	return fs
 }
 
-func compareErrorCodes(old, new *Contract) []Finding {
+func compareErrorCodes(old, new *contract.Contract) []Finding {
 	var fs []Finding
-	describe := func(ec ErrorCode) string {
+	describe := func(ec contract.ErrorCode) string {
 		r := "not recoverable"
 		if ec.Recoverable {
 			r = "recoverable"

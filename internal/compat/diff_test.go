@@ -1,13 +1,15 @@
-package contract
+package compat
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
+	"darkroom/internal/contract"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -328,7 +330,7 @@ func tool(name, extra, params, data string) string {
 `
 }
 
-func loadModule(t *testing.T, version, codesSrc string, tools ...string) *Contract {
+func loadModule(t *testing.T, version, codesSrc string, tools ...string) *contract.Contract {
 	t.Helper()
 	fsys := fstest.MapFS{
 		"cue.mod/module.cue":     {Data: []byte("module: \"test.local\"\nlanguage: version: \"v0.17.1\"\n")},
@@ -336,7 +338,7 @@ func loadModule(t *testing.T, version, codesSrc string, tools ...string) *Contra
 		"contracts/errors.cue":   {Data: []byte(codesSrc)},
 		"contracts/tools.cue":    {Data: []byte("package contracts\n" + strings.Join(tools, "\n"))},
 	}
-	c, err := Load(fsys)
+	c, err := contract.Load(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,8 +530,17 @@ func TestCompareOwnContract(t *testing.T) {
 		}
 	}
 	for _, tl := range c.Tools {
-		walk(tl.Name+".params", shapeOf(tl.params, 0))
+		walk(tl.Name+".params", shapeOf(toolField(c, tl.Name, "params"), 0))
 		walk(tl.Name+".data", shapeOf(toolField(c, tl.Name, "data"), 0))
 	}
 	walk("#Manifest", shapeOf(c.Manifest(), 0))
+}
+
+func loadTestContract(t testing.TB) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"encoding/json"
@@ -91,6 +91,36 @@ type patField struct {
 	pattern string
 	custom  bool // pattern is not a regular expression the differ reads; it is the written form
 	shape   *shape
+}
+
+// hasDefault reports whether v has a concrete default that a reader can be told
+// about: a scalar or a non-empty list (a struct's "default" is the struct itself).
+func hasDefault(v cue.Value) bool {
+	d, ok := v.Default()
+	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
+		return false
+	}
+	if d.Kind() == cue.ListKind {
+		n, err := d.Len().Int64()
+		return err == nil && n > 0
+	}
+	return true
+}
+
+// patternRegexp reads a pattern constraint's key set: a regular expression, or ""
+// for any string key; false when the pattern is something else (a custom rule).
+func patternRegexp(p cue.Value) (string, bool) {
+	op, args := p.Expr()
+	switch op {
+	case cue.RegexMatchOp:
+		re, err := args[0].String()
+		return re, err == nil
+	case cue.NoOp, cue.SelectorOp:
+		if p.IncompleteKind() == cue.StringKind && !p.IsConcrete() {
+			return "", true
+		}
+	}
+	return "", false
 }
 
 // maxShapeDepth bounds the walk; the contracts nest a few levels deep.
