@@ -138,12 +138,19 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func loadDir(dir string) (*contract.Contract, error) {
+	return loadTree("contract diff", dir)
+}
+
+// loadTree loads the contract of a directory laid out like the repository (cue.mod/
+// and contracts/); a directory that is missing or does not load is a usage error
+// (exit 2) naming the verb.
+func loadTree(verb, dir string) (*contract.Contract, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, usagef("contract diff: %s is not a directory", dir)
+		return nil, usagef("%s: %s is not a directory", verb, dir)
 	}
 	c, err := contract.Load(os.DirFS(dir))
 	if err != nil {
-		return nil, usagef("contract diff: %s: %v", dir, err)
+		return nil, usagef("%s: %s: %v", verb, dir, err)
 	}
 	return c, nil
 }

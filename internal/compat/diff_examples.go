@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
 
 	"darkroom/internal/contract"
 )
 
 // Examples that back the differ's verdicts: the agreement test's argument corpus
-// (corpus and candidates, shared with TestAgreement), recorded results from the
+// (contract.Corpus, shared with TestAgreement), recorded results from the
 // golden transcripts, and vocabulary packs (DiffOptions.Packs).
 
 // exampleArguments runs the corpus of the old params through both tools: a call the
@@ -48,6 +52,45 @@ func exampleArguments(ot, nt *contract.Tool) (Finding, bool) {
 type RecordedResult struct {
 	Source string          // file:line of the reply
 	Result json.RawMessage // structuredContent
+	// Placeholders are the stand-ins the transcript wrote for values it could not
+	// know (see placeholders): a string that holds one is not judged.
+	Placeholders []string
+}
+
+// The testscripts' mcp command writes a transcript that does not depend on the run:
+// a value captured with `let NAME /pointer` (a random proposal id) is written $NAME
+// everywhere, the script's directory $WORK, an RFC 3339 time "<time>" and image data
+// "<png 1234 bytes 64x48>". Those strings are not what the server sent, so no schema
+// may judge them; the rest of the result still is.
+var (
+	fixedPlaceholders = []string{"$WORK", "<time>"}
+	imagePlaceholder  = regexp.MustCompile(`^<[a-z0-9]+ [0-9]+ bytes [0-9]+x[0-9]+>$`)
+)
+
+// placeholders returns the stand-ins of a transcript: the fixed ones and $NAME for
+// every `let NAME /pointer` line of the archive.
+func placeholders(text string) []string {
+	out := slices.Clone(fixedPlaceholders)
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "let" && strings.HasPrefix(f[2], "/") {
+			out = appendUnique(out, "$"+f[1])
+		}
+	}
+	return out
+}
+
+// isPlaceholder reports whether a recorded string holds a stand-in.
+func (r RecordedResult) isPlaceholder(s string) bool {
+	if imagePlaceholder.MatchString(s) {
+		return true
+	}
+	for _, p := range r.Placeholders {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordedResults reads the golden transcripts (*.txtar) in dir of fsys, as the
@@ -75,6 +118,7 @@ func RecordedResults(fsys fs.FS, dir string) (map[string][]RecordedResult, error
 func transcriptResults(name, text string) map[string][]RecordedResult {
 	out := map[string][]RecordedResult{}
 	calls := map[string]string{} // request id -> tool
+	stand := placeholders(text)
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -117,7 +161,7 @@ func transcriptResults(name, text string) map[string][]RecordedResult {
 				continue
 			}
 			if tool, ok := calls[string(reply.ID)]; ok {
-				out[tool] = append(out[tool], RecordedResult{Source: fmt.Sprintf("%s:%d", name, start+1), Result: reply.Result.StructuredContent})
+				out[tool] = append(out[tool], RecordedResult{Source: fmt.Sprintf("%s:%d", name, start+1), Result: reply.Result.StructuredContent, Placeholders: stand})
 			}
 		}
 	}
@@ -148,14 +192,19 @@ func recordedResults(oc *contract.Contract, ot *contract.Tool, results []Recorde
 		if err := json.Unmarshal(env.Data, &data); err != nil {
 			continue
 		}
-		b, err := json.Marshal(prune(data, s))
+		unknown := map[string]bool{}
+		data = r.mask(prune(data, s), nil, unknown)
+		b, err := json.Marshal(data)
 		if err != nil {
 			continue
 		}
-		v := schema.Context().CompileBytes(b)
+		// A stand-in becomes _ (any value): the rest is checked, and what CUE then
+		// finds incomplete at that path is the stand-in, not the result.
+		src := strings.ReplaceAll(string(b), unknownMarkJSON, "_")
+		v := schema.Context().CompileString(src)
 		err = v.Err()
 		if err == nil {
-			err = schema.Unify(v).Validate(cue.Concrete(true))
+			err = judged(schema, schema.Unify(v).Validate(cue.Concrete(true)), unknown)
 		}
 		if err != nil {
 			n++
@@ -172,6 +221,69 @@ func recordedResults(oc *contract.Contract, ot *contract.Tool, results []Recorde
 		firstErr += fmt.Sprintf(" (and %d more recorded results)", n-1)
 	}
 	return Finding{Tool: ot.Name, Path: "data", Old: "recorded result " + first.Source, New: "rejected by the old data: " + firstErr, Verdict: Breaking, Rule: "recorded result rejected"}, true
+}
+
+// unknownMark replaces a stand-in before the data is written as CUE; it is then
+// written _ . No JSON a server sends holds it.
+const unknownMark = "\x00darkroom: unknown\x00"
+
+var unknownMarkJSON = func() string {
+	b, _ := json.Marshal(unknownMark)
+	return string(b)
+}()
+
+// mask replaces every string that holds a stand-in by unknownMark and records its
+// path (selectors joined by "."); an object key that holds one is dropped with its
+// value (a client of the old data cannot have relied on an unknown key).
+func (r RecordedResult) mask(x any, path []string, unknown map[string]bool) any {
+	switch x := x.(type) {
+	case string:
+		if r.isPlaceholder(x) {
+			unknown[strings.Join(path, ".")] = true
+			return unknownMark
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			if r.isPlaceholder(k) {
+				continue
+			}
+			out[k] = r.mask(v, append(slices.Clone(path), k), unknown)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = r.mask(v, append(slices.Clone(path), strconv.Itoa(i)), unknown)
+		}
+		return out
+	}
+	return x
+}
+
+// judged drops from err the errors at the paths of stand-ins: those say only that
+// the value there is unknown.
+func judged(schema cue.Value, err error, unknown map[string]bool) error {
+	if err == nil || len(unknown) == 0 {
+		return err
+	}
+	base := len(schema.Path().Selectors())
+	var kept []cueerrors.Error
+	for _, e := range cueerrors.Errors(err) {
+		p := e.Path()
+		if len(p) >= base && unknown[strings.Join(p[base:], ".")] {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	var out cueerrors.Error
+	for _, e := range kept {
+		out = cueerrors.Append(out, e)
+	}
+	return out
 }
 
 // prune drops the keys of x that the shape's closed objects do not declare, the way

@@ -3,6 +3,7 @@ package compat
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -497,16 +498,24 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// The project's own contract compared with itself has no finding, and every part
-// of it is read structurally: nothing is left as an opaque custom rule.
+// The project's own contract compared with itself has no finding, with its own
+// goldens' recorded results as examples, and every part of it is read structurally:
+// nothing is left as an opaque custom rule.
 func TestCompareOwnContract(t *testing.T) {
 	c := loadTestContract(t)
-	d, err := Compare(c, loadTestContract(t), DiffOptions{})
+	results, err := RecordedResults(os.DirFS("../.."), "testscripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) == 0 {
+		t.Fatal("no recorded results in testscripts/")
+	}
+	d, err := Compare(c, loadTestContract(t), DiffOptions{Results: results})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Findings) != 0 || !d.Version.OK || len(d.Unchanged) != len(c.Tools) {
-		t.Errorf("self-diff: %d findings, version %+v, %d of %d tools unchanged", len(d.Findings), d.Version, len(d.Unchanged), len(c.Tools))
+		t.Errorf("self-diff: %d findings, version %+v, %d of %d tools unchanged: %+v", len(d.Findings), d.Version, len(d.Unchanged), len(c.Tools), d.Findings)
 	}
 	var walk func(where string, s *shape)
 	walk = func(where string, s *shape) {
@@ -543,4 +552,54 @@ func loadTestContract(t testing.TB) *contract.Contract {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Stand-ins the transcripts write for values they cannot know ($NAME of a `let`,
+// $WORK, <time>) are skipped, never judged; everything else of the same result still
+// is, and a $WORD that no `let` declares is an ordinary string.
+func TestRecordedPlaceholders(t *testing.T) {
+	data := `id!: =~"^p[0-9a-f]{12}$", kind!: "a" | "b", at!: =~"^[0-9]{4}-", path!: =~"^/", ` +
+		`pending!: [...close({id!: =~"^p[0-9a-f]{12}$", n!: int})], ` +
+		`mask!: close({kind!: "ellipse", id!: =~"^p"}) | close({kind!: "gradient", angle!: number})`
+	old := loadModule(t, "0.1.0", codes, tool("list", "", ``, data))
+	ot, _ := old.Tool("list")
+	reply := func(id int, data string) string {
+		return `--> {"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"list","arguments":{}}}
+<-- {"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"structuredContent":{"success":true,"data":` + data + `,"error":null}}}
+`
+	}
+	tests := []struct {
+		name, data string
+		rejected   string // "" when accepted
+	}{
+		{"stand-ins only",
+			`{"id":"$ID","kind":"a","at":"<time>","path":"$WORK/ws","pending":[{"id":"$OTHER","n":1}],"mask":{"kind":"ellipse","id":"$ID"}}`, ""},
+		{"a real error beside stand-ins",
+			`{"id":"$ID","kind":"c","at":"<time>","path":"$WORK/ws","pending":[{"id":"$OTHER","n":1}],"mask":{"kind":"ellipse","id":"$ID"}}`, "kind"},
+		{"a real error inside a list beside a stand-in",
+			`{"id":"$ID","kind":"a","at":"<time>","path":"/ws","pending":[{"id":"$OTHER","n":"x"}],"mask":{"kind":"ellipse","id":"$ID"}}`, "pending"},
+		{"an undeclared $WORD is judged",
+			`{"id":"$NOPE","kind":"a","at":"<time>","path":"/ws","pending":[],"mask":{"kind":"gradient","angle":1}}`, "id"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			archive := "# a transcript\n-- session --\nlet ID /data/id\nlet OTHER /data/id\n-- golden --\n" + reply(i+1, tt.data)
+			results, err := RecordedResults(fstest.MapFS{"testscripts/list.txtar": {Data: []byte(archive)}}, "testscripts")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results["list"]) != 1 {
+				t.Fatalf("got %d recorded results, want 1", len(results["list"]))
+			}
+			f, rejected := recordedResults(old, ot, results["list"])
+			switch {
+			case tt.rejected == "" && rejected:
+				t.Errorf("got %q, want the result accepted", f.New)
+			case tt.rejected != "" && !rejected:
+				t.Errorf("accepted, want it rejected at %s", tt.rejected)
+			case tt.rejected != "" && !strings.Contains(f.New, "data."+tt.rejected):
+				t.Errorf("got %q, want the rejection at data.%s", f.New, tt.rejected)
+			}
+		})
+	}
 }
