@@ -193,7 +193,7 @@ func recordedResults(oc *contract.Contract, ot *contract.Tool, results []Recorde
 			continue
 		}
 		unknown := map[string]bool{}
-		data = r.mask(prune(data, s), nil, unknown)
+		data = r.mask(prune(data, s), s, nil, unknown)
 		b, err := json.Marshal(data)
 		if err != nil {
 			continue
@@ -234,31 +234,64 @@ var unknownMarkJSON = func() string {
 
 // mask replaces every string that holds a stand-in by unknownMark and records its
 // path (selectors joined by "."); an object key that holds one is dropped with its
-// value (a client of the old data cannot have relied on an unknown key).
-func (r RecordedResult) mask(x any, path []string, unknown map[string]bool) any {
+// value (a client of the old data cannot have relied on an unknown key). A string
+// where the old data has an enum another rule owns (an error code) is masked too:
+// that rule has judged it.
+func (r RecordedResult) mask(x any, s *shape, path []string, unknown map[string]bool) any {
 	switch x := x.(type) {
 	case string:
-		if r.isPlaceholder(x) {
+		if r.isPlaceholder(x) || s != nil && ownedEnum(s) {
 			unknown[strings.Join(path, ".")] = true
 			return unknownMark
 		}
 	case map[string]any:
+		o := (*alt)(nil)
+		if s != nil {
+			o = objectFor(x, s)
+		}
 		out := make(map[string]any, len(x))
 		for k, v := range x {
 			if r.isPlaceholder(k) {
 				continue
 			}
-			out[k] = r.mask(v, append(slices.Clone(path), k), unknown)
+			var fs *shape
+			if o != nil {
+				if f := o.fields[k]; f != nil {
+					fs = f.shape
+				} else if f := patternFor(o, k); f != nil {
+					fs = f.shape
+				}
+			}
+			out[k] = r.mask(v, fs, append(slices.Clone(path), k), unknown)
 		}
 		return out
 	case []any:
+		var arr *alt
+		if s != nil {
+			if arrays := altsOfKind(s.alts, kArray); len(arrays) == 1 {
+				arr = arrays[0]
+			}
+		}
 		out := make([]any, len(x))
 		for i, v := range x {
-			out[i] = r.mask(v, append(slices.Clone(path), strconv.Itoa(i)), unknown)
+			var es *shape
+			if arr != nil {
+				es = arr.elem(i)
+			}
+			out[i] = r.mask(v, es, append(slices.Clone(path), strconv.Itoa(i)), unknown)
 		}
 		return out
 	}
 	return x
+}
+
+func ownedEnum(s *shape) bool {
+	for _, a := range s.alts {
+		if a.consts != nil && ownedEnums[a.ref] {
+			return true
+		}
+	}
+	return false
 }
 
 // judged drops from err the errors at the paths of stand-ins: those say only that

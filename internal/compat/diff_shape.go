@@ -144,15 +144,26 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 		return []*alt{opaque(v, ref)}
 	}
 	kind := v.IncompleteKind()
-	if v.IsConcrete() && kind&(cue.StructKind|cue.ListKind) == 0 {
+	op, args := v.Expr()
+	// The arms of a disjunction are read before asking whether it is concrete: CUE
+	// v0.17.1 judges an open list's validators on the empty list, so
+	// [...] & list.MinItems(1) | null evaluates to null alone, and its list arm
+	// would be lost.
+	if v.IsConcrete() && kind&(cue.StructKind|cue.ListKind) == 0 && op != cue.OrOp {
 		return []*alt{constAlt(v, ref)}
 	}
-	op, args := v.Expr()
 	switch op {
 	case cue.OrOp:
 		var out []*alt
 		for _, a := range args {
-			out = append(out, altsOf(a, depth+1, "")...)
+			for _, x := range altsOf(a, depth+1, "") {
+				// An enum written as a definition (#ErrorCode: or(_codes)) keeps
+				// its name, so a rule elsewhere can own it.
+				if x.consts != nil && x.ref == "" {
+					x.ref = ref
+				}
+				out = append(out, x)
+			}
 		}
 		return out
 	case cue.SelectorOp, cue.NoOp:
@@ -175,6 +186,9 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 				}
 			}
 		}
+		if e, ok := letValue(v); ok {
+			return altsOf(e, depth+1, ref)
+		}
 	}
 	switch {
 	case kind == cue.StructKind, op == cue.CallOp && len(args) > 0 && fmt.Sprint(args[0]) == "close":
@@ -185,13 +199,16 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 		// A struct whose comprehensions need data (#Entry) evaluates to an
 		// incomplete error but still lists its fields; so does a list whose
 		// validator rejects the empty list.
-		if _, err := v.Fields(cue.Optional(true)); err == nil {
-			return []*alt{objectAlt(v, depth, ref)}
-		}
+		// The list test comes first: Fields does not fail on a list whose
+		// validators reject the empty list ([...] & list.MinItems(1) &
+		// list.MaxItems(32)), which would read as an object keyed 0, 1, ...
 		for _, c := range conjuncts(v, depth) {
 			if c.IncompleteKind() == cue.ListKind {
 				return []*alt{arrayAlt(v, depth, ref)}
 			}
+		}
+		if _, err := v.Fields(cue.Optional(true)); err == nil {
+			return []*alt{objectAlt(v, depth, ref)}
 		}
 		return []*alt{opaque(v, ref)}
 	}
@@ -240,8 +257,36 @@ func conjuncts(v cue.Value, depth int) []cue.Value {
 				return conjuncts(args[0], depth+1)
 			}
 		}
+		if e, ok := letValue(v); ok {
+			return conjuncts(e, depth+1)
+		}
 	}
 	return []cue.Value{v}
+}
+
+// letValue follows a reference to a let (let max = 10; <=max, or let L = int & <=10;
+// v: L). Such a reference has no path to look up and Expr only repeats it, so every
+// bound behind it would be lost; its evaluated value has the structure. ok is false
+// for anything else, and for a value whose evaluation reads no differently.
+func letValue(v cue.Value) (cue.Value, bool) {
+	if k := v.IncompleteKind(); k&(cue.StructKind|cue.ListKind) != 0 && k != cue.ListKind {
+		return cue.Value{}, false
+	}
+	e := v.Eval()
+	if !e.Exists() {
+		return cue.Value{}, false
+	}
+	op, args := e.Expr()
+	if op == cue.NoOp && len(args) == 1 {
+		// A default beside it (*5 | L) leaves the let's value as the one argument.
+		e = args[0]
+		op, _ = e.Expr()
+	}
+	switch op {
+	case cue.NoOp, cue.SelectorOp:
+		return cue.Value{}, false
+	}
+	return e, true
 }
 
 func constAlt(v cue.Value, ref string) *alt {
@@ -507,7 +552,73 @@ func closedBeyond(v cue.Value, pfields []*patField) bool {
 		}
 	}
 	probe := cue.MakePath(cue.Str(diffProbe))
-	return v.FillPath(probe, 1).LookupPath(probe).Err() != nil
+	if v.FillPath(probe, 1).LookupPath(probe).Err() != nil {
+		return true
+	}
+	if v.Err() == nil {
+		return false
+	}
+	// A struct that cannot be evaluated without data (#Entry, whose rules range
+	// over its operations) accepts any probe, closed or not. Read it as written:
+	// a definition, or a struct inside one, is closed unless it says "...".
+	return inDefinition(v) && !hasEllipsis(v, 0)
+}
+
+// inDefinition reports whether v is a definition or lies inside one.
+func inDefinition(v cue.Value) bool {
+	for _, sel := range v.Path().Selectors() {
+		if sel.IsDefinition() {
+			return true
+		}
+	}
+	_, p := v.ReferencePath()
+	for _, sel := range p.Selectors() {
+		if sel.IsDefinition() {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEllipsis reports whether one of the struct literals v is made of ends with
+// "...", following conjunctions and references as comprehensions does.
+func hasEllipsis(v cue.Value, depth int) bool {
+	if depth > maxShapeDepth {
+		return false
+	}
+	op, args := v.Expr()
+	switch op {
+	case cue.AndOp:
+		for _, a := range args {
+			if hasEllipsis(a, depth+1) {
+				return true
+			}
+		}
+		return false
+	case cue.SelectorOp:
+		if r, _, ok := resolve(v); ok {
+			return hasEllipsis(r, depth+1)
+		}
+		return false
+	}
+	var decls []ast.Decl
+	switch n := v.Syntax(cue.Raw()).(type) {
+	case *ast.StructLit:
+		decls = n.Elts
+	case *ast.File:
+		decls = n.Decls
+	}
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ast.Ellipsis:
+			return true
+		case *ast.EmbedDecl:
+			if _, ok := d.Expr.(*ast.Ellipsis); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // diffProbe is a key no pattern of the contracts matches (they are snake_case).
@@ -538,8 +649,17 @@ func comprehensions(v cue.Value, depth int, fields map[string]*field, incomplete
 			}
 			return
 		}
-		if sl, ok := v.Syntax(cue.Raw()).(*ast.StructLit); ok {
-			for _, d := range sl.Elts {
+		var decls []ast.Decl
+		switch n := v.Syntax(cue.Raw()).(type) {
+		case *ast.StructLit:
+			decls = n.Elts
+		case *ast.File:
+			// A struct that needs an import (list.MaxItems in one of its
+			// fields) is printed as a file.
+			decls = n.Decls
+		}
+		{
+			for _, d := range decls {
 				if c, ok := d.(*ast.Comprehension); ok && (incomplete || readsField(c, fields)) {
 					out = appendUnique(out, nodeText(&ast.StructLit{Elts: []ast.Decl{c}}))
 				}

@@ -205,6 +205,50 @@ func TestCompareShapes(t *testing.T) {
 				"additive: new optional param":  {{".*", "absent", "any keys: integer"}},
 			}},
 
+		// Misses of issue 9, each failing before its fix.
+		// A list bounded both ways was read as an object keyed 0, 1, ... (CUE
+		// judges the open list's validators on []), so nothing was reported.
+		{"list bounded both ways, cut", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(1) & list.MaxItems(16)`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of integer (1..32 items)", "list of integer (1..16 items)"}}}},
+		{"list bounded both ways, raised", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(1) & list.MaxItems(64)`,
+			map[string][]row{"additive: widened bound": {{"", "list of integer (1..32 items)", "list of integer (1..64 items)"}}}},
+		{"list bounded both ways, minimum raised", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(2) & list.MaxItems(32)`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of integer (1..32 items)", "list of integer (2..32 items)"}}}},
+		// ... and with | null it evaluated to null alone: adding null read as a
+		// change of type both ways (breaking).
+		{"null added to a bounded list", input, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32)})`, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32) | null})`,
+			map[string][]row{"additive: widened type": {{"a", "list of integer (1..32 items)", "list of integer (1..32 items) or null"}}}},
+		{"null dropped from a bounded list", input, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32) | null})`, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32)})`,
+			map[string][]row{"breaking: narrowed type": {{"a", "list of integer (1..32 items) or null", "list of integer (1..32 items)"}}}},
+		// A constraint written through a let was lost: Expr only repeats the
+		// reference.
+		{"let-bound constraint tightened", input, "let L = int & >=1 & <=10\nv: L", "let L = int & >=1 & <=5\nv: L",
+			map[string][]row{"breaking: tightened bound": {{"", "integer 1..10", "integer 1..5"}}}},
+		{"let-bound constraint widened", input, "let L = int & >=1 & <=5\nv: L", "let L = int & >=1 & <=10\nv: L",
+			map[string][]row{"additive: widened bound": {{"", "integer 1..5", "integer 1..10"}}}},
+		{"let-bound bound beside a default", input, "let L = int & >=1 & <=10\nv: *5 | L", "let L = int & >=1 & <=5\nv: *5 | L",
+			map[string][]row{"breaking: tightened bound": {{"", "integer 1..10", "integer 1..5"}}}},
+		{"let-bound bound in a conjunction", input, "let b = <=10\nv: int & b", "let b = <=5\nv: int & b",
+			map[string][]row{"breaking: tightened bound": {{"", "integer <=10", "integer <=5"}}}},
+		{"let-bound maximum of items", input, "let M = 10\nv: close({a?: [...int] & list.MaxItems(M) | null})", "let M = 5\nv: close({a?: [...int] & list.MaxItems(M) | null})",
+			map[string][]row{"breaking: tightened bound": {{"a", "list of integer (at most 10 items) or null", "list of integer (at most 5 items) or null"}}}},
+		// A list.* call in one field made CUE print the struct as a file, and its
+		// untouched rule read as removed.
+		{"list call beside a rule", input, `{a!: [...string], b?: int, if b != _|_ {c!: int}}`, `{a!: [...string] & list.MaxItems(4), b?: int, if b != _|_ {c!: int}}`,
+			map[string][]row{"breaking: tightened bound": {{"a", "list of string", "list of string (at most 4 items)"}}}},
+		// A struct that cannot be evaluated without data accepts any probe key, so
+		// a closed #Entry read as open and opening it went unreported.
+		{"opened struct that needs data", input, entryLike(""), entryLike("..."),
+			map[string][]row{"additive: opened object": {{".*", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"closed struct that needs data", input, entryLike("..."), entryLike(""),
+			map[string][]row{"breaking: closed object": {{".*", "open object (other fields allowed)", "closed object (no other fields)"}}}},
+		{"nested data struct opened", output, "#D: {o!: {a!: int}}\nv: #D", "#D: {o!: {a!: int, ...}}\nv: #D",
+			map[string][]row{"additive: opened object": {{"o", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"nested data struct closed", output, "#D: {o!: {a!: int, ...}}\nv: #D", "#D: {o!: {a!: int}}\nv: #D",
+			map[string][]row{"additive: closed object": {{"o", "open object (other fields allowed)", "closed object (no other fields)"}}}},
+		{"nested struct of a list item opened", output, "#I: {a!: int}\nv: close({o!: [...#I]})", "#I: {a!: int, ...}\nv: close({o!: [...#I]})",
+			map[string][]row{"additive: opened object": {{"o[]", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+
 		// Data (outputs): the same changes, read covariantly.
 		{"data added field", output, `close({a!: int})`, `close({a!: int, b!: string})`,
 			map[string][]row{"additive: added field": {{"b", "absent", "required string"}}}},
@@ -245,6 +289,12 @@ func TestCompareShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// entryLike is a struct like #Entry: a definition with a rule over its own list, so
+// it does not evaluate without data; extra is "..." to open it.
+func entryLike(extra string) string {
+	return "#E: {ops!: [...{bind?: string}], params: {[string]: int}, for u in ops if u.bind != _|_ {params: (u.bind): >=0}, " + extra + "}\nv: {[string]: #E}"
 }
 
 func TestCheckVersion(t *testing.T) {
@@ -311,6 +361,10 @@ tools: [Name=string]: #Tool & {name: Name}
 #MaskSpec: {}
 `
 
+// codesPlus is codes with not_found added.
+var codesPlus = strings.Replace(codes, `"internal_error"]`, `"internal_error", "not_found"]`, 1) +
+	"error_codes: not_found: {recoverable: true, exit_code: 3, description: \"gone\"}\n"
+
 const codes = `package contracts
 _codes: ["invalid_input", "internal_error"]
 #ErrorCode: or(_codes)
@@ -350,6 +404,7 @@ func loadModule(t *testing.T, version, codesSrc string, tools ...string) *contra
 // verdict, on whole contracts.
 func TestCompareContracts(t *testing.T) {
 	list := tool("list", "", `layer?: "L1" | "L2" | null`, `count!: int`)
+	listing := tool("codes", "", ``, `codes!: [...close({code!: #ErrorCode, recoverable!: bool})]`)
 	tests := []struct {
 		name       string
 		oldV, newV string
@@ -393,6 +448,15 @@ func TestCompareContracts(t *testing.T) {
 			strings.Replace(codes, `"internal_error"]`, `"internal_error", "not_found"]`, 1) + "error_codes: not_found: {recoverable: true, exit_code: 3, description: \"gone\"}\n",
 			[]string{list}, []string{list},
 			[]Finding{{Tool: GroupErrors, Path: "not_found", Old: "absent", New: "recoverable, exit code 3", Verdict: Additive, Rule: "error code added"}}, true},
+		// A code added to the closed enum is additive wherever the enum appears,
+		// as the error-code rule says; get_contract's listing of it is not a
+		// second, breaking, finding ("added enum value" on data).
+		{"error code added, listed by a tool", "0.1.0", "0.2.0", codes, codesPlus,
+			[]string{list, listing}, []string{list, listing},
+			[]Finding{{Tool: GroupErrors, Path: "not_found", Old: "absent", New: "recoverable, exit code 3", Verdict: Additive, Rule: "error code added"}}, true},
+		{"error code removed, listed by a tool", "0.2.0", "0.3.0", codesPlus, codes,
+			[]string{list, listing}, []string{list, listing},
+			[]Finding{{Tool: GroupErrors, Path: "not_found", Old: "recoverable, exit code 3", New: "absent", Verdict: Breaking, Rule: "error code removed"}}, true},
 		{"recoverable and exit code changed", "1.0.0", "1.1.0", codes,
 			strings.Replace(codes, "recoverable: false, exit_code: 70", "recoverable: true, exit_code: 71", 1),
 			[]string{list}, []string{list},
@@ -601,5 +665,34 @@ func TestRecordedPlaceholders(t *testing.T) {
 				t.Errorf("got %q, want the rejection at data.%s", f.New, tt.rejected)
 			}
 		})
+	}
+}
+
+// get_contract's recorded result lists the new code: the old data's enum does not
+// know it, and that is the error-code rule's to judge, not a rejected example.
+func TestRecordedOwnedEnum(t *testing.T) {
+	listing := tool("codes", "", ``, `codes!: [...close({code!: #ErrorCode, recoverable!: bool})]`)
+	archive := `--> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"codes","arguments":{}}}
+<-- {"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"success":true,"data":{"codes":[{"code":"not_found","recoverable":true},{"code":"internal_error","recoverable":false}]},"error":null}}}
+--> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"codes","arguments":{}}}
+<-- {"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"success":true,"data":{"codes":[{"code":"not_found","recoverable":"yes"}]},"error":null}}}
+`
+	results, err := RecordedResults(fstest.MapFS{"testscripts/codes.txtar": {Data: []byte(archive)}}, "testscripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := loadModule(t, "0.1.0", codes, listing)
+	d, err := Compare(old, loadModule(t, "0.2.0", codesPlus, listing), DiffOptions{Results: map[string][]RecordedResult{"codes": results["codes"][:1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Finding{{Tool: GroupErrors, Path: "not_found", Old: "absent", New: "recoverable, exit code 3", Verdict: Additive, Rule: "error code added"}}
+	if diff := cmp.Diff(want, d.Findings); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	// The rest of the same result is still judged.
+	ot, _ := old.Tool("codes")
+	if f, ok := recordedResults(old, ot, results["codes"][1:]); !ok || !strings.Contains(f.New, "recoverable") {
+		t.Errorf("got %+v, %v; want the second result rejected at recoverable", f, ok)
 	}
 }
