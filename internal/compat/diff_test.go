@@ -444,6 +444,33 @@ func TestCompareContracts(t *testing.T) {
 		{"annotation weakened", "0.1.0", "0.2.0", codes, codes, []string{list},
 			[]string{strings.Replace(list, "readOnly: true", "readOnly: false", 1)},
 			[]Finding{{Tool: "list", Path: "annotations.readOnly", Old: "true", New: "false", Verdict: Breaking, Rule: "annotation weakened"}}, true},
+		{"annotation strengthened", "0.1.0", "0.2.0", codes, codes,
+			[]string{strings.Replace(list, "destructive: false", "destructive: true", 1)}, []string{list},
+			[]Finding{{Tool: "list", Path: "annotations.destructive", Old: "true", New: "false", Verdict: Additive, Rule: "annotation strengthened"}}, true},
+		{"annotations weakened, the other two", "0.1.0", "0.2.0", codes, codes, []string{list},
+			[]string{strings.NewReplacer("idempotent: true", "idempotent: false", "openWorld: false", "openWorld: true").Replace(list)},
+			[]Finding{
+				{Tool: "list", Path: "annotations.idempotent", Old: "true", New: "false", Verdict: Breaking, Rule: "annotation weakened"},
+				{Tool: "list", Path: "annotations.openWorld", Old: "false", New: "true", Verdict: Breaking, Rule: "annotation weakened"},
+			}, true},
+		{"deprecation withdrawn", "0.2.0", "0.3.0", codes, codes,
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
+			[]string{tool("show", "", "", ""), tool("display", "", "", "")},
+			[]Finding{{Tool: "show", Path: "deprecated", Old: "deprecated, removable after 0.3.0", New: "not deprecated", Verdict: Additive, Rule: "deprecation withdrawn"}}, true},
+		{"removeAfter moved earlier", "0.2.0", "0.3.0", codes, codes,
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.5.0"}`, "", ""), tool("display", "", "", "")},
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.4.0"}`, "", ""), tool("display", "", "", "")},
+			[]Finding{{Tool: "show", Path: "deprecated.removeAfter", Old: "0.5.0", New: "0.4.0", Verdict: Breaking, Rule: "removeAfter moved earlier"}}, true},
+		{"removeAfter moved later", "0.2.0", "0.3.0", codes, codes,
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.4.0"}`, "", ""), tool("display", "", "", "")},
+			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.5.0"}`, "", ""), tool("display", "", "", "")},
+			[]Finding{{Tool: "show", Path: "deprecated.removeAfter", Old: "0.4.0", New: "0.5.0", Verdict: Additive, Rule: "removeAfter moved later"}}, true},
+		{"error code declared and undeclared", "0.1.0", "0.2.0", codesPlus, codesPlus, []string{list},
+			[]string{strings.Replace(list, `errors: ["invalid_input", "internal_error"]`, `errors: ["not_found", "internal_error"]`, 1)},
+			[]Finding{
+				{Tool: "list", Path: "errors.invalid_input", Old: "declared", New: "not declared", Verdict: Additive, Rule: "error code undeclared"},
+				{Tool: "list", Path: "errors.not_found", Old: "not declared", New: "declared", Verdict: Additive, Rule: "error code declared"},
+			}, true},
 		{"error code added", "0.1.0", "0.2.0", codes,
 			strings.Replace(codes, `"internal_error"]`, `"internal_error", "not_found"]`, 1) + "error_codes: not_found: {recoverable: true, exit_code: 3, description: \"gone\"}\n",
 			[]string{list}, []string{list},
@@ -694,5 +721,114 @@ func TestRecordedOwnedEnum(t *testing.T) {
 	ot, _ := old.Tool("codes")
 	if f, ok := recordedResults(old, ot, results["codes"][1:]); !ok || !strings.Contains(f.New, "recoverable") {
 		t.Errorf("got %+v, %v; want the second result rejected at recoverable", f, ok)
+	}
+}
+
+// TestRuleTable is the table of docs/contract-review.md, row by row, each change in
+// both directions and read both ways: as params (input) and as data (output). Only
+// the verdicts and rules are compared here; TestCompareShapes checks paths and
+// descriptions.
+func TestRuleTable(t *testing.T) {
+	const (
+		newReq   = "breaking: new required param"
+		newOpt   = "additive: new optional param"
+		addedF   = "additive: added field"
+		remP     = "breaking: removed param"
+		remF     = "breaking: removed field"
+		toReqIn  = "breaking: optional → required"
+		toReqOut = "additive: optional → required"
+		toOptIn  = "additive: required → optional"
+		toOptOut = "breaking: required → optional"
+		narIn    = "breaking: narrowed type"
+		narOut   = "additive: narrowed type"
+		widIn    = "additive: widened type"
+		widOut   = "breaking: widened type"
+		tightIn  = "breaking: tightened bound"
+		tightOut = "additive: narrowed bound"
+		wideBIn  = "additive: widened bound"
+		wideBOut = "breaking: widened bound"
+		remEIn   = "breaking: removed enum value"
+		remEOut  = "additive: removed enum value"
+		addEIn   = "additive: added enum value"
+		addEOut  = "breaking: added enum value"
+		chDef    = "breaking: changed default"
+		remDef   = "breaking: removed default"
+		addDef   = "additive: added default"
+		closIn   = "breaking: closed object"
+		closOut  = "additive: closed object"
+		opened   = "additive: opened object"
+		regex    = "needs review: changed regular expression"
+		custom   = "needs review: changed custom validator"
+	)
+	tests := []struct {
+		class    string
+		old, new string
+		in, out  []string
+	}{
+		{"field added, required", `close({})`, `close({a!: int})`, []string{newReq}, []string{addedF}},
+		{"field added, optional", `close({})`, `close({a?: int})`, []string{newOpt}, []string{addedF}},
+		{"field removed, required", `close({a!: int})`, `close({})`, []string{remP}, []string{remF}},
+		{"field removed, optional", `close({a?: int})`, `close({})`, []string{remP}, []string{remF}},
+		{"optional → required", `close({a?: int})`, `close({a!: int})`, []string{toReqIn}, []string{toReqOut}},
+		{"required → optional", `close({a!: int})`, `close({a?: int})`, []string{toOptIn}, []string{toOptOut}},
+		{"a kind dropped", `int | string`, `int`, []string{narIn}, []string{narOut}},
+		{"a kind added", `int`, `int | string`, []string{widIn}, []string{widOut}},
+		{"null dropped", `string | null`, `string`, []string{narIn}, []string{narOut}},
+		{"null added", `string`, `string | null`, []string{widIn}, []string{widOut}},
+		{"number → integer", `number`, `int`, []string{narIn}, []string{narOut}},
+		{"integer → number", `int`, `number`, []string{widIn}, []string{widOut}},
+		{"a pattern added", `string`, `=~"^a"`, []string{narIn}, []string{narOut}},
+		{"a pattern dropped", `=~"^a"`, `string`, []string{widIn}, []string{widOut}},
+		{"list items made unique", `[...int]`, `[...int] & list.UniqueItems()`, []string{narIn}, []string{narOut}},
+		{"list items no longer unique", `[...int] & list.UniqueItems()`, `[...int]`, []string{widIn}, []string{widOut}},
+		{"maximum lowered", `int & <=10`, `int & <=5`, []string{tightIn}, []string{tightOut}},
+		{"maximum raised", `int & <=5`, `int & <=10`, []string{wideBIn}, []string{wideBOut}},
+		{">=0 → >0", `number & >=0`, `number & >0`, []string{tightIn}, []string{tightOut}},
+		{">0 → >=0", `number & >0`, `number & >=0`, []string{wideBIn}, []string{wideBOut}},
+		{"bound added", `number`, `number & <=1`, []string{tightIn}, []string{tightOut}},
+		{"bound dropped", `number & <=1`, `number`, []string{wideBIn}, []string{wideBOut}},
+		{"length tightened", `strings.MaxRunes(10)`, `strings.MaxRunes(5)`, []string{tightIn}, []string{tightOut}},
+		{"length widened", `strings.MaxRunes(5)`, `strings.MaxRunes(10)`, []string{wideBIn}, []string{wideBOut}},
+		{"non-empty required", `string`, `string & !=""`, []string{tightIn}, []string{tightOut}},
+		{"empty allowed", `string & !=""`, `string`, []string{wideBIn}, []string{wideBOut}},
+		{"fewer items", `[...int] & list.MaxItems(8)`, `[...int] & list.MaxItems(4)`, []string{tightIn}, []string{tightOut}},
+		{"more items", `[...int] & list.MaxItems(4)`, `[...int] & list.MaxItems(8)`, []string{wideBIn}, []string{wideBOut}},
+		{"more items needed", `[...int] & list.MinItems(1) & list.MaxItems(8)`, `[...int] & list.MinItems(2) & list.MaxItems(8)`, []string{tightIn}, []string{tightOut}},
+		{"fewer items needed", `[...int] & list.MinItems(2) & list.MaxItems(8)`, `[...int] & list.MinItems(1) & list.MaxItems(8)`, []string{wideBIn}, []string{wideBOut}},
+		{"enum value removed", `"a" | "b"`, `"a"`, []string{remEIn}, []string{remEOut}},
+		{"enum value added", `"a"`, `"a" | "b"`, []string{addEIn}, []string{addEOut}},
+		{"default changed", `close({a?: *1 | int})`, `close({a?: *2 | int})`, []string{chDef}, []string{chDef}},
+		{"default changed back", `close({a?: *2 | int})`, `close({a?: *1 | int})`, []string{chDef}, []string{chDef}},
+		{"default removed", `close({a?: *1 | int})`, `close({a?: int})`, []string{remDef}, []string{remDef}},
+		{"default added", `close({a?: int})`, `close({a?: *1 | int})`, []string{addDef}, []string{addDef}},
+		{"open → closed", `{a?: int, ...}`, `close({a?: int})`, []string{closIn}, []string{closOut}},
+		{"closed → open", `close({a?: int})`, `{a?: int, ...}`, []string{opened}, []string{opened}},
+		{"regular expression changed", `=~"^ab"`, `=~"^a"`, []string{regex}, []string{regex}},
+		{"regular expression changed back", `=~"^a"`, `=~"^ab"`, []string{regex}, []string{regex}},
+		{"custom validator changed", `strings.HasPrefix("a")`, `strings.HasPrefix("b")`, []string{custom}, []string{custom}},
+		{"custom validator added", `string`, `string & strings.HasSuffix("b")`, []string{custom}, []string{custom}},
+		{"custom validator removed", `string & strings.HasSuffix("b")`, `string`, []string{custom}, []string{custom}},
+		{"rule changed", `{a?: int, if a != _|_ {b!: int}}`, `{a?: int, if a != _|_ {b!: string}}`, []string{custom}, []string{custom}},
+		{"rule added", `{a?: int, b?: int}`, `{a?: int, b?: int, if a != _|_ {b!: int}}`, []string{custom}, []string{custom}},
+		{"rule removed", `{a?: int, b?: int, if a != _|_ {b!: int}}`, `{a?: int, b?: int}`, []string{custom}, []string{custom}},
+	}
+	for _, tt := range tests {
+		for _, p := range []struct {
+			name string
+			pol  polarity
+			want []string
+		}{{"params", input, tt.in}, {"data", output, tt.out}} {
+			t.Run(tt.class+"/"+p.name, func(t *testing.T) {
+				c := &comparer{pol: p.pol, noun: "param"}
+				c.shapes("", shapeFrom(t, tt.old), shapeFrom(t, tt.new), false)
+				var got []string
+				for _, f := range c.findings {
+					got = append(got, string(f.Verdict)+": "+f.Rule)
+				}
+				if diff := cmp.Diff(p.want, got); diff != "" {
+					t.Errorf("%s → %s (-want +got):\n%s", tt.old, tt.new, diff)
+				}
+			})
+		}
 	}
 }
