@@ -20,8 +20,8 @@ import (
 	"darkroom/internal/vocab"
 )
 
-const contractDiffDoc = `usage: darkroom contract diff [--json] OLD [NEW]
-       darkroom contract diff [--json] --base REV [NEW]
+const contractDiffDoc = `usage: darkroom contract diff [--json] [--release DIR] OLD [NEW]
+       darkroom contract diff [--json] [--release DIR] --base REV [NEW]
        darkroom contract diff [--json] --snapshot DIR [NEW]
 
 Compare two contracts tool by tool and say what the change does to the agents and
@@ -36,7 +36,10 @@ corpus, the recorded results of the golden transcripts (testscripts/*.txtar) and
 vocabulary packs (vocabulary/).
 
 A breaking change must raise contract_version (the minor while below 1.0.0, the major
-after), an additive one at least the minor.
+after), an additive one at least the minor. --release DIR judges that against the
+released snapshot's version instead of OLD's, so that a diff against the previous
+commit (--base HEAD^1) asks for the bump since the release, which several commits
+share, and not for one bump per commit.
 
 Exit status: 0 when the version matches what the change needs, 1 when it does not,
 2 for a usage error or a side that cannot be read.
@@ -54,6 +57,7 @@ func (m *Main) contractDiff(args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	base := fs.String("base", "", "read OLD from this git revision of NEW's repository")
 	snapshot := fs.String("snapshot", "", "read OLD from the released snapshot directory (or its contract.json)")
+	release := fs.String("release", "", "judge contract_version against this released snapshot's version instead of OLD's")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(m.Stderr, contractDiffDoc)
@@ -103,6 +107,18 @@ func (m *Main) contractDiff(args []string) error {
 	d, err := compat.Compare(oldC, newC, opts)
 	if err != nil {
 		return usagef("contract diff: %v", err)
+	}
+	if *release != "" {
+		// Several changes between two releases need one bump between them: a
+		// change since OLD (the previous commit) is covered by the bump since the
+		// release, not by one of its own.
+		rc, err := loadSnapshot(*release)
+		if err != nil {
+			return err
+		}
+		if err := d.JudgeSince(rc.Version); err != nil {
+			return usagef("contract diff: %v", err)
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(m.Stdout)

@@ -67,11 +67,14 @@ const (
 
 // Diff is what changed between two contracts, and whether the version says so.
 type Diff struct {
-	OldVersion string    `json:"old_version"`
-	NewVersion string    `json:"new_version"`
-	Verdict    Verdict   `json:"verdict"`
-	Version    Bump      `json:"version"`
-	Findings   []Finding `json:"findings"`
+	OldVersion string `json:"old_version"`
+	NewVersion string `json:"new_version"`
+	// ReleasedVersion, when set, is the version the bump is judged from instead of
+	// OldVersion (JudgeSince).
+	ReleasedVersion string    `json:"released_version,omitempty"`
+	Verdict         Verdict   `json:"verdict"`
+	Version         Bump      `json:"version"`
+	Findings        []Finding `json:"findings"`
 	// Unchanged lists the tools present on both sides with no finding.
 	Unchanged []string `json:"unchanged"`
 }
@@ -153,6 +156,19 @@ func Compare(old, new *contract.Contract, opts DiffOptions) (*Diff, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// JudgeSince judges contract_version against the released version instead of the
+// old one: the change from old to new must be covered by the bump since the release,
+// which every change between two releases shares.
+func (d *Diff) JudgeSince(released string) error {
+	b, err := CheckVersion(released, d.NewVersion, d.Verdict)
+	if err != nil {
+		return fmt.Errorf("released contract_version: %w", err)
+	}
+	b.Reason = "since the release " + released + ", " + b.Reason
+	d.ReleasedVersion, d.Version = released, b
+	return nil
 }
 
 // add appends one group's findings, the worst first, so a reviewer reads what
