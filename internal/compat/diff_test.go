@@ -811,6 +811,12 @@ func TestRuleTable(t *testing.T) {
 		{"rule changed", `{a?: int, if a != _|_ {b!: int}}`, `{a?: int, if a != _|_ {b!: string}}`, []string{custom}, []string{custom}},
 		{"rule added", `{a?: int, b?: int}`, `{a?: int, b?: int, if a != _|_ {b!: int}}`, []string{custom}, []string{custom}},
 		{"rule removed", `{a?: int, b?: int, if a != _|_ {b!: int}}`, `{a?: int, b?: int}`, []string{custom}, []string{custom}},
+		// The other classes the doc lists under "needs review".
+		{"a pattern replaced beside another", `=~"^a" & =~"b$"`, `=~"^a" & =~"c$"`, []string{regex}, []string{regex}},
+		{"key set of a pattern field changed", `close({[or(["a", "b"])]: int})`, `close({[or(["a", "c"])]: int})`, []string{custom}, []string{custom}},
+		{"two constrained alternatives of a kind", `int & <5 | int & >10`, `int & <4 | int & >10`, []string{custom}, []string{custom}},
+		{"a union of list shapes", `[...int] | [...string]`, `[...int] | [...bool]`, []string{custom}, []string{custom}},
+		{"unchanged custom parts", `close({a?: string, [or(["a", "b"])]: strings.HasPrefix("x"), if a != _|_ {b: "x1"}})`, `close({a?: string, [or(["a", "b"])]: strings.HasPrefix("x"), if a != _|_ {b: "x1"}})`, nil, nil},
 	}
 	for _, tt := range tests {
 		for _, p := range []struct {
