@@ -35,7 +35,7 @@
 //
 // # How
 //
-// Each CUE value becomes a shape (diff_shape.go): the set of JSON values it accepts,
+// Each CUE value becomes a shape (shape.go, alt.go): the set of JSON values it accepts,
 // as alternatives of one JSON kind each, with their fields (required or optional),
 // pattern fields, closedness, numeric bounds, lengths, item counts, patterns, enum
 // constants, defaults and validators. The shape is read from the value's structure
@@ -65,7 +65,7 @@
 //
 // # Examples
 //
-// A compatible verdict is backed by examples from NEW (diff_examples.go): the
+// A compatible verdict is backed by examples from NEW (examples.go): the
 // argument corpus of contract.Corpus must still pass NEW's params, the recorded
 // results of the golden transcripts (testscripts/*.txtar) must satisfy OLD's data,
 // and the vocabulary packs that passed OLD's #Manifest must pass NEW's. A failing
