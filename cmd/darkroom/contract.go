@@ -6,18 +6,32 @@ import (
 	"darkroom/internal/contract"
 )
 
+const contractUsage = "usage: darkroom contract export [DIR] | darkroom contract diff [--json] [--base REV | --snapshot DIR | OLD] [NEW]"
+
 func (m *Main) contractCmd(args []string) error {
 	if len(args) > 0 && args[0] == "diff" {
 		return m.contractDiff(args[1:])
 	}
 	if len(args) == 0 || args[0] != "export" {
-		return usagef("usage: darkroom contract export | darkroom contract diff [--json] [--base REV | --snapshot DIR | OLD] [NEW]")
+		return usagef(contractUsage)
 	}
-	fs := m.flags("contract export", "contract export")
+	fs := m.flags("contract export", "contract export [DIR]")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	c, err := m.loadContract()
+	var c *contract.Contract
+	var err error
+	switch fs.NArg() {
+	case 0:
+		// The contract compiled into this binary.
+		c, err = m.loadContract()
+	case 1:
+		// A tree laid out like the repository (cue.mod/ and contracts/): a
+		// checkout of a branch under review, or a released snapshot.
+		c, err = loadTree("contract export", fs.Arg(0))
+	default:
+		return usagef("contract export: want at most one DIR, got %d arguments", fs.NArg())
+	}
 	if err != nil {
 		return err
 	}

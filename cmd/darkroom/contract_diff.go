@@ -15,12 +15,13 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"darkroom/internal/compat"
 	"darkroom/internal/contract"
 	"darkroom/internal/vocab"
 )
 
-const contractDiffDoc = `usage: darkroom contract diff [--json] OLD [NEW]
-       darkroom contract diff [--json] --base REV [NEW]
+const contractDiffDoc = `usage: darkroom contract diff [--json] [--release DIR] OLD [NEW]
+       darkroom contract diff [--json] [--release DIR] --base REV [NEW]
        darkroom contract diff [--json] --snapshot DIR [NEW]
 
 Compare two contracts tool by tool and say what the change does to the agents and
@@ -35,7 +36,10 @@ corpus, the recorded results of the golden transcripts (testscripts/*.txtar) and
 vocabulary packs (vocabulary/).
 
 A breaking change must raise contract_version (the minor while below 1.0.0, the major
-after), an additive one at least the minor.
+after), an additive one at least the minor. --release DIR judges that against the
+released snapshot's version instead of OLD's, so that a diff against the previous
+commit (--base HEAD^1) asks for the bump since the release, which several commits
+share, and not for one bump per commit.
 
 Exit status: 0 when the version matches what the change needs, 1 when it does not,
 2 for a usage error or a side that cannot be read.
@@ -53,6 +57,7 @@ func (m *Main) contractDiff(args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	base := fs.String("base", "", "read OLD from this git revision of NEW's repository")
 	snapshot := fs.String("snapshot", "", "read OLD from the released snapshot directory (or its contract.json)")
+	release := fs.String("release", "", "judge contract_version against this released snapshot's version instead of OLD's")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(m.Stderr, contractDiffDoc)
@@ -99,9 +104,21 @@ func (m *Main) contractDiff(args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := contract.Compare(oldC, newC, opts)
+	d, err := compat.Compare(oldC, newC, opts)
 	if err != nil {
 		return usagef("contract diff: %v", err)
+	}
+	if *release != "" {
+		// Several changes between two releases need one bump between them: a
+		// change since OLD (the previous commit) is covered by the bump since the
+		// release, not by one of its own.
+		rc, err := loadSnapshot(*release)
+		if err != nil {
+			return err
+		}
+		if err := d.JudgeSince(rc.Version); err != nil {
+			return usagef("contract diff: %v", err)
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(m.Stdout)
@@ -137,12 +154,19 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func loadDir(dir string) (*contract.Contract, error) {
+	return loadTree("contract diff", dir)
+}
+
+// loadTree loads the contract of a directory laid out like the repository (cue.mod/
+// and contracts/); a directory that is missing or does not load is a usage error
+// (exit 2) naming the verb.
+func loadTree(verb, dir string) (*contract.Contract, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, usagef("contract diff: %s is not a directory", dir)
+		return nil, usagef("%s: %s is not a directory", verb, dir)
 	}
 	c, err := contract.Load(os.DirFS(dir))
 	if err != nil {
-		return nil, usagef("contract diff: %s: %v", dir, err)
+		return nil, usagef("%s: %s: %v", verb, dir, err)
 	}
 	return c, nil
 }
@@ -229,22 +253,22 @@ func loadRevision(dir, rev string) (*contract.Contract, error) {
 }
 
 // examples gathers what backs the verdicts from NEW: recorded results and packs.
-func examples(dir string) (contract.DiffOptions, error) {
-	results, err := contract.RecordedResults(os.DirFS(dir), "testscripts")
+func examples(dir string) (compat.DiffOptions, error) {
+	results, err := compat.RecordedResults(os.DirFS(dir), "testscripts")
 	if err != nil {
-		return contract.DiffOptions{}, usagef("contract diff: recorded results: %v", err)
+		return compat.DiffOptions{}, usagef("contract diff: recorded results: %v", err)
 	}
-	opts := contract.DiffOptions{Results: results}
+	opts := compat.DiffOptions{Results: results}
 	packDir := filepath.Join(dir, "vocabulary")
 	if st, err := os.Stat(packDir); err != nil || !st.IsDir() {
 		return opts, nil
 	}
 	srcs, err := vocab.Dir(packDir)
 	if err != nil {
-		return contract.DiffOptions{}, usagef("contract diff: packs: %v", err)
+		return compat.DiffOptions{}, usagef("contract diff: packs: %v", err)
 	}
 	for _, src := range srcs {
-		opts.Packs = append(opts.Packs, contract.Pack{
+		opts.Packs = append(opts.Packs, compat.Pack{
 			Name: path.Join("vocabulary", path.Base(filepath.ToSlash(src.Name))),
 			Check: func(c *contract.Contract) error {
 				_, err := vocab.Check(c, src)

@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"fmt"
@@ -11,7 +11,11 @@ import (
 // per finding (verdict, path, old → new, rule), then the verdict on the version.
 func (d *Diff) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "contract_version %s → %s\n", d.OldVersion, d.NewVersion)
+	fmt.Fprintf(&b, "contract_version %s → %s", d.OldVersion, d.NewVersion)
+	if d.ReleasedVersion != "" {
+		fmt.Fprintf(&b, " (released %s)", d.ReleasedVersion)
+	}
+	b.WriteString("\n")
 	var groups []string
 	byGroup := map[string][]Finding{}
 	for _, f := range d.Findings {

@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"fmt"

@@ -1,28 +1,32 @@
-package contract
+package compat
 
 import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"math"
 	"path"
-	"sort"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
+
+	"darkroom/internal/contract"
 )
 
 // Examples that back the differ's verdicts: the agreement test's argument corpus
-// (corpus and candidates, shared with TestAgreement), recorded results from the
+// (contract.Corpus, shared with TestAgreement), recorded results from the
 // golden transcripts, and vocabulary packs (DiffOptions.Packs).
 
 // exampleArguments runs the corpus of the old params through both tools: a call the
 // old tool accepted and the new one rejects contradicts a compatible verdict.
-func exampleArguments(ot, nt *Tool) (Finding, bool) {
+func exampleArguments(ot, nt *contract.Tool) (Finding, bool) {
 	var first string
 	var firstErr error
 	n := 0
-	for _, raw := range corpus(ot.InputSchema) {
+	for _, raw := range contract.Corpus(ot.InputSchema) {
 		if _, err := ot.Check(raw); err != nil {
 			continue
 		}
@@ -48,6 +52,45 @@ func exampleArguments(ot, nt *Tool) (Finding, bool) {
 type RecordedResult struct {
 	Source string          // file:line of the reply
 	Result json.RawMessage // structuredContent
+	// Placeholders are the stand-ins the transcript wrote for values it could not
+	// know (see placeholders): a string that holds one is not judged.
+	Placeholders []string
+}
+
+// The testscripts' mcp command writes a transcript that does not depend on the run:
+// a value captured with `let NAME /pointer` (a random proposal id) is written $NAME
+// everywhere, the script's directory $WORK, an RFC 3339 time "<time>" and image data
+// "<png 1234 bytes 64x48>". Those strings are not what the server sent, so no schema
+// may judge them; the rest of the result still is.
+var (
+	fixedPlaceholders = []string{"$WORK", "<time>"}
+	imagePlaceholder  = regexp.MustCompile(`^<[a-z0-9]+ [0-9]+ bytes [0-9]+x[0-9]+>$`)
+)
+
+// placeholders returns the stand-ins of a transcript: the fixed ones and $NAME for
+// every `let NAME /pointer` line of the archive.
+func placeholders(text string) []string {
+	out := slices.Clone(fixedPlaceholders)
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "let" && strings.HasPrefix(f[2], "/") {
+			out = appendUnique(out, "$"+f[1])
+		}
+	}
+	return out
+}
+
+// isPlaceholder reports whether a recorded string holds a stand-in.
+func (r RecordedResult) isPlaceholder(s string) bool {
+	if imagePlaceholder.MatchString(s) {
+		return true
+	}
+	for _, p := range r.Placeholders {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordedResults reads the golden transcripts (*.txtar) in dir of fsys, as the
@@ -75,6 +118,7 @@ func RecordedResults(fsys fs.FS, dir string) (map[string][]RecordedResult, error
 func transcriptResults(name, text string) map[string][]RecordedResult {
 	out := map[string][]RecordedResult{}
 	calls := map[string]string{} // request id -> tool
+	stand := placeholders(text)
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -117,7 +161,7 @@ func transcriptResults(name, text string) map[string][]RecordedResult {
 				continue
 			}
 			if tool, ok := calls[string(reply.ID)]; ok {
-				out[tool] = append(out[tool], RecordedResult{Source: fmt.Sprintf("%s:%d", name, start+1), Result: reply.Result.StructuredContent})
+				out[tool] = append(out[tool], RecordedResult{Source: fmt.Sprintf("%s:%d", name, start+1), Result: reply.Result.StructuredContent, Placeholders: stand})
 			}
 		}
 	}
@@ -127,7 +171,7 @@ func transcriptResults(name, text string) map[string][]RecordedResult {
 // recordedResults checks the data of recorded results against the old tool's data,
 // as a client of the old contract reads it: keys the old data does not declare are
 // dropped first, then CUE validates what is left.
-func recordedResults(oc *Contract, ot *Tool, results []RecordedResult) (Finding, bool) {
+func recordedResults(oc *contract.Contract, ot *contract.Tool, results []RecordedResult) (Finding, bool) {
 	schema := toolField(oc, ot.Name, "data")
 	if len(results) == 0 || !schema.Exists() {
 		return Finding{}, false
@@ -148,20 +192,25 @@ func recordedResults(oc *Contract, ot *Tool, results []RecordedResult) (Finding,
 		if err := json.Unmarshal(env.Data, &data); err != nil {
 			continue
 		}
-		b, err := json.Marshal(prune(data, s))
+		unknown := map[string]bool{}
+		data = r.mask(prune(data, s), s, nil, unknown)
+		b, err := json.Marshal(data)
 		if err != nil {
 			continue
 		}
-		v := schema.Context().CompileBytes(b)
+		// A stand-in becomes _ (any value): the rest is checked, and what CUE then
+		// finds incomplete at that path is the stand-in, not the result.
+		src := strings.ReplaceAll(string(b), unknownMarkJSON, "_")
+		v := schema.Context().CompileString(src)
 		err = v.Err()
 		if err == nil {
-			err = schema.Unify(v).Validate(cue.Concrete(true))
+			err = judged(schema, schema.Unify(v).Validate(cue.Concrete(true)), unknown)
 		}
 		if err != nil {
 			n++
 			if first.Source == "" {
 				first = r
-				firstErr = strings.ReplaceAll(errorSummary(FormatError(err)), "tools."+ot.Name+".", "")
+				firstErr = strings.ReplaceAll(errorSummary(contract.FormatError(err)), "tools."+ot.Name+".", "")
 			}
 		}
 	}
@@ -172,6 +221,102 @@ func recordedResults(oc *Contract, ot *Tool, results []RecordedResult) (Finding,
 		firstErr += fmt.Sprintf(" (and %d more recorded results)", n-1)
 	}
 	return Finding{Tool: ot.Name, Path: "data", Old: "recorded result " + first.Source, New: "rejected by the old data: " + firstErr, Verdict: Breaking, Rule: "recorded result rejected"}, true
+}
+
+// unknownMark replaces a stand-in before the data is written as CUE; it is then
+// written _ . No JSON a server sends holds it.
+const unknownMark = "\x00darkroom: unknown\x00"
+
+var unknownMarkJSON = func() string {
+	b, _ := json.Marshal(unknownMark)
+	return string(b)
+}()
+
+// mask replaces every string that holds a stand-in by unknownMark and records its
+// path (selectors joined by "."); an object key that holds one is dropped with its
+// value (a client of the old data cannot have relied on an unknown key). A string
+// where the old data has an enum another rule owns (an error code) is masked too:
+// that rule has judged it.
+func (r RecordedResult) mask(x any, s *shape, path []string, unknown map[string]bool) any {
+	switch x := x.(type) {
+	case string:
+		if r.isPlaceholder(x) || s != nil && ownedEnum(s) {
+			unknown[strings.Join(path, ".")] = true
+			return unknownMark
+		}
+	case map[string]any:
+		o := (*alt)(nil)
+		if s != nil {
+			o = objectFor(x, s)
+		}
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			if r.isPlaceholder(k) {
+				continue
+			}
+			var fs *shape
+			if o != nil {
+				if f := o.fields[k]; f != nil {
+					fs = f.shape
+				} else if f := patternFor(o, k); f != nil {
+					fs = f.shape
+				}
+			}
+			out[k] = r.mask(v, fs, append(slices.Clone(path), k), unknown)
+		}
+		return out
+	case []any:
+		var arr *alt
+		if s != nil {
+			if arrays := altsOfKind(s.alts, kArray); len(arrays) == 1 {
+				arr = arrays[0]
+			}
+		}
+		out := make([]any, len(x))
+		for i, v := range x {
+			var es *shape
+			if arr != nil {
+				es = arr.elem(i)
+			}
+			out[i] = r.mask(v, es, append(slices.Clone(path), strconv.Itoa(i)), unknown)
+		}
+		return out
+	}
+	return x
+}
+
+func ownedEnum(s *shape) bool {
+	for _, a := range s.alts {
+		if a.consts != nil && ownedEnums[a.ref] {
+			return true
+		}
+	}
+	return false
+}
+
+// judged drops from err the errors at the paths of stand-ins: those say only that
+// the value there is unknown.
+func judged(schema cue.Value, err error, unknown map[string]bool) error {
+	if err == nil || len(unknown) == 0 {
+		return err
+	}
+	base := len(schema.Path().Selectors())
+	var kept []cueerrors.Error
+	for _, e := range cueerrors.Errors(err) {
+		p := e.Path()
+		if len(p) >= base && unknown[strings.Join(p[base:], ".")] {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	var out cueerrors.Error
+	for _, e := range kept {
+		out = cueerrors.Append(out, e)
+	}
+	return out
 }
 
 // prune drops the keys of x that the shape's closed objects do not declare, the way
@@ -231,227 +376,4 @@ func objectFor(x map[string]any, s *shape) *alt {
 		}
 	}
 	return nil
-}
-
-// corpus builds argument objects for an object schema: the minimal valid object,
-// then each property in turn set to boundary, wrong-type, null and (for integers)
-// 10.0-style values, plus an unknown field and a missing required field.
-func corpus(schema map[string]any) []json.RawMessage {
-	props, _ := schema["properties"].(map[string]any)
-	var required []string
-	for _, r := range asSlice(schema["required"]) {
-		required = append(required, r.(string))
-	}
-	base := map[string]json.RawMessage{}
-	for _, r := range required {
-		p, _ := props[r].(map[string]any)
-		if vals := candidates(p); len(vals) > 0 {
-			base[r] = vals[0]
-		} else {
-			base[r] = json.RawMessage(`null`)
-		}
-	}
-	var out []json.RawMessage
-	emit := func(m map[string]json.RawMessage) {
-		b, _ := json.Marshal(m)
-		out = append(out, b)
-	}
-	emit(base)
-	emit(with(base, "not_a_field", json.RawMessage(`1`)))
-	for _, r := range required {
-		m := with(base, "", nil)
-		delete(m, r)
-		emit(m)
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, v := range candidates(asMap(props[n])) {
-			emit(with(base, n, v))
-		}
-		emit(with(base, n, json.RawMessage(`null`)))
-	}
-	out = append(out, json.RawMessage(`[]`), json.RawMessage(`"x"`))
-	return out
-}
-
-func with(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
-	c := make(map[string]json.RawMessage, len(m)+1)
-	for kk, vv := range m {
-		c[kk] = vv
-	}
-	if k != "" {
-		c[k] = v
-	}
-	return c
-}
-
-func asSlice(x any) []any {
-	switch x := x.(type) {
-	case []any:
-		return x
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	}
-	return nil
-}
-
-// candidates returns values around a schema's edges, valid first when there is one.
-func candidates(s map[string]any) []json.RawMessage {
-	var out []json.RawMessage
-	add := func(v any) {
-		if r, ok := v.(json.RawMessage); ok {
-			out = append(out, r)
-			return
-		}
-		b, _ := json.Marshal(v)
-		out = append(out, b)
-	}
-	if d, ok := s["default"]; ok {
-		add(d)
-	}
-	for _, e := range asSlice(s["enum"]) {
-		add(e)
-	}
-	if len(asSlice(s["enum"])) > 0 {
-		add("not_in_enum")
-	}
-	if cst, ok := s["const"]; ok {
-		add(cst)
-		add("not_the_const")
-	}
-	for _, arm := range asSlice(s["anyOf"]) {
-		out = append(out, candidates(arm.(map[string]any))...)
-	}
-	switch typeOf(s) {
-	case "number", "integer":
-		lo, hasLo := num(s["minimum"])
-		hi, hasHi := num(s["maximum"])
-		xlo, hasXlo := num(s["exclusiveMinimum"])
-		xhi, hasXhi := num(s["exclusiveMaximum"])
-		integer := typeOf(s) == "integer"
-		step := 0.001
-		if integer {
-			step = 1
-		}
-		if hasLo {
-			add(lo)
-			add(lo - step)
-		}
-		if hasHi {
-			add(hi)
-			add(hi + step)
-		}
-		if hasXlo {
-			add(xlo)
-			add(xlo + step)
-		}
-		if hasXhi {
-			add(xhi)
-			add(xhi - step)
-		}
-		if hasLo && hasHi {
-			mid := (lo + hi) / 2
-			if integer {
-				mid = math.Round(mid)
-				// 10.0 for an int: JSON Schema calls it an integer, and so do we.
-				add(json.RawMessage(fmt.Sprintf("%.1f", mid)))
-				add(mid + 0.5)
-			}
-			add(mid)
-		}
-		if !hasLo && !hasHi {
-			add(0)
-			add(-1)
-			add(1.5)
-		}
-		add("7")
-		add(true)
-	case "boolean":
-		add(true)
-		add(false)
-		add(1)
-		add("true")
-	case "string":
-		add("abc")
-		add("snake_case_name")
-		add("Not Snake")
-		add("")
-		add(5)
-		if p, ok := s["pattern"].(string); ok && strings.Contains(p, "[0-9]") {
-			add("1.2.3")
-		}
-	case "array":
-		add([]any{})
-		if items, ok := s["items"].(map[string]any); ok {
-			for _, v := range candidates(items)[:min(3, len(candidates(items)))] {
-				add(json.RawMessage("[" + string(v) + "]"))
-			}
-			if mx, ok := num(s["maxItems"]); ok {
-				vals := candidates(items)
-				over := make([]string, int(mx)+1)
-				for i := range over {
-					over[i] = string(vals[0])
-				}
-				add(json.RawMessage("[" + strings.Join(over, ",") + "]"))
-			}
-		}
-		if prefix := asSlice(s["prefixItems"]); len(prefix) > 0 {
-			var elems []string
-			for _, p := range prefix {
-				elems = append(elems, string(candidates(p.(map[string]any))[0]))
-			}
-			add(json.RawMessage("[" + strings.Join(elems, ",") + "]"))
-			add(json.RawMessage("[" + strings.Join(elems[:len(elems)-1], ",") + "]"))
-		}
-		add("not a list")
-	case "object":
-		for _, o := range corpus(s)[:min(6, len(corpus(s)))] {
-			add(o)
-		}
-		add(map[string]any{"unknown": 1})
-		add(7)
-	}
-	return dedupe(out)
-}
-
-func typeOf(s map[string]any) string {
-	t, _ := s["type"].(string)
-	return t
-}
-
-func num(x any) (float64, bool) {
-	switch v := x.(type) {
-	case float64:
-		return v, true
-	case int64:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	}
-	return 0, false
-}
-
-func dedupe(in []json.RawMessage) []json.RawMessage {
-	seen := map[string]bool{}
-	var out []json.RawMessage
-	for _, r := range in {
-		if !seen[string(r)] {
-			seen[string(r)] = true
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func asMap(x any) map[string]any {
-	m, _ := x.(map[string]any)
-	return m
 }

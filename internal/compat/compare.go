@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"fmt"
@@ -80,6 +80,14 @@ type comparer struct {
 	skip     map[string]bool // paths another rule covers (the error code enum)
 	findings []Finding
 }
+
+// ownedEnums are the enums another rule decides wherever they appear: the error
+// codes (compareErrorCodes), which get_contract lists and every error carries. A
+// code added is additive there too: a client of the closed enum reads a code it does
+// not know by the recoverable flag and message every error carries, and a client
+// that reads get_contract's list is the one written to learn new codes from it. A
+// code removed is breaking by the same rule.
+var ownedEnums = map[string]bool{"#ErrorCode": true}
 
 func (c *comparer) add(path string, ch change, old, new string) {
 	if c.skip[path] {
@@ -184,6 +192,9 @@ func (c *comparer) scalars(path string, oa, na []*alt, od, nd string) {
 		c.add(path, chNarrowedType, od, nd)
 	case nc != nil:
 		c.add(path, chWidenedType, od, nd)
+	}
+	if oEnum != nil && nEnum != nil && oEnum.ref == nEnum.ref && ownedEnums[oEnum.ref] && oc == nil && nc == nil {
+		return
 	}
 	removed, unknownR := notCovered(oEnum, nEnum, nc)
 	added, unknownA := notCovered(nEnum, oEnum, oc)

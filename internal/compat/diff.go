@@ -1,4 +1,4 @@
-package contract
+package compat
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+
+	"darkroom/internal/contract"
 )
 
 // Verdict says what a change does to the agents and authors that use the contract.
@@ -65,11 +67,14 @@ const (
 
 // Diff is what changed between two contracts, and whether the version says so.
 type Diff struct {
-	OldVersion string    `json:"old_version"`
-	NewVersion string    `json:"new_version"`
-	Verdict    Verdict   `json:"verdict"`
-	Version    Bump      `json:"version"`
-	Findings   []Finding `json:"findings"`
+	OldVersion string `json:"old_version"`
+	NewVersion string `json:"new_version"`
+	// ReleasedVersion, when set, is the version the bump is judged from instead of
+	// OldVersion (JudgeSince).
+	ReleasedVersion string    `json:"released_version,omitempty"`
+	Verdict         Verdict   `json:"verdict"`
+	Version         Bump      `json:"version"`
+	Findings        []Finding `json:"findings"`
 	// Unchanged lists the tools present on both sides with no finding.
 	Unchanged []string `json:"unchanged"`
 }
@@ -89,14 +94,14 @@ type DiffOptions struct {
 // contract's #Manifest (internal/vocab owns reading packs).
 type Pack struct {
 	Name  string
-	Check func(*Contract) error
+	Check func(*contract.Contract) error
 }
 
 // Compare compares two loaded contracts: every tool's params (as inputs) and data
 // (as outputs), its metadata, the error codes, the result envelope, #Manifest and
 // the operation catalog (as inputs), and decides whether the new contract_version
 // is raised as much as the change needs.
-func Compare(old, new *Contract, opts DiffOptions) (*Diff, error) {
+func Compare(old, new *contract.Contract, opts DiffOptions) (*Diff, error) {
 	d := &Diff{OldVersion: old.Version, NewVersion: new.Version, Findings: []Finding{}, Unchanged: []string{}}
 	var names []string
 	for _, t := range old.Tools {
@@ -153,6 +158,19 @@ func Compare(old, new *Contract, opts DiffOptions) (*Diff, error) {
 	return d, nil
 }
 
+// JudgeSince judges contract_version against the released version instead of the
+// old one: the change from old to new must be covered by the bump since the release,
+// which every change between two releases shares.
+func (d *Diff) JudgeSince(released string) error {
+	b, err := CheckVersion(released, d.NewVersion, d.Verdict)
+	if err != nil {
+		return fmt.Errorf("released contract_version: %w", err)
+	}
+	b.Reason = "since the release " + released + ", " + b.Reason
+	d.ReleasedVersion, d.Version = released, b
+	return nil
+}
+
 // add appends one group's findings, the worst first, so a reviewer reads what
 // breaks before what is compatible.
 func (d *Diff) add(fs []Finding) {
@@ -160,7 +178,7 @@ func (d *Diff) add(fs []Finding) {
 	d.Findings = append(d.Findings, fs...)
 }
 
-func replacementOf(t *Tool) string {
+func replacementOf(t *contract.Tool) string {
 	if t == nil || t.Deprecated == nil {
 		return "not deprecated"
 	}
@@ -169,7 +187,7 @@ func replacementOf(t *Tool) string {
 
 // removedTool is breaking unless the tool was deprecated and the new version is past
 // its removeAfter.
-func removedTool(t *Tool, newVersion string) []Finding {
+func removedTool(t *contract.Tool, newVersion string) []Finding {
 	f := Finding{Tool: t.Name, Old: "tool (" + t.Title + ")", New: "absent", Verdict: Breaking, Rule: "tool removed"}
 	if t.Deprecated != nil {
 		f.Old = fmt.Sprintf("deprecated tool, replaced by %s, removable after %s", t.Deprecated.Replacement, t.Deprecated.RemoveAfter)
@@ -183,7 +201,7 @@ func removedTool(t *Tool, newVersion string) []Finding {
 	return []Finding{f}
 }
 
-func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
+func compareTool(oc, nc *contract.Contract, ot, nt *contract.Tool, opts DiffOptions) []Finding {
 	name := ot.Name
 	var fs []Finding
 	add := func(path, old, new string, v Verdict, rule string) {
@@ -246,7 +264,7 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 		}
 	}
 
-	params := compareSchemas(name, input, "param", nil, ot.params, nt.params)
+	params := compareSchemas(name, input, "param", nil, toolField(oc, name, "params"), toolField(nc, name, "params"))
 	prefix(params, "params")
 	fs = append(fs, params...)
 	if worst(params).rank() <= Additive.rank() {
@@ -266,7 +284,7 @@ func compareTool(oc, nc *Contract, ot, nt *Tool, opts DiffOptions) []Finding {
 	return fs
 }
 
-func toolField(c *Contract, tool, field string) cue.Value {
+func toolField(c *contract.Contract, tool, field string) cue.Value {
 	return c.Value.LookupPath(cue.MakePath(cue.Str("tools"), cue.Str(tool), cue.Str(field)))
 }
 
@@ -306,7 +324,7 @@ func compareSchemas(group string, pol polarity, noun string, skip map[string]boo
 	return c.findings
 }
 
-func compareManifest(old, new *Contract, opts DiffOptions) []Finding {
+func compareManifest(old, new *contract.Contract, opts DiffOptions) []Finding {
 	fs := compareSchemas(GroupManifest, input, "field", nil, old.Manifest(), new.Manifest())
 	if worst(fs).rank() > Additive.rank() {
 		return fs
@@ -323,9 +341,9 @@ func compareManifest(old, new *Contract, opts DiffOptions) []Finding {
 	return fs
 }
 
-func compareErrorCodes(old, new *Contract) []Finding {
+func compareErrorCodes(old, new *contract.Contract) []Finding {
 	var fs []Finding
-	describe := func(ec ErrorCode) string {
+	describe := func(ec contract.ErrorCode) string {
 		r := "not recoverable"
 		if ec.Recoverable {
 			r = "recoverable"

@@ -1,14 +1,9 @@
-package contract
+package compat
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -93,6 +88,36 @@ type patField struct {
 	shape   *shape
 }
 
+// hasDefault reports whether v has a concrete default that a reader can be told
+// about: a scalar or a non-empty list (a struct's "default" is the struct itself).
+func hasDefault(v cue.Value) bool {
+	d, ok := v.Default()
+	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
+		return false
+	}
+	if d.Kind() == cue.ListKind {
+		n, err := d.Len().Int64()
+		return err == nil && n > 0
+	}
+	return true
+}
+
+// patternRegexp reads a pattern constraint's key set: a regular expression, or ""
+// for any string key; false when the pattern is something else (a custom rule).
+func patternRegexp(p cue.Value) (string, bool) {
+	op, args := p.Expr()
+	switch op {
+	case cue.RegexMatchOp:
+		re, err := args[0].String()
+		return re, err == nil
+	case cue.NoOp, cue.SelectorOp:
+		if p.IncompleteKind() == cue.StringKind && !p.IsConcrete() {
+			return "", true
+		}
+	}
+	return "", false
+}
+
 // maxShapeDepth bounds the walk; the contracts nest a few levels deep.
 const maxShapeDepth = 48
 
@@ -114,15 +139,26 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 		return []*alt{opaque(v, ref)}
 	}
 	kind := v.IncompleteKind()
-	if v.IsConcrete() && kind&(cue.StructKind|cue.ListKind) == 0 {
+	op, args := v.Expr()
+	// The arms of a disjunction are read before asking whether it is concrete: CUE
+	// v0.17.1 judges an open list's validators on the empty list, so
+	// [...] & list.MinItems(1) | null evaluates to null alone, and its list arm
+	// would be lost.
+	if v.IsConcrete() && kind&(cue.StructKind|cue.ListKind) == 0 && op != cue.OrOp {
 		return []*alt{constAlt(v, ref)}
 	}
-	op, args := v.Expr()
 	switch op {
 	case cue.OrOp:
 		var out []*alt
 		for _, a := range args {
-			out = append(out, altsOf(a, depth+1, "")...)
+			for _, x := range altsOf(a, depth+1, "") {
+				// An enum written as a definition (#ErrorCode: or(_codes)) keeps
+				// its name, so a rule elsewhere can own it.
+				if x.consts != nil && x.ref == "" {
+					x.ref = ref
+				}
+				out = append(out, x)
+			}
 		}
 		return out
 	case cue.SelectorOp, cue.NoOp:
@@ -145,6 +181,9 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 				}
 			}
 		}
+		if e, ok := letValue(v); ok {
+			return altsOf(e, depth+1, ref)
+		}
 	}
 	switch {
 	case kind == cue.StructKind, op == cue.CallOp && len(args) > 0 && fmt.Sprint(args[0]) == "close":
@@ -155,13 +194,16 @@ func altsOf(v cue.Value, depth int, ref string) []*alt {
 		// A struct whose comprehensions need data (#Entry) evaluates to an
 		// incomplete error but still lists its fields; so does a list whose
 		// validator rejects the empty list.
-		if _, err := v.Fields(cue.Optional(true)); err == nil {
-			return []*alt{objectAlt(v, depth, ref)}
-		}
+		// The list test comes first: Fields does not fail on a list whose
+		// validators reject the empty list ([...] & list.MinItems(1) &
+		// list.MaxItems(32)), which would read as an object keyed 0, 1, ...
 		for _, c := range conjuncts(v, depth) {
 			if c.IncompleteKind() == cue.ListKind {
 				return []*alt{arrayAlt(v, depth, ref)}
 			}
+		}
+		if _, err := v.Fields(cue.Optional(true)); err == nil {
+			return []*alt{objectAlt(v, depth, ref)}
 		}
 		return []*alt{opaque(v, ref)}
 	}
@@ -210,8 +252,36 @@ func conjuncts(v cue.Value, depth int) []cue.Value {
 				return conjuncts(args[0], depth+1)
 			}
 		}
+		if e, ok := letValue(v); ok {
+			return conjuncts(e, depth+1)
+		}
 	}
 	return []cue.Value{v}
+}
+
+// letValue follows a reference to a let (let max = 10; <=max, or let L = int & <=10;
+// v: L). Such a reference has no path to look up and Expr only repeats it, so every
+// bound behind it would be lost; its evaluated value has the structure. ok is false
+// for anything else, and for a value whose evaluation reads no differently.
+func letValue(v cue.Value) (cue.Value, bool) {
+	if k := v.IncompleteKind(); k&(cue.StructKind|cue.ListKind) != 0 && k != cue.ListKind {
+		return cue.Value{}, false
+	}
+	e := v.Eval()
+	if !e.Exists() {
+		return cue.Value{}, false
+	}
+	op, args := e.Expr()
+	if op == cue.NoOp && len(args) == 1 {
+		// A default beside it (*5 | L) leaves the let's value as the one argument.
+		e = args[0]
+		op, _ = e.Expr()
+	}
+	switch op {
+	case cue.NoOp, cue.SelectorOp:
+		return cue.Value{}, false
+	}
+	return e, true
 }
 
 func constAlt(v cue.Value, ref string) *alt {
@@ -477,7 +547,73 @@ func closedBeyond(v cue.Value, pfields []*patField) bool {
 		}
 	}
 	probe := cue.MakePath(cue.Str(diffProbe))
-	return v.FillPath(probe, 1).LookupPath(probe).Err() != nil
+	if v.FillPath(probe, 1).LookupPath(probe).Err() != nil {
+		return true
+	}
+	if v.Err() == nil {
+		return false
+	}
+	// A struct that cannot be evaluated without data (#Entry, whose rules range
+	// over its operations) accepts any probe, closed or not. Read it as written:
+	// a definition, or a struct inside one, is closed unless it says "...".
+	return inDefinition(v) && !hasEllipsis(v, 0)
+}
+
+// inDefinition reports whether v is a definition or lies inside one.
+func inDefinition(v cue.Value) bool {
+	for _, sel := range v.Path().Selectors() {
+		if sel.IsDefinition() {
+			return true
+		}
+	}
+	_, p := v.ReferencePath()
+	for _, sel := range p.Selectors() {
+		if sel.IsDefinition() {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEllipsis reports whether one of the struct literals v is made of ends with
+// "...", following conjunctions and references as comprehensions does.
+func hasEllipsis(v cue.Value, depth int) bool {
+	if depth > maxShapeDepth {
+		return false
+	}
+	op, args := v.Expr()
+	switch op {
+	case cue.AndOp:
+		for _, a := range args {
+			if hasEllipsis(a, depth+1) {
+				return true
+			}
+		}
+		return false
+	case cue.SelectorOp:
+		if r, _, ok := resolve(v); ok {
+			return hasEllipsis(r, depth+1)
+		}
+		return false
+	}
+	var decls []ast.Decl
+	switch n := v.Syntax(cue.Raw()).(type) {
+	case *ast.StructLit:
+		decls = n.Elts
+	case *ast.File:
+		decls = n.Decls
+	}
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ast.Ellipsis:
+			return true
+		case *ast.EmbedDecl:
+			if _, ok := d.Expr.(*ast.Ellipsis); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // diffProbe is a key no pattern of the contracts matches (they are snake_case).
@@ -508,8 +644,17 @@ func comprehensions(v cue.Value, depth int, fields map[string]*field, incomplete
 			}
 			return
 		}
-		if sl, ok := v.Syntax(cue.Raw()).(*ast.StructLit); ok {
-			for _, d := range sl.Elts {
+		var decls []ast.Decl
+		switch n := v.Syntax(cue.Raw()).(type) {
+		case *ast.StructLit:
+			decls = n.Elts
+		case *ast.File:
+			// A struct that needs an import (list.MaxItems in one of its
+			// fields) is printed as a file.
+			decls = n.Decls
+		}
+		{
+			for _, d := range decls {
 				if c, ok := d.(*ast.Comprehension); ok && (incomplete || readsField(c, fields)) {
 					out = appendUnique(out, nodeText(&ast.StructLit{Elts: []ast.Decl{c}}))
 				}
@@ -608,342 +753,4 @@ func nodeText(n ast.Node) (text string) {
 		}
 	}
 	return strings.Join(lines, " ")
-}
-
-// normalize merges the constant alternatives of each kind into one enum, drops
-// constants that a constrained alternative of the same kind accepts anyway, and
-// lets "any value" absorb everything.
-func normalize(alts []*alt) []*alt {
-	for _, a := range alts {
-		if a.kind == kAny {
-			return []*alt{{kind: kAny}}
-		}
-	}
-	var out []*alt
-	enums := map[altKind]*alt{}
-	seen := map[string]bool{}
-	for _, a := range alts {
-		switch {
-		case a.kind == kNull:
-			if seen["null"] {
-				continue
-			}
-			seen["null"] = true
-			out = append(out, a)
-		case a.consts != nil && len(a.validators) == 0:
-			e, ok := enums[a.kind]
-			if !ok {
-				e = &alt{kind: a.kind, integer: a.kind == kNumber, ref: a.ref}
-				enums[a.kind] = e
-				out = append(out, e)
-			}
-			for _, c := range a.consts {
-				e.consts = appendUnique(e.consts, c)
-				if a.kind == kNumber && !isIntegral(c) {
-					e.integer = false
-				}
-			}
-			if e.ref != a.ref {
-				e.ref = ""
-			}
-		default:
-			k := a.key()
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, a)
-		}
-	}
-	// Drop constants that a constrained alternative accepts.
-	var final []*alt
-	for _, a := range out {
-		if a.consts != nil && len(a.validators) == 0 {
-			var keep []string
-			for _, c := range a.consts {
-				covered := false
-				for _, b := range out {
-					if b != a && b.kind == a.kind && b.consts == nil {
-						if ok, known := b.accepts(c); ok && known {
-							covered = true
-						}
-					}
-				}
-				if !covered {
-					keep = append(keep, c)
-				}
-			}
-			if len(keep) == 0 {
-				continue
-			}
-			a.consts = keep
-			if a.kind == kBool && len(a.consts) == 2 {
-				a.consts = nil
-			}
-		}
-		final = append(final, a)
-	}
-	slices.SortStableFunc(final, func(x, y *alt) int { return int(kindOrder(x.kind)) - int(kindOrder(y.kind)) })
-	return final
-}
-
-// kindOrder lists numbers before strings and null last, so "integer or string" and
-// "enum L1|L2 or null" read naturally.
-func kindOrder(k altKind) int {
-	return map[altKind]int{kAny: 0, kNumber: 1, kString: 2, kBool: 3, kObject: 4, kArray: 5, kOpaque: 6, kNull: 7}[k]
-}
-
-func allConsts(alts []*alt) bool {
-	for _, a := range alts {
-		if a.consts == nil {
-			return false
-		}
-	}
-	return len(alts) > 0
-}
-
-func intersectConsts(have, add []string) []string {
-	if have == nil {
-		return slices.Clone(add)
-	}
-	var out []string
-	for _, h := range have {
-		if slices.Contains(add, h) {
-			out = append(out, h)
-		}
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out
-}
-
-func appendUnique(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
-}
-
-func compareConsts(a, b string) int {
-	fa, ea := strconv.ParseFloat(a, 64)
-	fb, eb := strconv.ParseFloat(b, 64)
-	if ea == nil && eb == nil {
-		switch {
-		case fa < fb:
-			return -1
-		case fa > fb:
-			return 1
-		}
-		return 0
-	}
-	return strings.Compare(a, b)
-}
-
-func isIntegral(j string) bool {
-	f, err := strconv.ParseFloat(j, 64)
-	return err == nil && f == math.Trunc(f)
-}
-
-// accepts reports whether a constrained scalar alternative accepts a constant, and
-// whether it could tell (a custom validator or a bad pattern makes it unknown).
-func (a *alt) accepts(j string) (ok, known bool) {
-	if a.consts != nil {
-		return slices.Contains(a.consts, j), true
-	}
-	if slices.Contains(a.notEqual, j) {
-		return false, true
-	}
-	known = len(a.validators) == 0
-	switch a.kind {
-	case kAny:
-		return true, true
-	case kBool:
-		return j == "true" || j == "false", known
-	case kNumber:
-		f, err := strconv.ParseFloat(j, 64)
-		if err != nil {
-			return false, true
-		}
-		if a.integer && f != math.Trunc(f) {
-			return false, true
-		}
-		return inRange(f, a.lo, a.hi), known
-	case kString:
-		var s string
-		if err := json.Unmarshal([]byte(j), &s); err != nil {
-			return false, true
-		}
-		n := float64(utf8.RuneCountInString(s))
-		if !inRange(n, a.lo, a.hi) {
-			return false, true
-		}
-		for _, p := range a.patterns {
-			re, err := regexp.Compile(p)
-			if err != nil {
-				return false, false
-			}
-			if !re.MatchString(s) {
-				return false, true
-			}
-		}
-		for _, p := range a.notPatterns {
-			re, err := regexp.Compile(p)
-			if err != nil {
-				return false, false
-			}
-			if re.MatchString(s) {
-				return false, true
-			}
-		}
-		return true, known
-	}
-	return false, false
-}
-
-func inRange(f float64, lo, hi *bound) bool {
-	if lo != nil && (f < lo.v || lo.excl && f == lo.v) {
-		return false
-	}
-	if hi != nil && (f > hi.v || hi.excl && f == hi.v) {
-		return false
-	}
-	return true
-}
-
-func tighterLo(a, b *bound) *bound {
-	if a == nil || b.v > a.v || b.v == a.v && b.excl {
-		return b
-	}
-	return a
-}
-
-func tighterHi(a, b *bound) *bound {
-	if a == nil || b.v < a.v || b.v == a.v && b.excl {
-		return b
-	}
-	return a
-}
-
-// integerLo and integerHi write an integer's bounds inclusively: >0 is >=1.
-func integerLo(b *bound) *bound {
-	if b == nil {
-		return nil
-	}
-	v := math.Ceil(b.v)
-	if b.excl && v == b.v {
-		v++
-	}
-	return &bound{v: v}
-}
-
-func integerHi(b *bound) *bound {
-	if b == nil {
-		return nil
-	}
-	v := math.Floor(b.v)
-	if b.excl && v == b.v {
-		v--
-	}
-	return &bound{v: v}
-}
-
-// canonicalJSON is a concrete value as compact JSON with sorted keys.
-func canonicalJSON(v cue.Value) (string, error) {
-	var x any
-	if err := v.Decode(&x); err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-// key is a canonical form of a shape: equal keys mean the same set of values and
-// the same default.
-func (s *shape) key() string {
-	if s == nil {
-		return "<nil>"
-	}
-	var b strings.Builder
-	for i, a := range s.alts {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
-		b.WriteString(a.key())
-	}
-	if s.hasDef {
-		b.WriteString(" *" + s.def)
-	}
-	return b.String()
-}
-
-func (a *alt) key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "k%d", a.kind)
-	if a.consts != nil {
-		c := slices.Clone(a.consts)
-		slices.SortFunc(c, compareConsts)
-		fmt.Fprintf(&b, " consts%v", c)
-	}
-	if a.integer {
-		b.WriteString(" int")
-	}
-	for _, x := range []struct {
-		name string
-		b    *bound
-	}{{"lo", a.lo}, {"hi", a.hi}} {
-		if x.b != nil {
-			fmt.Fprintf(&b, " %s%v/%v", x.name, x.b.v, x.b.excl)
-		}
-	}
-	for _, x := range []struct {
-		name string
-		l    []string
-	}{{"re", a.patterns}, {"nre", a.notPatterns}, {"ne", a.notEqual}, {"call", a.validators}, {"rule", a.rules}} {
-		if len(x.l) > 0 {
-			l := slices.Clone(x.l)
-			slices.Sort(l)
-			fmt.Fprintf(&b, " %s%q", x.name, l)
-		}
-	}
-	if a.kind == kObject {
-		names := make([]string, 0, len(a.fields))
-		for n := range a.fields {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		b.WriteString(" {")
-		for _, n := range names {
-			f := a.fields[n]
-			mark := "?"
-			if f.required {
-				mark = "!"
-			}
-			fmt.Fprintf(&b, "%q%s: %s; ", n, mark, f.shape.key())
-		}
-		for _, p := range a.pfields {
-			fmt.Fprintf(&b, "[%q%v]: %s; ", p.pattern, p.custom, p.shape.key())
-		}
-		fmt.Fprintf(&b, "closed=%v}", a.closed)
-	}
-	if a.kind == kArray {
-		b.WriteString(" [")
-		for _, p := range a.prefix {
-			b.WriteString(p.key() + ", ")
-		}
-		if a.rest != nil {
-			b.WriteString("..." + a.rest.key())
-		}
-		b.WriteString("]")
-		if a.unique {
-			b.WriteString(" unique")
-		}
-	}
-	if a.kind == kOpaque {
-		b.WriteString(" " + a.text)
-	}
-	return b.String()
 }

@@ -1,10 +1,8 @@
-package contract
+package compat
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
@@ -202,6 +200,50 @@ func TestCompareShapes(t *testing.T) {
 				"additive: new optional param":  {{".*", "absent", "any keys: integer"}},
 			}},
 
+		// Misses of issue 9, each failing before its fix.
+		// A list bounded both ways was read as an object keyed 0, 1, ... (CUE
+		// judges the open list's validators on []), so nothing was reported.
+		{"list bounded both ways, cut", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(1) & list.MaxItems(16)`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of integer (1..32 items)", "list of integer (1..16 items)"}}}},
+		{"list bounded both ways, raised", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(1) & list.MaxItems(64)`,
+			map[string][]row{"additive: widened bound": {{"", "list of integer (1..32 items)", "list of integer (1..64 items)"}}}},
+		{"list bounded both ways, minimum raised", input, `[...int] & list.MinItems(1) & list.MaxItems(32)`, `[...int] & list.MinItems(2) & list.MaxItems(32)`,
+			map[string][]row{"breaking: tightened bound": {{"", "list of integer (1..32 items)", "list of integer (2..32 items)"}}}},
+		// ... and with | null it evaluated to null alone: adding null read as a
+		// change of type both ways (breaking).
+		{"null added to a bounded list", input, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32)})`, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32) | null})`,
+			map[string][]row{"additive: widened type": {{"a", "list of integer (1..32 items)", "list of integer (1..32 items) or null"}}}},
+		{"null dropped from a bounded list", input, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32) | null})`, `close({a!: [...int] & list.MinItems(1) & list.MaxItems(32)})`,
+			map[string][]row{"breaking: narrowed type": {{"a", "list of integer (1..32 items) or null", "list of integer (1..32 items)"}}}},
+		// A constraint written through a let was lost: Expr only repeats the
+		// reference.
+		{"let-bound constraint tightened", input, "let L = int & >=1 & <=10\nv: L", "let L = int & >=1 & <=5\nv: L",
+			map[string][]row{"breaking: tightened bound": {{"", "integer 1..10", "integer 1..5"}}}},
+		{"let-bound constraint widened", input, "let L = int & >=1 & <=5\nv: L", "let L = int & >=1 & <=10\nv: L",
+			map[string][]row{"additive: widened bound": {{"", "integer 1..5", "integer 1..10"}}}},
+		{"let-bound bound beside a default", input, "let L = int & >=1 & <=10\nv: *5 | L", "let L = int & >=1 & <=5\nv: *5 | L",
+			map[string][]row{"breaking: tightened bound": {{"", "integer 1..10", "integer 1..5"}}}},
+		{"let-bound bound in a conjunction", input, "let b = <=10\nv: int & b", "let b = <=5\nv: int & b",
+			map[string][]row{"breaking: tightened bound": {{"", "integer <=10", "integer <=5"}}}},
+		{"let-bound maximum of items", input, "let M = 10\nv: close({a?: [...int] & list.MaxItems(M) | null})", "let M = 5\nv: close({a?: [...int] & list.MaxItems(M) | null})",
+			map[string][]row{"breaking: tightened bound": {{"a", "list of integer (at most 10 items) or null", "list of integer (at most 5 items) or null"}}}},
+		// A list.* call in one field made CUE print the struct as a file, and its
+		// untouched rule read as removed.
+		{"list call beside a rule", input, `{a!: [...string], b?: int, if b != _|_ {c!: int}}`, `{a!: [...string] & list.MaxItems(4), b?: int, if b != _|_ {c!: int}}`,
+			map[string][]row{"breaking: tightened bound": {{"a", "list of string", "list of string (at most 4 items)"}}}},
+		// A struct that cannot be evaluated without data accepts any probe key, so
+		// a closed #Entry read as open and opening it went unreported.
+		{"opened struct that needs data", input, entryLike(""), entryLike("..."),
+			map[string][]row{"additive: opened object": {{".*", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"closed struct that needs data", input, entryLike("..."), entryLike(""),
+			map[string][]row{"breaking: closed object": {{".*", "open object (other fields allowed)", "closed object (no other fields)"}}}},
+		{"nested data struct opened", output, "#D: {o!: {a!: int}}\nv: #D", "#D: {o!: {a!: int, ...}}\nv: #D",
+			map[string][]row{"additive: opened object": {{"o", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+		{"nested data struct closed", output, "#D: {o!: {a!: int, ...}}\nv: #D", "#D: {o!: {a!: int}}\nv: #D",
+			map[string][]row{"additive: closed object": {{"o", "open object (other fields allowed)", "closed object (no other fields)"}}}},
+		{"nested struct of a list item opened", output, "#I: {a!: int}\nv: close({o!: [...#I]})", "#I: {a!: int, ...}\nv: close({o!: [...#I]})",
+			map[string][]row{"additive: opened object": {{"o[]", "closed object (no other fields)", "open object (other fields allowed)"}}}},
+
 		// Data (outputs): the same changes, read covariantly.
 		{"data added field", output, `close({a!: int})`, `close({a!: int, b!: string})`,
 			map[string][]row{"additive: added field": {{"b", "absent", "required string"}}}},
@@ -244,292 +286,123 @@ func TestCompareShapes(t *testing.T) {
 	}
 }
 
-func TestCheckVersion(t *testing.T) {
+// entryLike is a struct like #Entry: a definition with a rule over its own list, so
+// it does not evaluate without data; extra is "..." to open it.
+func entryLike(extra string) string {
+	return "#E: {ops!: [...{bind?: string}], params: {[string]: int}, for u in ops if u.bind != _|_ {params: (u.bind): >=0}, " + extra + "}\nv: {[string]: #E}"
+}
+
+// TestRuleTable is the table of docs/contract-review.md, row by row, each change in
+// both directions and read both ways: as params (input) and as data (output). Only
+// the verdicts and rules are compared here; TestCompareShapes checks paths and
+// descriptions.
+func TestRuleTable(t *testing.T) {
+	const (
+		newReq   = "breaking: new required param"
+		newOpt   = "additive: new optional param"
+		addedF   = "additive: added field"
+		remP     = "breaking: removed param"
+		remF     = "breaking: removed field"
+		toReqIn  = "breaking: optional → required"
+		toReqOut = "additive: optional → required"
+		toOptIn  = "additive: required → optional"
+		toOptOut = "breaking: required → optional"
+		narIn    = "breaking: narrowed type"
+		narOut   = "additive: narrowed type"
+		widIn    = "additive: widened type"
+		widOut   = "breaking: widened type"
+		tightIn  = "breaking: tightened bound"
+		tightOut = "additive: narrowed bound"
+		wideBIn  = "additive: widened bound"
+		wideBOut = "breaking: widened bound"
+		remEIn   = "breaking: removed enum value"
+		remEOut  = "additive: removed enum value"
+		addEIn   = "additive: added enum value"
+		addEOut  = "breaking: added enum value"
+		chDef    = "breaking: changed default"
+		remDef   = "breaking: removed default"
+		addDef   = "additive: added default"
+		closIn   = "breaking: closed object"
+		closOut  = "additive: closed object"
+		opened   = "additive: opened object"
+		regex    = "needs review: changed regular expression"
+		custom   = "needs review: changed custom validator"
+	)
 	tests := []struct {
+		class    string
 		old, new string
-		v        Verdict
-		want     Bump
+		in, out  []string
 	}{
-		{"0.1.0", "0.1.0", Unchanged, Bump{Needs: "none", Minimum: "0.1.0", OK: true}},
-		{"0.1.0", "0.1.1", Unchanged, Bump{Needs: "none", Minimum: "0.1.0", OK: true}},
-		{"0.1.0", "0.1.1", Additive, Bump{Needs: "minor", Minimum: "0.2.0"}},
-		{"0.1.0", "0.2.0", Additive, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
-		{"0.1.0", "0.1.9", Breaking, Bump{Needs: "minor", Minimum: "0.2.0"}},
-		{"0.1.0", "0.2.0", Breaking, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
-		{"0.1.0", "1.0.0", Breaking, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
-		{"0.1.0", "0.2.0", NeedsReview, Bump{Needs: "minor", Minimum: "0.2.0", OK: true}},
-		{"1.2.3", "1.3.0", Breaking, Bump{Needs: "major", Minimum: "2.0.0"}},
-		{"1.2.3", "2.0.0", Breaking, Bump{Needs: "major", Minimum: "2.0.0", OK: true}},
-		{"1.2.3", "1.3.0", Additive, Bump{Needs: "minor", Minimum: "1.3.0", OK: true}},
-		{"1.2.3", "1.2.4", Additive, Bump{Needs: "minor", Minimum: "1.3.0"}},
-		{"1.2.3", "1.3.0", NeedsReview, Bump{Needs: "major", Minimum: "2.0.0"}},
-		{"0.2.0", "0.1.0", Unchanged, Bump{Needs: "none", Minimum: "0.2.0"}},
+		{"field added, required", `close({})`, `close({a!: int})`, []string{newReq}, []string{addedF}},
+		{"field added, optional", `close({})`, `close({a?: int})`, []string{newOpt}, []string{addedF}},
+		{"field removed, required", `close({a!: int})`, `close({})`, []string{remP}, []string{remF}},
+		{"field removed, optional", `close({a?: int})`, `close({})`, []string{remP}, []string{remF}},
+		{"optional → required", `close({a?: int})`, `close({a!: int})`, []string{toReqIn}, []string{toReqOut}},
+		{"required → optional", `close({a!: int})`, `close({a?: int})`, []string{toOptIn}, []string{toOptOut}},
+		{"a kind dropped", `int | string`, `int`, []string{narIn}, []string{narOut}},
+		{"a kind added", `int`, `int | string`, []string{widIn}, []string{widOut}},
+		{"null dropped", `string | null`, `string`, []string{narIn}, []string{narOut}},
+		{"null added", `string`, `string | null`, []string{widIn}, []string{widOut}},
+		{"number → integer", `number`, `int`, []string{narIn}, []string{narOut}},
+		{"integer → number", `int`, `number`, []string{widIn}, []string{widOut}},
+		{"a pattern added", `string`, `=~"^a"`, []string{narIn}, []string{narOut}},
+		{"a pattern dropped", `=~"^a"`, `string`, []string{widIn}, []string{widOut}},
+		{"list items made unique", `[...int]`, `[...int] & list.UniqueItems()`, []string{narIn}, []string{narOut}},
+		{"list items no longer unique", `[...int] & list.UniqueItems()`, `[...int]`, []string{widIn}, []string{widOut}},
+		{"maximum lowered", `int & <=10`, `int & <=5`, []string{tightIn}, []string{tightOut}},
+		{"maximum raised", `int & <=5`, `int & <=10`, []string{wideBIn}, []string{wideBOut}},
+		{">=0 → >0", `number & >=0`, `number & >0`, []string{tightIn}, []string{tightOut}},
+		{">0 → >=0", `number & >0`, `number & >=0`, []string{wideBIn}, []string{wideBOut}},
+		{"bound added", `number`, `number & <=1`, []string{tightIn}, []string{tightOut}},
+		{"bound dropped", `number & <=1`, `number`, []string{wideBIn}, []string{wideBOut}},
+		{"length tightened", `strings.MaxRunes(10)`, `strings.MaxRunes(5)`, []string{tightIn}, []string{tightOut}},
+		{"length widened", `strings.MaxRunes(5)`, `strings.MaxRunes(10)`, []string{wideBIn}, []string{wideBOut}},
+		{"non-empty required", `string`, `string & !=""`, []string{tightIn}, []string{tightOut}},
+		{"empty allowed", `string & !=""`, `string`, []string{wideBIn}, []string{wideBOut}},
+		{"fewer items", `[...int] & list.MaxItems(8)`, `[...int] & list.MaxItems(4)`, []string{tightIn}, []string{tightOut}},
+		{"more items", `[...int] & list.MaxItems(4)`, `[...int] & list.MaxItems(8)`, []string{wideBIn}, []string{wideBOut}},
+		{"more items needed", `[...int] & list.MinItems(1) & list.MaxItems(8)`, `[...int] & list.MinItems(2) & list.MaxItems(8)`, []string{tightIn}, []string{tightOut}},
+		{"fewer items needed", `[...int] & list.MinItems(2) & list.MaxItems(8)`, `[...int] & list.MinItems(1) & list.MaxItems(8)`, []string{wideBIn}, []string{wideBOut}},
+		{"enum value removed", `"a" | "b"`, `"a"`, []string{remEIn}, []string{remEOut}},
+		{"enum value added", `"a"`, `"a" | "b"`, []string{addEIn}, []string{addEOut}},
+		{"default changed", `close({a?: *1 | int})`, `close({a?: *2 | int})`, []string{chDef}, []string{chDef}},
+		{"default changed back", `close({a?: *2 | int})`, `close({a?: *1 | int})`, []string{chDef}, []string{chDef}},
+		{"default removed", `close({a?: *1 | int})`, `close({a?: int})`, []string{remDef}, []string{remDef}},
+		{"default added", `close({a?: int})`, `close({a?: *1 | int})`, []string{addDef}, []string{addDef}},
+		{"open → closed", `{a?: int, ...}`, `close({a?: int})`, []string{closIn}, []string{closOut}},
+		{"closed → open", `close({a?: int})`, `{a?: int, ...}`, []string{opened}, []string{opened}},
+		{"regular expression changed", `=~"^ab"`, `=~"^a"`, []string{regex}, []string{regex}},
+		{"regular expression changed back", `=~"^a"`, `=~"^ab"`, []string{regex}, []string{regex}},
+		{"custom validator changed", `strings.HasPrefix("a")`, `strings.HasPrefix("b")`, []string{custom}, []string{custom}},
+		{"custom validator added", `string`, `string & strings.HasSuffix("b")`, []string{custom}, []string{custom}},
+		{"custom validator removed", `string & strings.HasSuffix("b")`, `string`, []string{custom}, []string{custom}},
+		{"rule changed", `{a?: int, if a != _|_ {b!: int}}`, `{a?: int, if a != _|_ {b!: string}}`, []string{custom}, []string{custom}},
+		{"rule added", `{a?: int, b?: int}`, `{a?: int, b?: int, if a != _|_ {b!: int}}`, []string{custom}, []string{custom}},
+		{"rule removed", `{a?: int, b?: int, if a != _|_ {b!: int}}`, `{a?: int, b?: int}`, []string{custom}, []string{custom}},
+		// The other classes the doc lists under "needs review".
+		{"a pattern replaced beside another", `=~"^a" & =~"b$"`, `=~"^a" & =~"c$"`, []string{regex}, []string{regex}},
+		{"key set of a pattern field changed", `close({[or(["a", "b"])]: int})`, `close({[or(["a", "c"])]: int})`, []string{custom}, []string{custom}},
+		{"two constrained alternatives of a kind", `int & <5 | int & >10`, `int & <4 | int & >10`, []string{custom}, []string{custom}},
+		{"a union of list shapes", `[...int] | [...string]`, `[...int] | [...bool]`, []string{custom}, []string{custom}},
+		{"unchanged custom parts", `close({a?: string, [or(["a", "b"])]: strings.HasPrefix("x"), if a != _|_ {b: "x1"}})`, `close({a?: string, [or(["a", "b"])]: strings.HasPrefix("x"), if a != _|_ {b: "x1"}})`, nil, nil},
 	}
 	for _, tt := range tests {
-		got, err := CheckVersion(tt.old, tt.new, tt.v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got.Reason = ""
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("CheckVersion(%s, %s, %s) (-want +got):\n%s", tt.old, tt.new, tt.v, diff)
-		}
-	}
-	if _, err := CheckVersion("1.0", "1.0.0", Unchanged); err == nil {
-		t.Error("CheckVersion accepted 1.0")
-	}
-}
-
-// base is a minimal contracts package: the meta-schema, two error codes and the
-// definitions Load builds schemas for; each test adds tools.
-const base = `package contracts
-
-import "list"
-
-#Semver: =~"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$"
-#Name: =~"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
-#Tool: {
-	name: #Name
-	title: string & !=""
-	description: string & !=""
-	group: string
-	annotations: {readOnly: bool, destructive: bool, idempotent: bool, openWorld: bool}
-	since: #Semver
-	deprecated?: {replacement: #Name, removeAfter: #Semver}
-	params: {...}
-	D=data: {...}
-	result: close({success!: bool, data!: D | null, error!: #ErrorInfo | null})
-	errors: [...#ErrorCode] & list.UniqueItems()
-}
-tools: [Name=string]: #Tool & {name: Name}
-#ErrorInfo: {code!: #ErrorCode, message!: string, details!: {[string]: _}, recoverable!: bool}
-#ErrorCodeSpec: {code: #ErrorCode, recoverable: bool, exit_code: int, description: string}
-#OperationArgs: {}
-#MaskSpec: {}
-`
-
-const codes = `package contracts
-_codes: ["invalid_input", "internal_error"]
-#ErrorCode: or(_codes)
-error_codes: {for c in _codes {(c): #ErrorCodeSpec & {code: c}}}
-error_codes: invalid_input: {recoverable: true, exit_code: 2, description: "bad"}
-error_codes: internal_error: {recoverable: false, exit_code: 70, description: "bug"}
-`
-
-func tool(name, extra, params, data string) string {
-	return `tools: ` + name + `: {
-	title: "T", description: "D", group: "g", since: "0.1.0"
-	annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}
-	errors: ["invalid_input", "internal_error"]
-	params: close({` + params + `})
-	data: close({` + data + `})
-	` + extra + `
-}
-`
-}
-
-func loadModule(t *testing.T, version, codesSrc string, tools ...string) *Contract {
-	t.Helper()
-	fsys := fstest.MapFS{
-		"cue.mod/module.cue":     {Data: []byte("module: \"test.local\"\nlanguage: version: \"v0.17.1\"\n")},
-		"contracts/contract.cue": {Data: []byte(base + "contract_version: \"" + version + "\"\n")},
-		"contracts/errors.cue":   {Data: []byte(codesSrc)},
-		"contracts/tools.cue":    {Data: []byte("package contracts\n" + strings.Join(tools, "\n"))},
-	}
-	c, err := Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// TestCompareContracts covers the rules on tools and error codes, and the version
-// verdict, on whole contracts.
-func TestCompareContracts(t *testing.T) {
-	list := tool("list", "", `layer?: "L1" | "L2" | null`, `count!: int`)
-	tests := []struct {
-		name       string
-		oldV, newV string
-		oldCodes   string
-		newCodes   string
-		old, new   []string
-		want       []Finding
-		ok         bool
-	}{
-		{"unchanged", "0.1.0", "0.1.0", codes, codes, []string{list}, []string{list}, []Finding{}, true},
-		{"tool added", "0.1.0", "0.2.0", codes, codes, []string{list}, []string{list, tool("show", "", "", "")},
-			[]Finding{{Tool: "show", Old: "absent", New: "tool (T)", Verdict: Additive, Rule: "tool added"}}, true},
-		{"tool removed", "0.1.0", "0.1.1", codes, codes, []string{list, tool("show", "", "", "")}, []string{list},
-			[]Finding{{Tool: "show", Old: "tool (T)", New: "absent", Verdict: Breaking, Rule: "tool removed"}}, false},
-		{"renamed with an alias", "0.1.0", "0.2.0", codes, codes,
-			[]string{tool("show", "", "", "")},
-			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
-			[]Finding{
-				{Tool: "display", Old: "absent", New: "tool (T)", Verdict: Additive, Rule: "tool added"},
-				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
-			}, true},
-		{"alias removed too early", "0.2.0", "0.3.0", codes, codes,
-			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
-			[]string{tool("display", "", "", "")},
-			[]Finding{{Tool: "show", Old: "deprecated tool, replaced by display, removable after 0.3.0", New: "absent in 0.3.0", Verdict: Breaking, Rule: "tool removed before its removeAfter"}}, true},
-		{"alias removed after removeAfter", "0.3.0", "0.4.0", codes, codes,
-			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", ""), tool("display", "", "", "")},
-			[]string{tool("display", "", "", "")},
-			[]Finding{{Tool: "show", Old: "deprecated tool, replaced by display, removable after 0.3.0", New: "absent in 0.4.0", Verdict: Additive, Rule: "deprecated tool removed"}}, true},
-		{"replacement missing", "0.1.0", "0.2.0", codes, codes,
-			[]string{tool("show", "", "", "")},
-			[]string{tool("show", `deprecated: {replacement: "display", removeAfter: "0.3.0"}`, "", "")},
-			[]Finding{
-				{Tool: "show", Path: "deprecated.replacement", Old: "not deprecated", New: "display (no such tool)", Verdict: Breaking, Rule: "replacement missing"},
-				{Tool: "show", Path: "deprecated", Old: "not deprecated", New: "deprecated, replaced by display, removable after 0.3.0", Verdict: Additive, Rule: "tool deprecated"},
-			}, true},
-		{"annotation weakened", "0.1.0", "0.2.0", codes, codes, []string{list},
-			[]string{strings.Replace(list, "readOnly: true", "readOnly: false", 1)},
-			[]Finding{{Tool: "list", Path: "annotations.readOnly", Old: "true", New: "false", Verdict: Breaking, Rule: "annotation weakened"}}, true},
-		{"error code added", "0.1.0", "0.2.0", codes,
-			strings.Replace(codes, `"internal_error"]`, `"internal_error", "not_found"]`, 1) + "error_codes: not_found: {recoverable: true, exit_code: 3, description: \"gone\"}\n",
-			[]string{list}, []string{list},
-			[]Finding{{Tool: GroupErrors, Path: "not_found", Old: "absent", New: "recoverable, exit code 3", Verdict: Additive, Rule: "error code added"}}, true},
-		{"recoverable and exit code changed", "1.0.0", "1.1.0", codes,
-			strings.Replace(codes, "recoverable: false, exit_code: 70", "recoverable: true, exit_code: 71", 1),
-			[]string{list}, []string{list},
-			[]Finding{
-				{Tool: GroupErrors, Path: "internal_error.recoverable", Old: "false", New: "true", Verdict: Breaking, Rule: "recoverable changed"},
-				{Tool: GroupErrors, Path: "internal_error.exit_code", Old: "70", New: "71", Verdict: Breaking, Rule: "exit code changed"},
-			}, false},
-		{"params and data", "0.1.0", "0.2.0", codes, codes, []string{list},
-			[]string{tool("list", "", `layer?: "L1" | null`, `count!: int, more!: bool`)},
-			[]Finding{
-				{Tool: "list", Path: "params.layer", Old: "enum L1|L2 or null", New: `exactly "L1" or null`, Verdict: Breaking, Rule: "removed enum value"},
-				{Tool: "list", Path: "data.more", Old: "absent", New: "required boolean", Verdict: Additive, Rule: "added field"},
-			}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d, err := Compare(loadModule(t, tt.oldV, tt.oldCodes, tt.old...), loadModule(t, tt.newV, tt.newCodes, tt.new...), DiffOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, d.Findings); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
-			}
-			if d.Version.OK != tt.ok {
-				t.Errorf("version ok = %v, want %v: %s", d.Version.OK, tt.ok, d.Version.Reason)
-			}
-		})
-	}
-}
-
-// The examples catch what the structure misses: each check must fail on a change
-// that breaks its example and pass on one that does not.
-func TestExamples(t *testing.T) {
-	old := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=1 & <=100 | null`, `kind!: "a" | "b"`))
-	narrower := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=1 & <=50 | null`, `kind!: "a"`))
-	wider := loadModule(t, "0.1.0", codes, tool("list", "", `limit?: int & >=0 & <=500 | null, page?: int`, `kind!: "a" | "b" | "c"`))
-	ot, _ := old.Tool("list")
-	nt, _ := narrower.Tool("list")
-	wt, _ := wider.Tool("list")
-
-	// A required param that takes any value has no candidates of its own: the
-	// corpus must not fail on it (null, its stand-in, is dropped and so rejected).
-	anyOld := loadModule(t, "0.1.0", codes, tool("list", "", `id!: _`, ``))
-	anyNew := loadModule(t, "0.1.0", codes, tool("list", "", `id!: string`, ``))
-	at, _ := anyOld.Tool("list")
-	ant, _ := anyNew.Tool("list")
-	if f, ok := exampleArguments(at, ant); ok {
-		t.Errorf("any → string: got %+v, want no example the old tool accepts", f)
-	}
-
-	f, ok := exampleArguments(ot, nt)
-	if !ok || f.Rule != "example arguments rejected" || f.Old != `accepted {"limit":100}` {
-		t.Errorf("narrowed params: got %+v, %v; want the call with limit 100 rejected", f, ok)
-	}
-	if f, ok := exampleArguments(ot, wt); ok {
-		t.Errorf("widened params: got %+v, want no counterexample", f)
-	}
-
-	recorded := `--> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":{}}}
-<-- {
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "structuredContent": {
-      "success": true,
-      "data": {"kind": "c", "extra": 1},
-      "error": null
-    }
-  }
-}
---> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{}}}
-<-- {"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"success":true,"data":{"kind":"a","extra":1},"error":null}}}
---> {"jsonrpc":"2.0","id":3,"method":"tools/list"}
-<-- {"jsonrpc":"2.0","id":3,"result":{"tools":[]}}
-`
-	results, err := RecordedResults(fstest.MapFS{"testscripts/list.txtar": {Data: []byte("# a transcript\n-- golden --\n" + recorded)}}, "testscripts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range results["list"] {
-		var x any
-		if err := json.Unmarshal(r.Result, &x); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(x)
-		got = append(got, r.Source+" "+string(b))
-	}
-	want := []string{
-		`testscripts/list.txtar:4 {"data":{"extra":1,"kind":"c"},"error":null,"success":true}`,
-		`testscripts/list.txtar:16 {"data":{"extra":1,"kind":"a"},"error":null,"success":true}`,
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("recorded results (-want +got):\n%s", diff)
-	}
-	// "c" is not a kind the old schema knows; the unknown key "extra" is fine.
-	f, ok = recordedResults(old, ot, results["list"])
-	if !ok || f.Old != "recorded result testscripts/list.txtar:4" || strings.Contains(f.New, "more") {
-		t.Errorf("got %+v, %v; want only the first result rejected", f, ok)
-	}
-	if f, ok := recordedResults(old, ot, results["list"][1:]); ok {
-		t.Errorf("got %+v, want the second result accepted", f)
-	}
-}
-
-// The project's own contract compared with itself has no finding, and every part
-// of it is read structurally: nothing is left as an opaque custom rule.
-func TestCompareOwnContract(t *testing.T) {
-	c := loadTestContract(t)
-	d, err := Compare(c, loadTestContract(t), DiffOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Findings) != 0 || !d.Version.OK || len(d.Unchanged) != len(c.Tools) {
-		t.Errorf("self-diff: %d findings, version %+v, %d of %d tools unchanged", len(d.Findings), d.Version, len(d.Unchanged), len(c.Tools))
-	}
-	var walk func(where string, s *shape)
-	walk = func(where string, s *shape) {
-		if s == nil {
-			return
-		}
-		for _, a := range s.alts {
-			if a.kind == kOpaque {
-				t.Errorf("%s: opaque: %s", where, a.text)
-			}
-			for n, f := range a.fields {
-				walk(where+"."+n, f.shape)
-			}
-			for _, p := range a.pfields {
-				walk(where+".*", p.shape)
-			}
-			for i, p := range a.prefix {
-				walk(where+"["+string(rune('0'+i))+"]", p)
-			}
-			walk(where+"[]", a.rest)
+		for _, p := range []struct {
+			name string
+			pol  polarity
+			want []string
+		}{{"params", input, tt.in}, {"data", output, tt.out}} {
+			t.Run(tt.class+"/"+p.name, func(t *testing.T) {
+				c := &comparer{pol: p.pol, noun: "param"}
+				c.shapes("", shapeFrom(t, tt.old), shapeFrom(t, tt.new), false)
+				var got []string
+				for _, f := range c.findings {
+					got = append(got, string(f.Verdict)+": "+f.Rule)
+				}
+				if diff := cmp.Diff(p.want, got); diff != "" {
+					t.Errorf("%s → %s (-want +got):\n%s", tt.old, tt.new, diff)
+				}
+			})
 		}
 	}
-	for _, tl := range c.Tools {
-		walk(tl.Name+".params", shapeOf(tl.params, 0))
-		walk(tl.Name+".data", shapeOf(toolField(c, tl.Name, "data"), 0))
-	}
-	walk("#Manifest", shapeOf(c.Manifest(), 0))
 }
