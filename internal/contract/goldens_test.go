@@ -47,7 +47,8 @@ func goldenResults(t *testing.T, c *Contract, dir string) (results []recorded, s
 		if err != nil {
 			t.Fatal(err)
 		}
-		if servesFixture.Match(ar.Comment) {
+		// The differ's own scripts hold fixture transcripts for fixture contracts.
+		if servesFixture.Match(ar.Comment) || strings.HasPrefix(filepath.Base(f), "contract_diff_") {
 			for _, af := range ar.Files {
 				if strings.HasSuffix(af.Name, ".golden") {
 					skipped += strings.Count(string(af.Data), `"structuredContent": {`)
