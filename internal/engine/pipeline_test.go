@@ -50,8 +50,8 @@ func TestOpsSpecsCoverCatalog(t *testing.T) {
 			t.Errorf("OpStage(%q) = %q, %v", op, stage, ok)
 		}
 	}
-	if _, ok := OpStage("sepia"); ok {
-		t.Error(`OpStage("sepia") reports an operation the catalog does not have`)
+	if _, ok := OpStage("lomo"); ok {
+		t.Error(`OpStage("lomo") reports an operation the catalog does not have`)
 	}
 	if !slices.IsSorted(Operations()) {
 		t.Error("Operations() is not sorted")
@@ -272,7 +272,7 @@ func TestRenderErrors(t *testing.T) {
 		edit Edit
 		code string
 	}{
-		{"unknown operation", src, opEdit("sepia", Args{}), darkroom.InvalidInput},
+		{"unknown operation", src, opEdit("lomo", Args{}), darkroom.InvalidInput},
 		{"missing argument", src, opEdit("exposure", Args{}), darkroom.InvalidInput},
 		{"argument of the wrong type", src, opEdit("exposure", Args{"ev": "one"}), darkroom.InvalidInput},
 		{"NaN argument", src, opEdit("exposure", Args{"ev": math.NaN()}), darkroom.InvalidInput},
