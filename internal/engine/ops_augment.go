@@ -615,18 +615,26 @@ func opShadow(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	k := float32(1 - intensity)
 	w := src.W
-	return dispMap(rc, src, func(p int, c *[3]float32) {
-		x, y := float64(p%w)+0.5, float64(fr.y0+p/w)+0.5
-		if y < 0.5*float64(fr.h) {
-			return
-		}
-		for _, poly := range polys {
-			if insidePolygon(poly[:], x, y) {
-				c[0], c[1], c[2] = c[0]*k, c[1]*k, c[2]*k
-				return
+	dst := rc.image(w, src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+		for y := max(lo, int(0.5*float64(fr.h))-fr.y0-1); y < hi; y++ {
+			py := float64(fr.y0+y) + 0.5
+			for x := range w {
+				for _, poly := range polys {
+					if insidePolygon(poly[:], float64(x)+0.5, py) {
+						// Shaded pixels only: the others are copied bit for bit.
+						d := dst.Pix[3*(y*w+x):]
+						for c := range 3 {
+							d[c] = fromDisp(toDisp(d[c]) * k)
+						}
+						break
+					}
+				}
 			}
 		}
-	}), nil
+	})
+	return dst, nil
 }
 
 // insidePolygon reports whether (x, y) is inside poly by the even-odd rule.

@@ -301,7 +301,8 @@ func TestRenderErrors(t *testing.T) {
 	}
 }
 
-var opSeeded = []string{"grain", "noise", "cutout", "random_crop"}
+var opSeeded = []string{"grain", "noise", "cutout", "random_crop",
+	"channel_shuffle", "multiplicative_noise", "iso_noise", "fog", "shadow", "rain", "perspective", "elastic", "grid_distortion"}
 
 func TestRenderSeeds(t *testing.T) {
 	src := opPhoto(t, "coffee")
@@ -315,7 +316,8 @@ func TestRenderSeeds(t *testing.T) {
 				t.Error("seeds 42 and 43 render the same bytes")
 			}
 			// Two entries of one operation draw different numbers.
-			if op != "random_crop" {
+			// A random crop twice and a shuffle twice may land where one would.
+			if op != "random_crop" && op != "channel_shuffle" {
 				twice := opRender(t, src, 42, e, e)
 				once := opRender(t, a, 42, e)
 				if slices.Equal(twice.Pix, once.Pix) {
