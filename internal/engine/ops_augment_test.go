@@ -297,6 +297,150 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			opExpect(t, out.Pix[3*100] < 0.01 && out.Pix[3*(99*200+100)] < 0.01, "the top and bottom border moved")
 			augmentResolutionIndependent(t, "grid_distortion", map[string]any{"distort": 0.4})
 		},
+		"lens_distortion": func(t *testing.T) {
+			// A vertical line near the left edge bows: barrel (positive k) pushes its
+			// middle out to the left of its ends, pincushion pulls it in.
+			m := opFlat(201, 201, 0, 0, 0)
+			for y := range 201 {
+				m.Pix[3*(y*201+50)] = 1
+			}
+			at := func(img *Image, y int) float64 { // the line's x on row y, by centroid
+				var s, n float64
+				for x := range 100 {
+					v := float64(img.Pix[3*(y*201+x)])
+					s += v * float64(x)
+					n += v
+				}
+				return s / n
+			}
+			barrel := render(t, m, "lens_distortion", 0, map[string]any{"k": 0.3})
+			pin := render(t, m, "lens_distortion", 0, map[string]any{"k": -0.3})
+			opExpect(t, at(barrel, 100) < at(barrel, 30)-2, "barrel: the line at the middle (%v) does not bow out past its ends (%v)", at(barrel, 100), at(barrel, 30))
+			opExpect(t, at(pin, 100) > at(pin, 30)+2, "pincushion: the line at the middle (%v) does not bow in from its ends (%v)", at(pin, 100), at(pin, 30))
+		},
+		"grid_shuffle": func(t *testing.T) {
+			coffee := opPhoto(t, "coffee") // 600x400 in 3x3 cells of 200x133 or 134
+			shuffled := 0
+			for seed := range uint64(4) {
+				out := render(t, coffee, "grid_shuffle", seed, map[string]any{"cells": 2.0})
+				moved := 0
+				for j := range 2 {
+					for i := range 2 {
+						cell := opSub(out, i*300, j*200, 300, 200)
+						found := false
+						for jj := range 2 {
+							for ii := range 2 {
+								if opSubEqual(coffee, cell, ii*300, jj*200) {
+									found = true
+									if ii != i || jj != j {
+										moved++
+									}
+								}
+							}
+						}
+						opExpect(t, found, "seed %d: cell (%d, %d) is not a cell of the source", seed, i, j)
+					}
+				}
+				if moved > 0 {
+					shuffled++
+				}
+			}
+			opExpect(t, shuffled >= 3, "only %d of 4 seeds shuffled the cells", shuffled)
+		},
+		"auto_contrast": func(t *testing.T) {
+			m := NewImage(3, 1)
+			copy(m.Pix, []float32{fromDisp(0.2), fromDisp(0.3), fromDisp(0.4), fromDisp(0.4), fromDisp(0.5), fromDisp(0.6), fromDisp(0.6), fromDisp(0.7), fromDisp(0.8)})
+			out := render(t, m, "auto_contrast", 0, map[string]any{"amount": 1.0})
+			for c := range 3 {
+				lo, mid, hi := disp(out, 0, c), disp(out, 1, c), disp(out, 2, c)
+				// The range is measured on 256 levels, so the ends land within a level.
+				opExpect(t, lo < 0.006 && hi > 0.994 && math.Abs(mid-0.5) < 0.01, "channel %d stretched to %v %v %v, want 0, 0.5, 1", c, lo, mid, hi)
+			}
+		},
+		"channel_dropout": func(t *testing.T) {
+			m := opFlat(2, 2, 0.1, 0.4, 0.7)
+			out := render(t, m, "channel_dropout", 0, map[string]any{"channel": "green"})
+			opExpect(t, slices.Equal(out.Pix[:3], []float32{0.1, 0, 0.7}), "drop green: %v", out.Pix[:3])
+			seen := map[int]bool{}
+			for seed := range uint64(20) {
+				r := render(t, m, "channel_dropout", seed, map[string]any{"channel": "random", "fill": 1.0})
+				for c := range 3 {
+					if r.Pix[c] == 1 {
+						seen[c] = true
+					}
+				}
+			}
+			opExpect(t, len(seen) == 3, "20 seeds dropped only channels %v", seen)
+		},
+		"morphology": func(t *testing.T) {
+			m := opFlat(41, 41, 0, 0, 0)
+			m.Pix[3*(20*41+20)] = 1
+			d := render(t, m, "morphology", 0, map[string]any{"operation": "dilate", "size": 0.05}) // 2 px
+			lit := 0
+			for p := range 41 * 41 {
+				if d.Pix[3*p] == 1 {
+					lit++
+				}
+			}
+			opExpect(t, lit == 25, "dilate by 2 px of one white pixel lit %d pixels, want a 5x5 square", lit)
+			e := render(t, d, "morphology", 0, map[string]any{"operation": "erode", "size": 0.05})
+			opSameFloats(t, "erode after dilate of a point", m, e)
+		},
+		"chromatic_aberration": func(t *testing.T) {
+			coffee := opPhoto(t, "coffee")
+			out := render(t, coffee, "chromatic_aberration", 0, map[string]any{"amount": 0.01})
+			c := 3 * (200*600 + 300)
+			opExpect(t, math.Abs(float64(out.Pix[c]-coffee.Pix[c])) < 0.01, "aberration moved the centre")
+			greenSame := true
+			for i := 1; i < len(out.Pix); i += 3 {
+				greenSame = greenSame && out.Pix[i] == coffee.Pix[i]
+			}
+			opExpect(t, greenSame, "aberration changed green")
+			opExpect(t, !slices.Equal(out.Pix, coffee.Pix), "aberration changed nothing")
+		},
+		"snow": func(t *testing.T) {
+			m := NewImage(2, 1)
+			copy(m.Pix, []float32{fromDisp(0.2), fromDisp(0.2), fromDisp(0.2), fromDisp(0.9), fromDisp(0.9), fromDisp(0.9)})
+			out := render(t, m, "snow", 0, map[string]any{"amount": 0.5, "brightness": 2.0})
+			opExpect(t, math.Abs(disp(out, 0, 0)-0.4) < 2e-3, "snow: grey 0.2 under the threshold became %v, want 0.4", disp(out, 0, 0))
+			opExpect(t, math.Abs(disp(out, 1, 0)-0.9) < 2e-3, "snow: grey 0.9 over the threshold became %v", disp(out, 1, 0))
+		},
+		"shot_noise": func(t *testing.T) {
+			for _, v := range []float32{0.05, 0.5} {
+				out := render(t, opFlat(100, 100, v, v, v), "shot_noise", 1, map[string]any{"scale": 0.01})
+				var d []float64
+				for _, x := range out.Pix {
+					d = append(d, float64(x))
+				}
+				mean, sd := opStats(d)
+				want := math.Sqrt(float64(v) * 0.01)
+				opExpect(t, math.Abs(mean-float64(v)) < 0.002 && math.Abs(sd-want) < want*0.1, "shot noise on %v: mean %v, deviation %v, want %v", v, mean, sd, want)
+			}
+		},
+		"salt_and_pepper": func(t *testing.T) {
+			out := render(t, opFlat(100, 100, mid, mid, mid), "salt_and_pepper", 1, map[string]any{"amount": 0.1, "salt": 0.25})
+			salt, pepper := 0, 0
+			for p := range 100 * 100 {
+				switch out.Pix[3*p] {
+				case 1:
+					salt++
+				case 0:
+					pepper++
+				}
+			}
+			opExpect(t, math.Abs(float64(salt+pepper)-1000) < 120 && math.Abs(float64(salt)-250) < 60, "salt and pepper 0.1 with 25%% salt: %d salt, %d pepper", salt, pepper)
+		},
+		"pixel_dropout": func(t *testing.T) {
+			out := render(t, opFlat(100, 100, mid, mid, mid), "pixel_dropout", 1, map[string]any{"probability": 0.2})
+			dropped := 0
+			for p := range 100 * 100 {
+				if out.Pix[3*p] == 0 {
+					dropped++
+					opExpect(t, out.Pix[3*p+1] == 0 && out.Pix[3*p+2] == 0, "a dropped pixel kept a channel")
+				}
+			}
+			opExpect(t, math.Abs(float64(dropped)-2000) < 200, "dropout 0.2 dropped %d of 10000", dropped)
+		},
 	}
 }
 

@@ -99,6 +99,16 @@ var opSamples = map[string]map[string]any{
 	"shadow":               {"count": 2.0, "intensity": 0.6},
 	"rain":                 {"amount": 0.5, "slant": 15.0},
 	"jpeg_compression":     {"quality": 10.0},
+	"lens_distortion":      {"k": 0.3},
+	"grid_shuffle":         {"cells": 3.0},
+	"auto_contrast":        {"amount": 1.0, "cutoff": 0.02},
+	"channel_dropout":      {"channel": "random", "fill": 0.2},
+	"morphology":           {"operation": "erode", "size": 0.004},
+	"chromatic_aberration": {"amount": 0.01},
+	"snow":                 {"amount": 0.5},
+	"shot_noise":           {"scale": 0.01},
+	"salt_and_pepper":      {"amount": 0.05},
+	"pixel_dropout":        {"probability": 0.1, "per_channel": true},
 }
 
 func opEdit(op string, a Args) Edit { return Edit{Op: op, Args: a, Strength: 1} }

@@ -232,4 +232,41 @@ var opSpecs = map[string][]opArgSpec{
 	"jpeg_compression": {
 		{name: "quality", kind: "integer", min: 1, max: 100, def: float64(100)},
 	},
+	"lens_distortion": {
+		{name: "k", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+	},
+	"grid_shuffle": {
+		{name: "cells", kind: "integer", min: 1, max: 8, def: float64(1)},
+	},
+	"auto_contrast": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "cutoff", kind: "number", min: 0, max: 0.2, def: float64(0)},
+	},
+	"channel_dropout": {
+		{name: "channel", kind: "enum", def: "none", values: []string{"none", "red", "green", "blue", "random"}},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"morphology": {
+		{name: "operation", kind: "enum", def: "none", values: []string{"none", "erode", "dilate"}},
+		{name: "size", kind: "number", min: 0.0005, max: 0.02, def: float64(0.002)},
+	},
+	"chromatic_aberration": {
+		{name: "amount", kind: "number", min: -0.02, max: 0.02, def: float64(0)},
+	},
+	"snow": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "brightness", kind: "number", min: 1, max: 4, def: float64(2.5)},
+	},
+	"shot_noise": {
+		{name: "scale", kind: "number", min: 0, max: 0.1, def: float64(0)},
+	},
+	"salt_and_pepper": {
+		{name: "amount", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "salt", kind: "number", min: 0, max: 1, def: float64(0.5)},
+	},
+	"pixel_dropout": {
+		{name: "probability", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "per_channel", kind: "boolean", def: false},
+	},
 }
