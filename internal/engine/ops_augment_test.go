@@ -441,6 +441,92 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			}
 			opExpect(t, math.Abs(float64(dropped)-2000) < 200, "dropout 0.2 dropped %d of 10000", dropped)
 		},
+		"scale": func(t *testing.T) {
+			coffee := opPhoto(t, "coffee")
+			half := render(t, coffee, "scale", 0, map[string]any{"factor": 0.5})
+			opExpect(t, half.W == 300 && half.H == 200, "scale 0.5 of 600x400: %dx%d", half.W, half.H)
+			opSameFloats(t, "scale is Resize", Resize(coffee, 300, 200), half)
+			big := render(t, coffee, "scale", 0, map[string]any{"factor": 1.5})
+			opExpect(t, big.W == 900 && big.H == 600, "scale 1.5 of 600x400: %dx%d", big.W, big.H)
+		},
+		"random_tone_curve": func(t *testing.T) {
+			m := NewImage(3, 1)
+			copy(m.Pix, []float32{0, 0, 0, fromDisp(0.5), fromDisp(0.5), fromDisp(0.5), 1, 1, 1})
+			changed := 0
+			for seed := range uint64(6) {
+				out := render(t, m, "random_tone_curve", seed, map[string]any{"scale": 0.2})
+				opExpect(t, out.Pix[0] == 0 && out.Pix[6] == 1, "seed %d: the curve moved black or white: %v", seed, out.Pix)
+				if math.Abs(disp(out, 1, 0)-0.5) > 0.01 {
+					changed++
+				}
+			}
+			opExpect(t, changed >= 4, "only %d of 6 seeds moved middle grey", changed)
+		},
+		"fancy_pca": func(t *testing.T) {
+			// An image whose colours vary along one axis only (red-blue) is shifted along
+			// that axis: green, which does not vary, stays.
+			m := NewImage(100, 1)
+			for x := range 100 {
+				v := float32(x) / 99
+				m.Pix[3*x], m.Pix[3*x+1], m.Pix[3*x+2] = fromDisp(0.2+0.6*v), fromDisp(0.5), fromDisp(0.8-0.6*v)
+			}
+			moved := false
+			for seed := range uint64(4) {
+				out := render(t, m, "fancy_pca", seed, map[string]any{"alpha": 1.0})
+				dr, dg, db := disp(out, 50, 0)-disp(m, 50, 0), disp(out, 50, 1)-disp(m, 50, 1), disp(out, 50, 2)-disp(m, 50, 2)
+				opExpect(t, math.Abs(dg) < 2e-3 && math.Abs(dr+db) < 2e-3, "seed %d: shift (%v, %v, %v) is not along red-blue", seed, dr, dg, db)
+				moved = moved || math.Abs(dr) > 0.005
+			}
+			opExpect(t, moved, "fancy PCA shifted nothing in 4 seeds")
+			vals, vecs := eigenSym3([3][3]float64{{2, 1, 0}, {1, 2, 0}, {0, 0, 5}})
+			for k := range 3 {
+				var mv [3]float64
+				m := [3][3]float64{{2, 1, 0}, {1, 2, 0}, {0, 0, 5}}
+				for i := range 3 {
+					for j := range 3 {
+						mv[i] += m[i][j] * vecs[j][k]
+					}
+				}
+				for i := range 3 {
+					opExpect(t, math.Abs(mv[i]-vals[k]*vecs[i][k]) < 1e-9, "eigenpair %d is not one: %v", k, vals)
+				}
+			}
+		},
+		"zoom_blur": func(t *testing.T) {
+			chelsea := opPhoto(t, "chelsea")
+			out := render(t, chelsea, "zoom_blur", 0, map[string]any{"amount": 0.1})
+			c := 3 * ((chelsea.H/2)*chelsea.W + chelsea.W/2)
+			opExpect(t, math.Abs(float64(out.Pix[c]-chelsea.Pix[c])) < 0.02, "zoom blur moved the centre")
+			opExpect(t, opHighFreq(out) < opHighFreq(chelsea)*0.6, "zoom blur kept the detail")
+		},
+		"grid_dropout": func(t *testing.T) {
+			src := opFlat(200, 100, mid, mid, mid)
+			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})
+			dropped := 0
+			for p := range 200 * 100 {
+				if out.Pix[3*p] == 0 {
+					dropped++
+				}
+			}
+			// Squares of half a 20 px cell: a quarter of the area.
+			opExpect(t, math.Abs(float64(dropped)-5000) < 400, "grid dropout 0.5 dropped %d of 20000 pixels, want about 5000", dropped)
+		},
+		"plasma": func(t *testing.T) {
+			src := opFlat(200, 200, mid, mid, mid)
+			b := render(t, src, "plasma", 1, map[string]any{"brightness": 0.3})
+			var d []float64
+			for p := range 200 * 200 {
+				d = append(d, disp(b, p, 0))
+			}
+			_, sd := opStats(d)
+			opExpect(t, sd > 0.03, "plasma brightness varies with a deviation of only %v", sd)
+			sh := render(t, src, "plasma", 1, map[string]any{"shadow": 0.8})
+			for p := range 200 * 200 {
+				if disp(sh, p, 0) > 0.5+1e-3 {
+					t.Fatalf("plasma shadow brightened a pixel to %v", disp(sh, p, 0))
+				}
+			}
+		},
 	}
 }
 

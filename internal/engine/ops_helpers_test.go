@@ -109,6 +109,12 @@ var opSamples = map[string]map[string]any{
 	"shot_noise":           {"scale": 0.01},
 	"salt_and_pepper":      {"amount": 0.05},
 	"pixel_dropout":        {"probability": 0.1, "per_channel": true},
+	"scale":                {"factor": 0.7},
+	"random_tone_curve":    {"scale": 0.2},
+	"fancy_pca":            {"alpha": 0.8},
+	"zoom_blur":            {"amount": 0.1},
+	"grid_dropout":         {"ratio": 0.4, "cells": 6.0},
+	"plasma":               {"brightness": 0.25, "contrast": 0.2, "shadow": 0.3},
 }
 
 func opEdit(op string, a Args) Edit { return Edit{Op: op, Args: a, Strength: 1} }

@@ -269,4 +269,26 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
 		{name: "per_channel", kind: "boolean", def: false},
 	},
+	"scale": {
+		{name: "factor", kind: "number", min: 0.25, max: 4, def: float64(1)},
+	},
+	"random_tone_curve": {
+		{name: "scale", kind: "number", min: 0, max: 0.5, def: float64(0)},
+	},
+	"fancy_pca": {
+		{name: "alpha", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"zoom_blur": {
+		{name: "amount", kind: "number", min: 0, max: 0.3, def: float64(0)},
+	},
+	"grid_dropout": {
+		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
+		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"plasma": {
+		{name: "brightness", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "contrast", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "shadow", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
 }

@@ -57,19 +57,21 @@ var catalog = map[string]opEntry{
 	"grid_distortion": {"geometry", opGridDistortion, false},
 	"lens_distortion": {"geometry", opLensDistortion, false},
 	"grid_shuffle":    {"geometry", opGridShuffle, false},
+	"scale":           {"geometry", opScale, false},
 
 	"exposure":      {"light", opExposure, true},
 	"white_balance": {"light", opWhiteBalance, true},
 
-	"tone":          {"tone", opTone, true},
-	"contrast":      {"tone", opContrast, true},
-	"curve":         {"tone", opCurve, true},
-	"clahe":         {"tone", opCLAHE, false},
-	"dehaze":        {"tone", opDehaze, false},
-	"gamma":         {"tone", opGamma, true},
-	"posterize":     {"tone", opPosterize, true},
-	"equalize":      {"tone", opEqualize, false},
-	"auto_contrast": {"tone", opAutoContrast, false},
+	"tone":              {"tone", opTone, true},
+	"contrast":          {"tone", opContrast, true},
+	"curve":             {"tone", opCurve, true},
+	"clahe":             {"tone", opCLAHE, false},
+	"dehaze":            {"tone", opDehaze, false},
+	"gamma":             {"tone", opGamma, true},
+	"posterize":         {"tone", opPosterize, true},
+	"equalize":          {"tone", opEqualize, false},
+	"auto_contrast":     {"tone", opAutoContrast, false},
+	"random_tone_curve": {"tone", opRandomToneCurve, true},
 
 	"saturation":      {"color", opSaturation, true},
 	"vibrance":        {"color", opVibrance, true},
@@ -82,6 +84,7 @@ var catalog = map[string]opEntry{
 	"channel_shuffle": {"color", opChannelShuffle, true},
 	"sepia":           {"color", opSepia, true},
 	"channel_dropout": {"color", opChannelDropout, true},
+	"fancy_pca":       {"color", opFancyPCA, false},
 
 	"clarity":              {"detail", opClarity, false},
 	"sharpen":              {"detail", opSharpen, false},
@@ -92,6 +95,7 @@ var catalog = map[string]opEntry{
 	"downscale":            {"detail", opDownscale, false},
 	"morphology":           {"detail", opMorphology, false},
 	"chromatic_aberration": {"detail", opChromaticAberration, false},
+	"zoom_blur":            {"detail", opZoomBlur, false},
 
 	"vignette": {"effects", opVignette, true},
 	"grain":    {"effects", opGrain, false},
@@ -107,6 +111,8 @@ var catalog = map[string]opEntry{
 	"shot_noise":           {"effects", opShotNoise, true},
 	"salt_and_pepper":      {"effects", opSaltAndPepper, true},
 	"pixel_dropout":        {"effects", opPixelDropout, true},
+	"grid_dropout":         {"effects", opGridDropout, true},
+	"plasma":               {"effects", opPlasma, true},
 	"jpeg_compression":     {"effects", opJPEGCompression, false},
 }
 

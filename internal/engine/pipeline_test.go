@@ -303,7 +303,8 @@ func TestRenderErrors(t *testing.T) {
 
 var opSeeded = []string{"grain", "noise", "cutout", "random_crop",
 	"channel_shuffle", "multiplicative_noise", "iso_noise", "fog", "shadow", "rain", "perspective", "elastic", "grid_distortion",
-	"grid_shuffle", "channel_dropout", "shot_noise", "salt_and_pepper", "pixel_dropout"}
+	"grid_shuffle", "channel_dropout", "shot_noise", "salt_and_pepper", "pixel_dropout",
+	"random_tone_curve", "fancy_pca", "grid_dropout", "plasma"}
 
 func TestRenderSeeds(t *testing.T) {
 	src := opPhoto(t, "coffee")
