@@ -289,3 +289,189 @@ func eigenSym3(m [3][3]float64) ([3]float64, [3][3]float64) {
 func errScaleTooLarge(w, h int) error {
 	return darkroom.Errorf(darkroom.LimitExceeded, "scale: the result %dx%d is over %d pixels", w, h, maxScaledPixels)
 }
+
+// maxStripes bounds xy_masking's stripe counts (the catalog allows 8 each way).
+const maxStripes = 64
+
+// opXYMasking fills seeded random horizontal and vertical stripes with a flat value
+// (albumentations XYMasking, the SpecAugment-style time and frequency masks).
+//
+// Arguments: vertical in [0, 8], the number of vertical stripes (full height); horizontal
+// in [0, 8], the number of horizontal ones (full width); width in [0.01, 0.3], each
+// stripe's width as a fraction of the long edge (at least a pixel); fill in [0, 1], the
+// display value of the stripes. Positions come from the seed. Example: {vertical: 2,
+// horizontal: 1, width: 0.05}.
+func opXYMasking(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	nv, nh, width, fill := r.integer("vertical"), r.integer("horizontal"), r.num("width"), r.num("fill")
+	if r.err != nil {
+		return nil, r.err
+	}
+	nv, nh = min(max(nv, 0), maxStripes), min(max(nh, 0), maxStripes)
+	if nv == 0 && nh == 0 {
+		return src, nil
+	}
+	fr := rc.frameOf(src)
+	side := max(1, int(math.Round(width*float64(max(fr.w, fr.h)))))
+	w := src.W
+	cols := make([]bool, w)
+	for i := range nv {
+		s := min(side, fr.w)
+		x0 := min(int(uniform(rnd(rc.key, i, 0, 0))*float64(fr.w-s+1)), fr.w-s)
+		for x := x0; x < x0+s; x++ {
+			cols[x] = true
+		}
+	}
+	rows := make([][2]int, nh)
+	for i := range rows {
+		s := min(side, fr.h)
+		y0 := min(int(uniform(rnd(rc.key, i, 1, 0))*float64(fr.h-s+1)), fr.h-s)
+		rows[i] = [2]int{y0, y0 + s}
+	}
+	v := nonNeg(fromDisp(float32(fill)))
+	dst := rc.image(w, src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+		for y := lo; y < hi; y++ {
+			fy := fr.y0 + y
+			whole := false
+			for _, r := range rows {
+				whole = whole || (fy >= r[0] && fy < r[1])
+			}
+			for x, c := range cols {
+				if whole || c {
+					i := 3 * (y*w + x)
+					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = v, v, v
+				}
+			}
+		}
+	})
+	return dst, nil
+}
+
+// opBorderCrop cuts seeded random amounts from each border (albumentations
+// RandomCropFromBorders).
+//
+// Arguments: limit in [0, 0.45]: each side loses a fraction of the width (left,
+// right) or height (top, bottom) drawn uniformly from [0, limit]; 0 leaves the image
+// unchanged. Amounts round to whole pixels; at least one pixel stays. Example:
+// {limit: 0.2}.
+func opBorderCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	limit := r.num("limit")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if limit == 0 {
+		return src, nil
+	}
+	cut := func(c int, n int) int { return int(math.Round(uniform(rnd(rc.key, 0, 0, c)) * limit * float64(n))) }
+	x0, x1 := cut(0, src.W), src.W-cut(1, src.W)
+	y0, y1 := cut(2, src.H), src.H-cut(3, src.H)
+	if x1 <= x0 {
+		x0, x1 = min(x0, src.W-1), min(x0, src.W-1)+1
+	}
+	if y1 <= y0 {
+		y0, y1 = min(y0, src.H-1), min(y0, src.H-1)+1
+	}
+	if x0 == 0 && y0 == 0 && x1 == src.W && y1 == src.H {
+		return src, nil
+	}
+	return subImage(rc, src, x0, y0, x1-x0, y1-y0), nil
+}
+
+// opGlassBlur blurs the image as if seen through frosted glass (albumentations
+// GlassBlur): a gaussian blur, every pixel replaced by a seeded random neighbour
+// within a distance, and a second gaussian blur.
+//
+// Arguments: sigma in [0, 0.01], the gaussian's sigma as a fraction of the long edge
+// (0 skips the blurs); delta in [0, 0.02], the largest displacement as a fraction of
+// the long edge (0 leaves the image unchanged; at least a pixel otherwise). Example:
+// {sigma: 0.001, delta: 0.005}.
+func opGlassBlur(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	sigma, delta := r.num("sigma"), r.num("delta")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if delta == 0 {
+		return src, nil
+	}
+	w, h := src.W, src.H
+	long := longEdge(src)
+	sg := min(sigma*long, maxFilterRadius)
+	d := max(1, int(math.Round(delta*long)))
+	tmp := rc.floats(len(src.Pix))
+	blurred := rc.image(w, h)
+	if sg > 0 {
+		gaussian(blurred.Pix, src.Pix, tmp, w, h, 3, sg)
+	} else {
+		copy(blurred.Pix, src.Pix)
+	}
+	dst := rc.image(w, h)
+	key := rc.key
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range w {
+				bits := rnd(key, x, y, 0)
+				dx := int(uniform(bits)*float64(2*d+1)) - d
+				dy := int(uniform(mix64(bits))*float64(2*d+1)) - d
+				sx, sy := min(max(x+dx, 0), w-1), min(max(y+dy, 0), h-1)
+				i, j := 3*(y*w+x), 3*(sy*w+sx)
+				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = blurred.Pix[j], blurred.Pix[j+1], blurred.Pix[j+2]
+			}
+		}
+	})
+	if sg > 0 {
+		gaussian(dst.Pix, dst.Pix, tmp, w, h, 3, sg)
+	}
+	rc.release(tmp, blurred.Pix)
+	return dst, nil
+}
+
+// opCropAndPad crops (negative percent) or pads (positive) every side by a fraction of
+// its dimension (albumentations CropAndPad with one value for all sides), and with
+// keep_size resizes the result back to the source's size (Lanczos).
+//
+// Arguments: percent in [-0.3, 0.3], a fraction of the width for the left and right
+// sides and of the height for the top and bottom, rounded to whole pixels; mode, the
+// padded border: constant (the fill grey), reflect or edge; fill in [0, 1], the display
+// value of a constant border; keep_size. 0 leaves the image unchanged. Example:
+// {percent: 0.1, mode: "reflect"}.
+func opCropAndPad(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	pct, fill, keep := r.num("percent"), r.num("fill"), r.flag("keep_size")
+	mode := r.enum("mode", "constant", "reflect", "edge")
+	if r.err != nil {
+		return nil, r.err
+	}
+	dx := int(math.Round(pct * float64(src.W)))
+	dy := int(math.Round(pct * float64(src.H)))
+	if dx == 0 && dy == 0 {
+		return src, nil
+	}
+	w, h := max(1, src.W+2*dx), max(1, src.H+2*dy)
+	v := nonNeg(fromDisp(float32(fill)))
+	out := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			sy, oky := borderIndex(y-dy, src.H, mode)
+			for x := range w {
+				d := out.Pix[3*(y*w+x):]
+				sx, okx := borderIndex(x-dx, src.W, mode)
+				if !okx || !oky {
+					d[0], d[1], d[2] = v, v, v
+					continue
+				}
+				s := src.Pix[3*(sy*src.W+sx):]
+				d[0], d[1], d[2] = s[0], s[1], s[2]
+			}
+		}
+	})
+	if !keep || (w == src.W && h == src.H) {
+		return out, nil
+	}
+	back := Resize(out, src.W, src.H)
+	rc.release(out.Pix)
+	return back, nil
+}

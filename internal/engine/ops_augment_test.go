@@ -527,6 +527,74 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 				}
 			}
 		},
+		"xy_masking": func(t *testing.T) {
+			src := opFlat(200, 100, mid, mid, mid)
+			out := render(t, src, "xy_masking", 1, map[string]any{"vertical": 1.0, "horizontal": 1.0, "width": 0.05})
+			var fullCols, fullRows int
+			for x := range 200 {
+				all := true
+				for y := range 100 {
+					all = all && out.Pix[3*(y*200+x)] == 0
+				}
+				if all {
+					fullCols++
+				}
+			}
+			for y := range 100 {
+				all := true
+				for x := range 200 {
+					all = all && out.Pix[3*(y*200+x)] == 0
+				}
+				if all {
+					fullRows++
+				}
+			}
+			opExpect(t, fullCols == 10 && fullRows == 10, "one stripe each way of 10 px: %d black columns, %d black rows", fullCols, fullRows)
+		},
+		"border_crop": func(t *testing.T) {
+			coffee := opPhoto(t, "coffee")
+			sizes := map[[2]int]bool{}
+			for seed := range uint64(5) {
+				out := render(t, coffee, "border_crop", seed, map[string]any{"limit": 0.2})
+				opExpect(t, out.W >= 360 && out.W <= 600 && out.H >= 240 && out.H <= 400, "border crop 0.2 of 600x400: %dx%d", out.W, out.H)
+				found := false
+				for y0 := 0; y0 <= 80 && !found; y0++ {
+					for x0 := 0; x0 <= 120 && !found; x0++ {
+						found = y0+out.H <= coffee.H && x0+out.W <= coffee.W && opSubEqual(coffee, out, x0, y0)
+					}
+				}
+				opExpect(t, found, "seed %d: the crop is not a part of the source within the limit", seed)
+				sizes[[2]int{out.W, out.H}] = true
+			}
+			opExpect(t, len(sizes) >= 4, "5 seeds gave only %d sizes", len(sizes))
+		},
+		"glass_blur": func(t *testing.T) {
+			chelsea := opPhoto(t, "chelsea")
+			out := render(t, chelsea, "glass_blur", 1, map[string]any{"sigma": 0.0, "delta": 0.01})
+			// Without the blurs every pixel is a source pixel from within the distance.
+			d := int(math.Round(0.01 * float64(max(chelsea.W, chelsea.H))))
+			y, x := chelsea.H/2, chelsea.W/2
+			found := false
+			for dy := -d; dy <= d && !found; dy++ {
+				for dx := -d; dx <= d && !found; dx++ {
+					j, i := 3*((y+dy)*chelsea.W+x+dx), 3*(y*chelsea.W+x)
+					found = slices.Equal(chelsea.Pix[j:j+3], out.Pix[i:i+3])
+				}
+			}
+			opExpect(t, found, "a glass-blurred pixel is not a neighbour within %d px", d)
+			soft := render(t, chelsea, "glass_blur", 1, map[string]any{"sigma": 0.002, "delta": 0.01})
+			opExpect(t, opHighFreq(soft) < opHighFreq(chelsea)*0.6, "glass blur kept the detail")
+		},
+		"crop_and_pad": func(t *testing.T) {
+			coffee := opPhoto(t, "coffee")
+			padded := render(t, coffee, "crop_and_pad", 0, map[string]any{"percent": 0.1, "keep_size": false, "fill": 1.0})
+			opExpect(t, padded.W == 720 && padded.H == 480 && opSubEqual(padded, coffee, 60, 40) && padded.Pix[0] == 1,
+				"pad 0.1 of 600x400: %dx%d, or the image is not centred in white", padded.W, padded.H)
+			cropped := render(t, coffee, "crop_and_pad", 0, map[string]any{"percent": -0.1, "keep_size": false})
+			opExpect(t, cropped.W == 480 && cropped.H == 320 && opSubEqual(coffee, cropped, 60, 40), "crop 0.1 of 600x400: %dx%d, or not the centre", cropped.W, cropped.H)
+			kept := render(t, coffee, "crop_and_pad", 0, map[string]any{"percent": -0.1})
+			opSameFloats(t, "crop keep_size is the crop resized", Resize(cropped, 600, 400), kept)
+		},
 	}
 }
 

@@ -115,6 +115,10 @@ var opSamples = map[string]map[string]any{
 	"zoom_blur":            {"amount": 0.1},
 	"grid_dropout":         {"ratio": 0.4, "cells": 6.0},
 	"plasma":               {"brightness": 0.25, "contrast": 0.2, "shadow": 0.3},
+	"xy_masking":           {"vertical": 2.0, "horizontal": 1.0, "width": 0.05},
+	"border_crop":          {"limit": 0.3},
+	"crop_and_pad":         {"percent": 0.15, "mode": "reflect"},
+	"glass_blur":           {"sigma": 0.002, "delta": 0.01},
 }
 
 func opEdit(op string, a Args) Edit { return Edit{Op: op, Args: a, Strength: 1} }

@@ -291,4 +291,23 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "contrast", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
 		{name: "shadow", kind: "number", min: 0, max: 1, def: float64(0)},
 	},
+	"xy_masking": {
+		{name: "vertical", kind: "integer", min: 0, max: 8, def: float64(0)},
+		{name: "horizontal", kind: "integer", min: 0, max: 8, def: float64(0)},
+		{name: "width", kind: "number", min: 0.01, max: 0.3, def: float64(0.05)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"border_crop": {
+		{name: "limit", kind: "number", min: 0, max: 0.45, def: float64(0)},
+	},
+	"glass_blur": {
+		{name: "sigma", kind: "number", min: 0, max: 0.01, def: float64(0.001)},
+		{name: "delta", kind: "number", min: 0, max: 0.02, def: float64(0)},
+	},
+	"crop_and_pad": {
+		{name: "percent", kind: "number", min: -0.3, max: 0.3, def: float64(0)},
+		{name: "mode", kind: "enum", def: "constant", values: []string{"constant", "reflect", "edge"}},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "keep_size", kind: "boolean", def: true},
+	},
 }

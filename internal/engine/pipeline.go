@@ -58,6 +58,8 @@ var catalog = map[string]opEntry{
 	"lens_distortion": {"geometry", opLensDistortion, false},
 	"grid_shuffle":    {"geometry", opGridShuffle, false},
 	"scale":           {"geometry", opScale, false},
+	"border_crop":     {"geometry", opBorderCrop, false},
+	"crop_and_pad":    {"geometry", opCropAndPad, false},
 
 	"exposure":      {"light", opExposure, true},
 	"white_balance": {"light", opWhiteBalance, true},
@@ -96,6 +98,7 @@ var catalog = map[string]opEntry{
 	"morphology":           {"detail", opMorphology, false},
 	"chromatic_aberration": {"detail", opChromaticAberration, false},
 	"zoom_blur":            {"detail", opZoomBlur, false},
+	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette": {"effects", opVignette, true},
 	"grain":    {"effects", opGrain, false},
@@ -113,6 +116,7 @@ var catalog = map[string]opEntry{
 	"pixel_dropout":        {"effects", opPixelDropout, true},
 	"grid_dropout":         {"effects", opGridDropout, true},
 	"plasma":               {"effects", opPlasma, true},
+	"xy_masking":           {"effects", opXYMasking, true},
 	"jpeg_compression":     {"effects", opJPEGCompression, false},
 }
 
