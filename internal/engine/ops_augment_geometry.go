@@ -202,9 +202,9 @@ func warp(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (
 // without shear).
 //
 // Arguments: scale in [0.25, 4] (above 1 zooms in); angle in [-180, 180] degrees,
-// clockwise; shear_x and shear_y in [-45, 45] degrees; translate_x and translate_y in
-// [-0.5, 0.5], the shift as fractions of the width and height (positive right and
-// down); mode, how uncovered areas are filled: constant (black, Affine's default),
+// clockwise; shear_x and shear_y in [-45, 45] degrees (horizontal first, then
+// vertical, so any pair keeps the area); translate_x and translate_y in [-0.5, 0.5],
+// the shift as fractions of the width and height (positive right and down); mode, how uncovered areas are filled: constant (black, Affine's default),
 // reflect (ShiftScaleRotate's default) or edge. The defaults are the identity.
 // Example: {scale: 1.2, angle: 15, translate_x: 0.1, mode: "reflect"}.
 func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
@@ -226,13 +226,13 @@ func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
 	// on screen (y down), so it is the usual counter-clockwise matrix in y-down axes.
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	kx, ky := math.Tan(shx*math.Pi/180), math.Tan(shy*math.Pi/180)
-	// Sh = [[1, kx], [ky, 1]], then scale, then rotation.
-	m00, m01 := scale*(cos*1-sin*ky), scale*(cos*kx-sin*1)
-	m10, m11 := scale*(sin*1+cos*ky), scale*(sin*kx+cos*1)
-	det := m00*m11 - m01*m10
-	if math.Abs(det) < 1e-12 {
-		return nil, darkroom.Errorf(darkroom.InvalidInput, "affine: shear %v, %v leaves no image", shx, shy)
-	}
+	// Sh = [[1, 0], [ky, 1]] * [[1, kx], [0, 1]] = [[1, kx], [ky, 1 + kx*ky]]: the
+	// horizontal shear, then the vertical one, which keeps areas (its determinant is
+	// 1) at any angles; then scale, then rotation.
+	s00, s01, s10, s11 := 1.0, kx, ky, 1+kx*ky
+	m00, m01 := scale*(cos*s00-sin*s10), scale*(cos*s01-sin*s11)
+	m10, m11 := scale*(sin*s00+cos*s10), scale*(sin*s01+cos*s11)
+	det := m00*m11 - m01*m10 // scale^2
 	i00, i01, i10, i11 := m11/det, -m01/det, -m10/det, m00/det
 	cx, cy := float64(src.W)/2, float64(src.H)/2
 	dx, dy := tx*float64(src.W), ty*float64(src.H)
