@@ -76,7 +76,7 @@ func TestContactSheetErrors(t *testing.T) {
 		{"cell too small", []Panel{{Label: "a"}}, 8, darkroom.InvalidInput},
 		{"cell too large", []Panel{{Label: "a"}}, 5000, darkroom.InvalidInput},
 		{"sheet too large", many, 512, darkroom.LimitExceeded},
-		{"bad edit", []Panel{{Label: "broken", Edits: []Edit{opEdit("sepia", Args{})}}}, 64, darkroom.InvalidInput},
+		{"bad edit", []Panel{{Label: "broken", Edits: []Edit{opEdit("lomo", Args{})}}}, 64, darkroom.InvalidInput},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -141,4 +141,173 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "temperature", kind: "number", min: -4000, max: 4000, def: float64(0)},
 		{name: "tint", kind: "number", min: -1, max: 1, def: float64(0)},
 	},
+	"rotate90": {
+		{name: "turns", kind: "integer", min: 0, max: 3, def: float64(0)},
+	},
+	"transpose": {
+		{name: "diagonal", kind: "enum", def: "none", values: []string{"none", "main", "anti"}},
+	},
+	"center_crop": {
+		{name: "width", kind: "number", min: 0.05, max: 1, def: float64(1)},
+		{name: "height", kind: "number", min: 0.05, max: 1, def: float64(1)},
+	},
+	"pad": {
+		{name: "width", kind: "number", min: 0, max: 2, def: float64(0)},
+		{name: "height", kind: "number", min: 0, max: 2, def: float64(0)},
+		{name: "mode", kind: "enum", def: "constant", values: []string{"constant", "reflect", "edge"}},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"affine": {
+		{name: "scale", kind: "number", min: 0.25, max: 4, def: float64(1)},
+		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
+		{name: "shear_x", kind: "number", min: -45, max: 45, def: float64(0)},
+		{name: "shear_y", kind: "number", min: -45, max: 45, def: float64(0)},
+		{name: "translate_x", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "translate_y", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "mode", kind: "enum", def: "constant", values: []string{"constant", "reflect", "edge"}},
+	},
+	"perspective": {
+		{name: "scale", kind: "number", min: 0, max: 0.3, def: float64(0)},
+	},
+	"elastic": {
+		{name: "alpha", kind: "number", min: 0, max: 0.2, def: float64(0)},
+		{name: "sigma", kind: "number", min: 0.01, max: 0.25, def: float64(0.05)},
+	},
+	"grid_distortion": {
+		{name: "steps", kind: "integer", min: 2, max: 16, def: float64(5)},
+		{name: "distort", kind: "number", min: 0, max: 0.6, def: float64(0)},
+	},
+	"gamma": {
+		{name: "gamma", kind: "number", min: 0.25, max: 4, def: float64(1)},
+	},
+	"posterize": {
+		{name: "bits", kind: "integer", min: 1, max: 8, def: float64(8)},
+	},
+	"equalize": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "by_channels", kind: "boolean", def: true},
+	},
+	"rgb_shift": {
+		{name: "red", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "green", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "blue", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+	},
+	"channel_shuffle": {
+		{name: "order", kind: "enum", def: "rgb", values: []string{"rgb", "rbg", "grb", "gbr", "brg", "bgr", "random"}},
+	},
+	"sepia": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"emboss": {
+		{name: "alpha", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "strength", kind: "number", min: 0, max: 2, def: float64(0.5)},
+		{name: "size", kind: "number", min: 0.0005, max: 0.01, def: float64(0.001)},
+	},
+	"downscale": {
+		{name: "scale", kind: "number", min: 0.05, max: 1, def: float64(1)},
+		{name: "interpolation", kind: "enum", def: "nearest", values: []string{"nearest", "linear", "lanczos"}},
+	},
+	"multiplicative_noise": {
+		{name: "spread", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "per_channel", kind: "boolean", def: false},
+		{name: "elementwise", kind: "boolean", def: false},
+	},
+	"iso_noise": {
+		{name: "intensity", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "color_shift", kind: "number", min: 0, max: 0.2, def: float64(0.03)},
+	},
+	"fog": {
+		{name: "density", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"shadow": {
+		{name: "count", kind: "integer", min: 0, max: 5, def: float64(0)},
+		{name: "intensity", kind: "number", min: 0, max: 1, def: float64(0.5)},
+	},
+	"rain": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "length", kind: "number", min: 0.01, max: 0.1, def: float64(0.03)},
+		{name: "slant", kind: "number", min: -45, max: 45, def: float64(0)},
+		{name: "brightness", kind: "number", min: 0.3, max: 1, def: float64(0.7)},
+	},
+	"jpeg_compression": {
+		{name: "quality", kind: "integer", min: 1, max: 100, def: float64(100)},
+	},
+	"lens_distortion": {
+		{name: "k", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+	},
+	"grid_shuffle": {
+		{name: "cells", kind: "integer", min: 1, max: 8, def: float64(1)},
+	},
+	"auto_contrast": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "cutoff", kind: "number", min: 0, max: 0.2, def: float64(0)},
+	},
+	"channel_dropout": {
+		{name: "channel", kind: "enum", def: "none", values: []string{"none", "red", "green", "blue", "random"}},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"morphology": {
+		{name: "operation", kind: "enum", def: "none", values: []string{"none", "erode", "dilate"}},
+		{name: "size", kind: "number", min: 0.0005, max: 0.02, def: float64(0.002)},
+	},
+	"chromatic_aberration": {
+		{name: "amount", kind: "number", min: -0.02, max: 0.02, def: float64(0)},
+	},
+	"snow": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "brightness", kind: "number", min: 1, max: 4, def: float64(2.5)},
+	},
+	"shot_noise": {
+		{name: "scale", kind: "number", min: 0, max: 0.1, def: float64(0)},
+	},
+	"salt_and_pepper": {
+		{name: "amount", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "salt", kind: "number", min: 0, max: 1, def: float64(0.5)},
+	},
+	"pixel_dropout": {
+		{name: "probability", kind: "number", min: 0, max: 0.5, def: float64(0)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "per_channel", kind: "boolean", def: false},
+	},
+	"scale": {
+		{name: "factor", kind: "number", min: 0.25, max: 4, def: float64(1)},
+	},
+	"random_tone_curve": {
+		{name: "scale", kind: "number", min: 0, max: 0.5, def: float64(0)},
+	},
+	"fancy_pca": {
+		{name: "alpha", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"zoom_blur": {
+		{name: "amount", kind: "number", min: 0, max: 0.3, def: float64(0)},
+	},
+	"grid_dropout": {
+		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
+		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"plasma": {
+		{name: "brightness", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "contrast", kind: "number", min: -0.5, max: 0.5, def: float64(0)},
+		{name: "shadow", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"xy_masking": {
+		{name: "vertical", kind: "integer", min: 0, max: 8, def: float64(0)},
+		{name: "horizontal", kind: "integer", min: 0, max: 8, def: float64(0)},
+		{name: "width", kind: "number", min: 0.01, max: 0.3, def: float64(0.05)},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
+	"border_crop": {
+		{name: "limit", kind: "number", min: 0, max: 0.45, def: float64(0)},
+	},
+	"glass_blur": {
+		{name: "sigma", kind: "number", min: 0, max: 0.01, def: float64(0.001)},
+		{name: "delta", kind: "number", min: 0, max: 0.02, def: float64(0)},
+	},
+	"crop_and_pad": {
+		{name: "percent", kind: "number", min: -0.3, max: 0.3, def: float64(0)},
+		{name: "mode", kind: "enum", def: "constant", values: []string{"constant", "reflect", "edge"}},
+		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "keep_size", kind: "boolean", def: true},
+	},
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"math"
 	"testing"
 )
@@ -429,6 +430,7 @@ func TestOpsChangeInExpectedDirection(t *testing.T) {
 			opExpect(t, n >= 60*60 && n <= 3*60*60, "cutout of 3 holes of 60 px filled %d pixels", n)
 		},
 	}
+	maps.Copy(tests, augmentDirectionTests())
 	for _, op := range Operations() {
 		if _, ok := tests[op]; !ok && op != "crop" && op != "exposure" {
 			t.Errorf("no direction test for %s", op)

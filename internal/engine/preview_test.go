@@ -169,7 +169,7 @@ func TestPreviewErrors(t *testing.T) {
 	}{
 		{"loader fails", func() ([]byte, error) { return nil, missing }, nil, darkroom.NotFound},
 		{"not an image", func() ([]byte, error) { return []byte("text"), nil }, nil, darkroom.InvalidInput},
-		{"unknown operation", func() ([]byte, error) { return ioFixture(t, "io/small.png"), nil }, []Edit{{Op: "sepia", Strength: 1}}, darkroom.InvalidInput},
+		{"unknown operation", func() ([]byte, error) { return ioFixture(t, "io/small.png"), nil }, []Edit{{Op: "lomo", Strength: 1}}, darkroom.InvalidInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

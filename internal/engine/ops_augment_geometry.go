@@ -1,0 +1,379 @@
+package engine
+
+import (
+	"math"
+
+	"darkroom"
+)
+
+// Augmentation geometry: rotate90, transpose, center_crop, pad, affine, perspective,
+// elastic and grid_distortion (albumentations RandomRotate90, Transpose, CenterCrop,
+// PadIfNeeded, Affine / ShiftScaleRotate, Perspective, ElasticTransform,
+// GridDistortion). Like crop and rotate they run first, cannot be masked, and measure
+// everything in fractions of the image, so a preview rendered on the proxy shows what
+// the export will. The warps map each output pixel to a source position (in fractions
+// of the frame, so random fields are the same at any resolution) and resample it with
+// the Catmull-Rom cubic that rotate uses.
+
+// opRotate90 turns the image by quarter turns (albumentations RandomRotate90, whose
+// random number of turns is here the value a sampler draws).
+//
+// Arguments: turns in [0, 3], clockwise quarter turns; 0 leaves the image unchanged.
+// The turns move pixels exactly, swapping width and height for 1 and 3. Example:
+// {turns: 1}.
+func opRotate90(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	turns := r.integer("turns")
+	if r.err != nil {
+		return nil, r.err
+	}
+	turns = ((turns % 4) + 4) % 4
+	if turns == 0 {
+		return src, nil
+	}
+	return rotateQuarter(rc, src, turns), nil
+}
+
+// opTranspose swaps rows and columns (albumentations Transpose).
+//
+// Arguments: diagonal, none (unchanged), main (mirror across the top-left to
+// bottom-right diagonal: the pixel at (x, y) moves to (y, x), albumentations'
+// Transpose) or anti (across the other diagonal, the transverse). Both swap width and
+// height; applying one twice is the identity, bit for bit. Example: {diagonal: "main"}.
+func opTranspose(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	diag := r.enum("diagonal", "none", "main", "anti")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if diag == "none" {
+		return src, nil
+	}
+	w, h := src.W, src.H
+	dst := rc.image(h, w)
+	parallelRows(w, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range h {
+				sx, sy := y, x
+				if diag == "anti" {
+					sx, sy = w-1-y, h-1-x
+				}
+				s, d := 3*(sy*w+sx), 3*(y*h+x)
+				dst.Pix[d], dst.Pix[d+1], dst.Pix[d+2] = src.Pix[s], src.Pix[s+1], src.Pix[s+2]
+			}
+		}
+	})
+	return dst, nil
+}
+
+// opCenterCrop keeps the centre of the image (albumentations CenterCrop).
+//
+// Arguments: width, height in [0.05, 1], the size kept as fractions of the image's
+// width and height (1 keeps that side whole). Sizes round to whole pixels, at least
+// one; the crop is centred, an odd leftover going to the right and bottom. Example:
+// {width: 0.5, height: 0.5} keeps the middle quarter of the area.
+func opCenterCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	fw, fh := r.num("width"), r.num("height")
+	if r.err != nil {
+		return nil, r.err
+	}
+	w := min(max(1, int(math.Round(fw*float64(src.W)))), src.W)
+	h := min(max(1, int(math.Round(fh*float64(src.H)))), src.H)
+	if w == src.W && h == src.H {
+		return src, nil
+	}
+	return subImage(rc, src, (src.W-w)/2, (src.H-h)/2, w, h), nil
+}
+
+// opPad pads the image to at least a size (albumentations PadIfNeeded).
+//
+// Arguments: width, height in [0, 2], the minimum size as fractions of the image's
+// long edge (0 no minimum; {width: 1, height: 1} pads to a square); mode, how the new
+// border is filled: constant (the fill grey), reflect (mirrored without repeating the
+// edge pixel, albumentations' default reflect_101) or edge (the edge pixel repeated);
+// fill in [0, 1], the display value of a constant border. The image is centred, an odd
+// leftover going to the right and bottom. Example: {width: 1, height: 1, mode: "constant"}.
+func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	fw, fh, fill := r.num("width"), r.num("height"), r.num("fill")
+	mode := r.enum("mode", "constant", "reflect", "edge")
+	if r.err != nil {
+		return nil, r.err
+	}
+	long := longEdge(src)
+	w := max(src.W, int(math.Round(fw*long)))
+	h := max(src.H, int(math.Round(fh*long)))
+	if w == src.W && h == src.H {
+		return src, nil
+	}
+	x0, y0 := (w-src.W)/2, (h-src.H)/2
+	v := nonNeg(fromDisp(float32(fill)))
+	dst := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			sy, oky := borderIndex(y-y0, src.H, mode)
+			for x := range w {
+				d := dst.Pix[3*(y*w+x):]
+				sx, okx := borderIndex(x-x0, src.W, mode)
+				if !okx || !oky {
+					d[0], d[1], d[2] = v, v, v
+					continue
+				}
+				s := src.Pix[3*(sy*src.W+sx):]
+				d[0], d[1], d[2] = s[0], s[1], s[2]
+			}
+		}
+	})
+	return dst, nil
+}
+
+// borderIndex maps index i of a padded axis to the source index it shows, for a
+// source of n pixels, and false where the constant fill shows instead.
+func borderIndex(i, n int, mode string) (int, bool) {
+	if i >= 0 && i < n {
+		return i, true
+	}
+	switch mode {
+	case "edge":
+		return min(max(i, 0), n-1), true
+	case "reflect":
+		if n == 1 {
+			return 0, true
+		}
+		period := 2 * (n - 1)
+		i %= period
+		if i < 0 {
+			i += period
+		}
+		if i >= n {
+			i = period - i
+		}
+		return i, true
+	}
+	return 0, false
+}
+
+// reflectCoord folds a continuous pixel coordinate into [0, n-1] by mirroring at the
+// edges (reflect_101 on pixel centres).
+func reflectCoord(x float64, n int) float64 {
+	if n == 1 {
+		return 0
+	}
+	period := 2 * float64(n-1)
+	x = math.Mod(x, period)
+	if x < 0 {
+		x += period
+	}
+	if x > float64(n-1) {
+		x = period - x
+	}
+	return x
+}
+
+// warp returns a w x h image whose pixel (x, y) (its centre at x+0.5, y+0.5) shows the
+// source at the position to gives, in source pixel units with centres at +0.5. Outside
+// the source, mode constant shows black, reflect mirrors and edge repeats the edge.
+func warp(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
+	dst := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := range w {
+				sx, sy := to(float64(x)+0.5, float64(y)+0.5)
+				sx, sy = sx-0.5, sy-0.5
+				i := 3 * (y*w + x)
+				switch mode {
+				case "reflect":
+					sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
+					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
+				case "edge":
+					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
+				default:
+					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, false)
+				}
+			}
+		}
+	})
+	return dst
+}
+
+// opAffine scales, rotates, shears and shifts the image about its centre on the same
+// canvas (albumentations Affine, and ShiftScaleRotate, which is its special case
+// without shear).
+//
+// Arguments: scale in [0.25, 4] (above 1 zooms in); angle in [-180, 180] degrees,
+// clockwise; shear_x and shear_y in [-45, 45] degrees (horizontal first, then
+// vertical, so any pair keeps the area); translate_x and translate_y in [-0.5, 0.5],
+// the shift as fractions of the width and height (positive right and down); mode, how uncovered areas are filled: constant (black, Affine's default),
+// reflect (ShiftScaleRotate's default) or edge. The defaults are the identity.
+// Example: {scale: 1.2, angle: 15, translate_x: 0.1, mode: "reflect"}.
+func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	scale, angle := r.num("scale"), r.num("angle")
+	shx, shy := r.num("shear_x"), r.num("shear_y")
+	tx, ty := r.num("translate_x"), r.num("translate_y")
+	mode := r.enum("mode", "constant", "reflect", "edge")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if scale == 1 && angle == 0 && shx == 0 && shy == 0 && tx == 0 && ty == 0 {
+		return src, nil
+	}
+	if !(scale > 0) {
+		return nil, darkroom.Errorf(darkroom.InvalidInput, "affine: scale %v is not positive", scale)
+	}
+	// Forward map about the centre: p' = R * S * Sh * p + t. Rotation is clockwise
+	// on screen (y down), so it is the usual counter-clockwise matrix in y-down axes.
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	kx, ky := math.Tan(shx*math.Pi/180), math.Tan(shy*math.Pi/180)
+	// Sh = [[1, 0], [ky, 1]] * [[1, kx], [0, 1]] = [[1, kx], [ky, 1 + kx*ky]]: the
+	// horizontal shear, then the vertical one, which keeps areas (its determinant is
+	// 1) at any angles; then scale, then rotation.
+	s00, s01, s10, s11 := 1.0, kx, ky, 1+kx*ky
+	m00, m01 := scale*(cos*s00-sin*s10), scale*(cos*s01-sin*s11)
+	m10, m11 := scale*(sin*s00+cos*s10), scale*(sin*s01+cos*s11)
+	det := m00*m11 - m01*m10 // scale^2
+	i00, i01, i10, i11 := m11/det, -m01/det, -m10/det, m00/det
+	cx, cy := float64(src.W)/2, float64(src.H)/2
+	dx, dy := tx*float64(src.W), ty*float64(src.H)
+	return warp(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
+		px, py := x-cx-dx, y-cy-dy
+		return i00*px + i01*py + cx, i10*px + i11*py + cy
+	}), nil
+}
+
+// homography returns the projective map that takes the unit square's corners (0,0),
+// (1,0), (1,1), (0,1) to the four given points, as a 3x3 matrix (Heckbert's
+// square-to-quad solution).
+func homography(q [4][2]float64) [9]float64 {
+	x0, y0, x1, y1 := q[0][0], q[0][1], q[1][0], q[1][1]
+	x2, y2, x3, y3 := q[2][0], q[2][1], q[3][0], q[3][1]
+	sx, sy := x0-x1+x2-x3, y0-y1+y2-y3
+	if math.Abs(sx) < 1e-15 && math.Abs(sy) < 1e-15 {
+		return [9]float64{x1 - x0, x2 - x1, x0, y1 - y0, y2 - y1, y0, 0, 0, 1}
+	}
+	dx1, dx2, dy1, dy2 := x1-x2, x3-x2, y1-y2, y3-y2
+	den := dx1*dy2 - dx2*dy1
+	g := (sx*dy2 - dx2*sy) / den
+	h := (dx1*sy - sx*dy1) / den
+	return [9]float64{
+		x1 - x0 + g*x1, x3 - x0 + h*x3, x0,
+		y1 - y0 + g*y1, y3 - y0 + h*y3, y0,
+		g, h, 1,
+	}
+}
+
+// opPerspective moves the image's corners inwards by seeded random amounts and
+// stretches that quadrilateral back over the whole frame (albumentations Perspective
+// with keep_size).
+//
+// Arguments: scale in [0, 0.3], the deviation of the corner offsets as fractions of the
+// width and height: each is the absolute value of a normal deviate of that deviation,
+// folded below 0.32 as albumentations does; 0 leaves the image unchanged. Example:
+// {scale: 0.08}.
+func opPerspective(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	scale := r.num("scale")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if scale == 0 {
+		return src, nil
+	}
+	var off [4][2]float64
+	for i := range off {
+		bits := rnd(rc.key, i, 0, 0)
+		for j := range 2 {
+			off[i][j] = math.Mod(math.Abs(float64(normal16(bits>>(16*j)))*scale), 0.32)
+		}
+	}
+	fw, fh := float64(src.W), float64(src.H)
+	quad := [4][2]float64{
+		{off[0][0] * fw, off[0][1] * fh},
+		{(1 - off[1][0]) * fw, off[1][1] * fh},
+		{(1 - off[2][0]) * fw, (1 - off[2][1]) * fh},
+		{off[3][0] * fw, (1 - off[3][1]) * fh},
+	}
+	m := homography(quad)
+	return warp(rc, src, src.W, src.H, "edge", func(x, y float64) (float64, float64) {
+		u, v := x/fw, y/fh
+		z := m[6]*u + m[7]*v + m[8]
+		return (m[0]*u + m[1]*v + m[2]) / z, (m[3]*u + m[4]*v + m[5]) / z
+	}), nil
+}
+
+// opElastic bends the image with a smooth random displacement field (albumentations
+// ElasticTransform).
+//
+// Arguments: alpha in [0, 0.2], the largest displacement as a fraction of the long
+// edge (0 none); sigma in [0.01, 0.25], the smoothness: the size of the field's
+// features as a fraction of the long edge. The field is uniform random values in
+// [-1, 1] on a lattice of that spacing, fixed on the frame in fractions (so a preview
+// bends like the export), interpolated smoothly and scaled by alpha; edges repeat.
+// albumentations blurs per-pixel noise with a gaussian instead, which makes its alpha
+// depend on the resolution. Example: {alpha: 0.03, sigma: 0.05}.
+func opElastic(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	alpha, sigma := r.num("alpha"), r.num("sigma")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if alpha == 0 {
+		return src, nil
+	}
+	long := longEdge(src)
+	spacing := max(sigma, 0.001) * long
+	amp := alpha * long
+	key := rc.key
+	return warp(rc, src, src.W, src.H, "edge", func(x, y float64) (float64, float64) {
+		dx := 2*float64(valueNoise(key, 0, x, y, spacing)) - 1
+		dy := 2*float64(valueNoise(key, 1, x, y, spacing)) - 1
+		return x + amp*dx, y + amp*dy
+	}), nil
+}
+
+// opGridDistortion stretches and squeezes the image along a grid (albumentations
+// GridDistortion).
+//
+// Arguments: steps in [2, 16], the number of grid cells along each axis; distort in
+// [0, 0.6], how much each cell's width or height may change: every column and row of
+// cells gets a seeded size factor in [1 - distort, 1 + distort], the sizes are
+// rescaled to fill the frame, and the image is mapped piecewise linearly, so the
+// borders stay in place. 0 leaves the image unchanged. Example: {steps: 5, distort: 0.3}.
+func opGridDistortion(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	steps, distort := r.integer("steps"), r.num("distort")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if distort == 0 {
+		return src, nil
+	}
+	steps = min(max(steps, 1), 64)
+	// edges[axis][k] is where the k-th grid line of the output falls in the source,
+	// as a fraction; output lines are evenly spaced.
+	var edges [2][]float64
+	for axis := range 2 {
+		sizes := make([]float64, steps)
+		var total float64
+		for k := range sizes {
+			sizes[k] = 1 + distort*(2*uniform(rnd(rc.key, k, axis, 0))-1)
+			total += sizes[k]
+		}
+		e := make([]float64, steps+1)
+		for k, s := range sizes {
+			e[k+1] = e[k] + s/total
+		}
+		e[steps] = 1
+		edges[axis] = e
+	}
+	fw, fh := float64(src.W), float64(src.H)
+	lookup := func(e []float64, u float64) float64 {
+		t := min(max(u, 0), 1) * float64(steps)
+		k := min(int(t), steps-1)
+		return e[k] + (e[k+1]-e[k])*(t-float64(k))
+	}
+	return warp(rc, src, src.W, src.H, "edge", func(x, y float64) (float64, float64) {
+		return lookup(edges[0], x/fw) * fw, lookup(edges[1], y/fh) * fh
+	}), nil
+}
