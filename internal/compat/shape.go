@@ -8,6 +8,8 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
+
+	"darkroom/internal/contract"
 )
 
 // The differ compares contracts on a model of each CUE value: the JSON values it
@@ -88,42 +90,12 @@ type patField struct {
 	shape   *shape
 }
 
-// hasDefault reports whether v has a concrete default that a reader can be told
-// about: a scalar or a non-empty list (a struct's "default" is the struct itself).
-func hasDefault(v cue.Value) bool {
-	d, ok := v.Default()
-	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
-		return false
-	}
-	if d.Kind() == cue.ListKind {
-		n, err := d.Len().Int64()
-		return err == nil && n > 0
-	}
-	return true
-}
-
-// patternRegexp reads a pattern constraint's key set: a regular expression, or ""
-// for any string key; false when the pattern is something else (a custom rule).
-func patternRegexp(p cue.Value) (string, bool) {
-	op, args := p.Expr()
-	switch op {
-	case cue.RegexMatchOp:
-		re, err := args[0].String()
-		return re, err == nil
-	case cue.NoOp, cue.SelectorOp:
-		if p.IncompleteKind() == cue.StringKind && !p.IsConcrete() {
-			return "", true
-		}
-	}
-	return "", false
-}
-
 // maxShapeDepth bounds the walk; the contracts nest a few levels deep.
 const maxShapeDepth = 48
 
 func shapeOf(v cue.Value, depth int) *shape {
 	s := &shape{}
-	if hasDefault(v) {
+	if contract.HasDefault(v) {
 		if d, ok := v.Default(); ok {
 			if j, err := canonicalJSON(d); err == nil {
 				s.def, s.hasDef = j, true
@@ -499,7 +471,7 @@ func objectAlt(v cue.Value, depth int, ref string) *alt {
 		switch sel.ConstraintType() {
 		case cue.PatternConstraint:
 			pf := &patField{shape: shapeOf(fv, depth+1)}
-			re, ok := patternRegexp(sel.Pattern())
+			re, ok := contract.PatternRegexp(sel.Pattern())
 			if ok {
 				pf.pattern = re
 			} else {
