@@ -288,26 +288,8 @@ func (c *comparer) constraints(path string, o, n *alt, od, nd string) {
 	if lo < 0 || hi < 0 {
 		c.add(path, chWidenedBound, od, nd)
 	}
-	// A pattern added beside the old ones narrows; one dropped widens; a changed
-	// one cannot be decided.
-	switch {
-	case sameSet(o.patterns, n.patterns):
-	case subset(o.patterns, n.patterns):
-		c.add(path, chNarrowedType, od, nd)
-	case subset(n.patterns, o.patterns):
-		c.add(path, chWidenedType, od, nd)
-	default:
-		c.add(path, chChangedPattern, od, nd)
-	}
-	switch {
-	case sameSet(o.notPatterns, n.notPatterns):
-	case subset(o.notPatterns, n.notPatterns):
-		c.add(path, chNarrowedType, od, nd)
-	case subset(n.notPatterns, o.notPatterns):
-		c.add(path, chWidenedType, od, nd)
-	default:
-		c.add(path, chChangedPattern, od, nd)
-	}
+	c.patternSet(path, o.patterns, n.patterns, od, nd)
+	c.patternSet(path, o.notPatterns, n.notPatterns, od, nd)
 	if !sameSet(o.notEqual, n.notEqual) {
 		if !subset(o.notEqual, n.notEqual) {
 			c.add(path, chWidenedType, od, nd)
@@ -318,6 +300,21 @@ func (c *comparer) constraints(path string, o, n *alt, od, nd string) {
 	}
 	if !sameSet(o.validators, n.validators) {
 		c.add(path, chChangedValidator, od, nd)
+	}
+}
+
+// patternSet compares two sets of pattern constraints, =~ or !~: each rejects values,
+// so one added beside the old ones narrows, one dropped widens, and a changed one
+// cannot be decided.
+func (c *comparer) patternSet(path string, o, n []string, od, nd string) {
+	switch {
+	case sameSet(o, n):
+	case subset(o, n):
+		c.add(path, chNarrowedType, od, nd)
+	case subset(n, o):
+		c.add(path, chWidenedType, od, nd)
+	default:
+		c.add(path, chChangedPattern, od, nd)
 	}
 }
 

@@ -117,53 +117,9 @@ func RecordedResults(fsys fs.FS, dir string) (map[string][]RecordedResult, error
 
 func transcriptResults(name, text string) map[string][]RecordedResult {
 	out := map[string][]RecordedResult{}
-	calls := map[string]string{} // request id -> tool
 	stand := placeholders(text)
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case strings.HasPrefix(line, "--> "):
-			var req struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Params struct {
-					Name string `json:"name"`
-				} `json:"params"`
-			}
-			if json.Unmarshal([]byte(line[4:]), &req) == nil && req.Method == "tools/call" && req.ID != nil {
-				calls[string(req.ID)] = req.Params.Name
-			}
-		case strings.HasPrefix(line, "<-- "):
-			start := i
-			body := line[4:]
-			// A pretty-printed reply ends at the first line that closes it at the
-			// margin.
-			if !json.Valid([]byte(body)) {
-				var b strings.Builder
-				b.WriteString(body)
-				for i+1 < len(lines) {
-					i++
-					b.WriteString("\n" + lines[i])
-					if lines[i] == "}" {
-						break
-					}
-				}
-				body = b.String()
-			}
-			var reply struct {
-				ID     json.RawMessage `json:"id"`
-				Result struct {
-					StructuredContent json.RawMessage `json:"structuredContent"`
-				} `json:"result"`
-			}
-			if json.Unmarshal([]byte(body), &reply) != nil || reply.Result.StructuredContent == nil {
-				continue
-			}
-			if tool, ok := calls[string(reply.ID)]; ok {
-				out[tool] = append(out[tool], RecordedResult{Source: fmt.Sprintf("%s:%d", name, start+1), Result: reply.Result.StructuredContent, Placeholders: stand})
-			}
-		}
+	for _, r := range contract.Transcript(name, text) {
+		out[r.Tool] = append(out[r.Tool], RecordedResult{Source: r.Source, Result: r.Result, Placeholders: stand})
 	}
 	return out
 }

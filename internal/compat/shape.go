@@ -8,6 +8,8 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
+
+	"darkroom/internal/contract"
 )
 
 // The differ compares contracts on a model of each CUE value: the JSON values it
@@ -88,42 +90,12 @@ type patField struct {
 	shape   *shape
 }
 
-// hasDefault reports whether v has a concrete default that a reader can be told
-// about: a scalar or a non-empty list (a struct's "default" is the struct itself).
-func hasDefault(v cue.Value) bool {
-	d, ok := v.Default()
-	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
-		return false
-	}
-	if d.Kind() == cue.ListKind {
-		n, err := d.Len().Int64()
-		return err == nil && n > 0
-	}
-	return true
-}
-
-// patternRegexp reads a pattern constraint's key set: a regular expression, or ""
-// for any string key; false when the pattern is something else (a custom rule).
-func patternRegexp(p cue.Value) (string, bool) {
-	op, args := p.Expr()
-	switch op {
-	case cue.RegexMatchOp:
-		re, err := args[0].String()
-		return re, err == nil
-	case cue.NoOp, cue.SelectorOp:
-		if p.IncompleteKind() == cue.StringKind && !p.IsConcrete() {
-			return "", true
-		}
-	}
-	return "", false
-}
-
 // maxShapeDepth bounds the walk; the contracts nest a few levels deep.
 const maxShapeDepth = 48
 
 func shapeOf(v cue.Value, depth int) *shape {
 	s := &shape{}
-	if hasDefault(v) {
+	if contract.HasDefault(v) {
 		if d, ok := v.Default(); ok {
 			if j, err := canonicalJSON(d); err == nil {
 				s.def, s.hasDef = j, true
@@ -499,7 +471,7 @@ func objectAlt(v cue.Value, depth int, ref string) *alt {
 		switch sel.ConstraintType() {
 		case cue.PatternConstraint:
 			pf := &patField{shape: shapeOf(fv, depth+1)}
-			re, ok := patternRegexp(sel.Pattern())
+			re, ok := contract.PatternRegexp(sel.Pattern())
 			if ok {
 				pf.pattern = re
 			} else {
@@ -578,42 +550,56 @@ func inDefinition(v cue.Value) bool {
 // hasEllipsis reports whether one of the struct literals v is made of ends with
 // "...", following conjunctions and references as comprehensions does.
 func hasEllipsis(v cue.Value, depth int) bool {
+	found := false
+	eachTopDecl(v, depth, func(d ast.Decl) bool {
+		switch d := d.(type) {
+		case *ast.Ellipsis:
+			found = true
+		case *ast.EmbedDecl:
+			_, found = d.Expr.(*ast.Ellipsis)
+		}
+		return !found
+	})
+	return found
+}
+
+// eachTopDecl calls f with each declaration at the top level of the struct
+// literals v is made of, following conjunctions (a & b) and references, until f
+// returns false.
+func eachTopDecl(v cue.Value, depth int, f func(ast.Decl) bool) bool {
 	if depth > maxShapeDepth {
-		return false
+		return true
 	}
 	op, args := v.Expr()
 	switch op {
 	case cue.AndOp:
 		for _, a := range args {
-			if hasEllipsis(a, depth+1) {
-				return true
+			if !eachTopDecl(a, depth+1, f) {
+				return false
 			}
 		}
-		return false
+		return true
 	case cue.SelectorOp:
 		if r, _, ok := resolve(v); ok {
-			return hasEllipsis(r, depth+1)
+			return eachTopDecl(r, depth+1, f)
 		}
-		return false
+		return true
 	}
 	var decls []ast.Decl
 	switch n := v.Syntax(cue.Raw()).(type) {
 	case *ast.StructLit:
 		decls = n.Elts
 	case *ast.File:
+		// A struct that needs an import (list.MaxItems in one of its fields) is
+		// printed as a file.
 		decls = n.Decls
 	}
 	for _, d := range decls {
-		switch d := d.(type) {
-		case *ast.Ellipsis:
-			return true
-		case *ast.EmbedDecl:
-			if _, ok := d.Expr.(*ast.Ellipsis); ok {
-				return true
-			}
+		if !f(d) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // diffProbe is a key no pattern of the contracts matches (they are snake_case).
@@ -626,42 +612,12 @@ const diffProbe = " darkroom differ probe "
 // catalog) is not a rule: the fields it generates are compared one by one.
 func comprehensions(v cue.Value, depth int, fields map[string]*field, incomplete bool) []string {
 	var out []string
-	var walk func(v cue.Value, depth int)
-	walk = func(v cue.Value, depth int) {
-		if depth > maxShapeDepth {
-			return
+	eachTopDecl(v, depth, func(d ast.Decl) bool {
+		if c, ok := d.(*ast.Comprehension); ok && (incomplete || readsField(c, fields)) {
+			out = appendUnique(out, nodeText(&ast.StructLit{Elts: []ast.Decl{c}}))
 		}
-		op, args := v.Expr()
-		switch op {
-		case cue.AndOp:
-			for _, a := range args {
-				walk(a, depth+1)
-			}
-			return
-		case cue.SelectorOp:
-			if r, _, ok := resolve(v); ok {
-				walk(r, depth+1)
-			}
-			return
-		}
-		var decls []ast.Decl
-		switch n := v.Syntax(cue.Raw()).(type) {
-		case *ast.StructLit:
-			decls = n.Elts
-		case *ast.File:
-			// A struct that needs an import (list.MaxItems in one of its
-			// fields) is printed as a file.
-			decls = n.Decls
-		}
-		{
-			for _, d := range decls {
-				if c, ok := d.(*ast.Comprehension); ok && (incomplete || readsField(c, fields)) {
-					out = appendUnique(out, nodeText(&ast.StructLit{Elts: []ast.Decl{c}}))
-				}
-			}
-		}
-	}
-	walk(v, depth)
+		return true
+	})
 	slices.Sort(out)
 	return out
 }

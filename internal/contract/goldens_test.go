@@ -2,7 +2,6 @@ package contract
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -66,14 +65,13 @@ func goldenResults(t *testing.T, c *Contract, dir string) (results []recorded, s
 			if !strings.HasSuffix(af.Name, ".golden") {
 				continue
 			}
-			for _, r := range transcript(filepath.Base(f)+"/"+af.Name, string(af.Data)) {
-				text, ok := substitute(string(r.result), values)
+			for _, r := range Transcript(filepath.Base(f)+"/"+af.Name, string(af.Data)) {
+				text, ok := substitute(string(r.Result), values)
 				if !ok {
 					skipped++
 					continue
 				}
-				r.result = json.RawMessage(text)
-				results = append(results, r)
+				results = append(results, recorded{r.Source, r.Tool, json.RawMessage(text)})
 			}
 		}
 	}
@@ -146,59 +144,6 @@ func substitute(text string, values map[string]string) (string, bool) {
 		return string(b[1 : len(b)-1]) // inside a JSON string
 	})
 	return out, ok
-}
-
-// transcript returns the structuredContent of each tools/call reply in a golden as
-// the mcp command writes it: "--> request" on one line, "<-- reply" pretty-printed
-// up to the line that closes it at the margin.
-func transcript(name, text string) []recorded {
-	var out []recorded
-	calls := map[string]string{}
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case strings.HasPrefix(line, "--> "):
-			var req struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Params struct {
-					Name string `json:"name"`
-				} `json:"params"`
-			}
-			if json.Unmarshal([]byte(line[4:]), &req) == nil && req.Method == "tools/call" {
-				calls[string(req.ID)] = req.Params.Name
-			}
-		case strings.HasPrefix(line, "<-- "):
-			start := i
-			body := line[4:]
-			if !json.Valid([]byte(body)) {
-				var b strings.Builder
-				b.WriteString(body)
-				for i+1 < len(lines) {
-					i++
-					b.WriteString("\n" + lines[i])
-					if lines[i] == "}" {
-						break
-					}
-				}
-				body = b.String()
-			}
-			var reply struct {
-				ID     json.RawMessage `json:"id"`
-				Result struct {
-					StructuredContent json.RawMessage `json:"structuredContent"`
-				} `json:"result"`
-			}
-			if json.Unmarshal([]byte(body), &reply) != nil || reply.Result.StructuredContent == nil {
-				continue
-			}
-			if tool, ok := calls[string(reply.ID)]; ok {
-				out = append(out, recorded{fmt.Sprintf("%s:%d", name, start+1), tool, reply.Result.StructuredContent})
-			}
-		}
-	}
-	return out
 }
 
 // TestRecordedResultsFound guards the extraction: every tools/call reply with

@@ -133,7 +133,7 @@ func schemaOf(v cue.Value, depth int) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d, _ := v.Default(); hasDefault(v) {
+	if d, _ := v.Default(); HasDefault(v) {
 		var x any
 		if err := d.Decode(&x); err == nil {
 			s["default"] = x
@@ -363,7 +363,7 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 		fv := it.Value()
 		switch sel.ConstraintType() {
 		case cue.PatternConstraint:
-			re, ok := patternRegexp(sel.Pattern())
+			re, ok := PatternRegexp(sel.Pattern())
 			if !ok {
 				return nil, fmt.Errorf("%v: pattern constraint %v has no JSON Schema form", v.Path(), sel.Pattern())
 			}
@@ -384,7 +384,7 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 			// A regular field: required unless it has a default. A concrete regular
 			// field would be filled by CUE, so the contracts mark such fields
 			// required (!) instead; an unmarked one is reported.
-			if !hasDefault(fv) {
+			if !HasDefault(fv) {
 				if fv.IsConcrete() && fv.Kind()&(cue.StructKind|cue.ListKind) == 0 {
 					return nil, fmt.Errorf("%v: concrete regular field %s: mark it required (!) or give it a default", v.Path(), sel.Unquoted())
 				}
@@ -427,9 +427,11 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 	return s, nil
 }
 
-// hasDefault reports whether v has a default that the schema advertises. CUE gives
-// every open list the default [], which is not a default anyone wrote.
-func hasDefault(v cue.Value) bool {
+// HasDefault reports whether v has a default that the schema advertises: a concrete
+// scalar or a non-empty list. CUE gives every open list the default [], which is not
+// a default anyone wrote, and a struct's "default" is the struct itself. The contract
+// differ (internal/compat) reads defaults the same way.
+func HasDefault(v cue.Value) bool {
 	d, ok := v.Default()
 	if !ok || d.Validate(cue.Concrete(true)) != nil || d.Kind() == cue.StructKind {
 		return false
@@ -631,9 +633,11 @@ func jsonNumber(f float64) any {
 	return f
 }
 
-// patternRegexp returns the regular expression a pattern constraint's label must
-// match: a regexp constraint, a string (any label), or a reference to one.
-func patternRegexp(p cue.Value) (string, bool) {
+// PatternRegexp returns the regular expression a pattern constraint's label must
+// match: a regexp constraint, or "" for a string (any label) or a reference to one;
+// false when the pattern is something else (a custom rule). The contract differ
+// reads pattern fields with it too.
+func PatternRegexp(p cue.Value) (string, bool) {
 	op, args := p.Expr()
 	switch op {
 	case cue.RegexMatchOp:
