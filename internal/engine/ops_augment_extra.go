@@ -451,23 +451,7 @@ func opCropAndPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h := max(1, src.W+2*dx), max(1, src.H+2*dy)
-	v := nonNeg(fromDisp(float32(fill)))
-	out := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			sy, oky := borderIndex(y-dy, src.H, mode)
-			for x := range w {
-				d := out.Pix[3*(y*w+x):]
-				sx, okx := borderIndex(x-dx, src.W, mode)
-				if !okx || !oky {
-					d[0], d[1], d[2] = v, v, v
-					continue
-				}
-				s := src.Pix[3*(sy*src.W+sx):]
-				d[0], d[1], d[2] = s[0], s[1], s[2]
-			}
-		}
-	})
+	out := padBorder(rc, src, w, h, dx, dy, mode, fill)
 	if !keep || (w == src.W && h == src.H) {
 		return out, nil
 	}

@@ -107,7 +107,13 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if w == src.W && h == src.H {
 		return src, nil
 	}
-	x0, y0 := (w-src.W)/2, (h-src.H)/2
+	return padBorder(rc, src, w, h, (w-src.W)/2, (h-src.H)/2, mode, fill), nil
+}
+
+// padBorder returns a w x h image showing src with its top-left corner at (x0, y0)
+// (either may be negative, which crops), the border outside src filled by mode as
+// borderIndex says, a constant border with display value fill.
+func padBorder(rc *runCtx, src *Image, w, h, x0, y0 int, mode string, fill float64) *Image {
 	v := nonNeg(fromDisp(float32(fill)))
 	dst := rc.image(w, h)
 	parallelRows(h, func(lo, hi int) {
@@ -125,7 +131,7 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 			}
 		}
 	})
-	return dst, nil
+	return dst
 }
 
 // borderIndex maps index i of a padded axis to the source index it shows, for a
