@@ -328,19 +328,10 @@ func opISONoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 	key, w := rc.key, src.W
 	return dispMap(rc, src, func(p int, c *[3]float32) {
 		bits := rnd(key, p%w, p/w, 0)
-		c[0], c[1], c[2] = clamp01(c[0]), clamp01(c[1]), clamp01(c[2])
-		mx, mn := max3(c[0], c[1], c[2]), min3(c[0], c[1], c[2])
-		l := (mx + mn) / 2
-		var s float32
-		if d := 1 - float32(math.Abs(float64(2*l-1))); d > 1e-6 {
-			s = (mx - mn) / d
-		}
-		h, _ := hueChroma(c[0], c[1], c[2])
+		h, l, s := toHLS(clamp01(c[0]), clamp01(c[1]), clamp01(c[2]))
 		h += normal16(bits) * hueSD
 		l += nonNeg(lam+sl*normal16(bits>>16)) / 255 * (1 - l)
-		l = min(l, 1)
-		half := s * (1 - float32(math.Abs(float64(2*l-1)))) / 2
-		c[0], c[1], c[2] = withHue(h, l+half, l-half)
+		c[0], c[1], c[2] = fromHLS(h, min(l, 1), s)
 	}), nil
 }
 

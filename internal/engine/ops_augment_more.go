@@ -222,20 +222,13 @@ func opSnow(rc *runCtx, src *Image, a Args) (*Image, error) {
 	th := float32(amount/2 + 1.0/3)
 	b := float32(bright)
 	return dispMap(rc, src, func(_ int, c *[3]float32) {
+		// Pixels above the threshold keep their display values clamped to [0, 1].
 		c[0], c[1], c[2] = clamp01(c[0]), clamp01(c[1]), clamp01(c[2])
-		mx, mn := max3(c[0], c[1], c[2]), min3(c[0], c[1], c[2])
-		l := (mx + mn) / 2
-		if l >= th {
+		if (max3(c[0], c[1], c[2])+min3(c[0], c[1], c[2]))/2 >= th {
 			return
 		}
-		var s float32
-		if d := 1 - float32(math.Abs(float64(2*l-1))); d > 1e-6 {
-			s = (mx - mn) / d
-		}
-		h, _ := hueChroma(c[0], c[1], c[2])
-		l = min(l*b, 1)
-		half := s * (1 - float32(math.Abs(float64(2*l-1)))) / 2
-		c[0], c[1], c[2] = withHue(h, l+half, l-half)
+		h, l, s := toHLS(c[0], c[1], c[2])
+		c[0], c[1], c[2] = fromHLS(h, min(l*b, 1), s)
 	}), nil
 }
 

@@ -186,6 +186,26 @@ func withHue(h, mx, mn float32) (r, g, b float32) {
 	}
 }
 
+// toHLS returns the HLS hue (degrees, as hueChroma), lightness and saturation of display
+// values in [0, 1], as OpenCV and albumentations convert; the saturation of a pixel
+// within rounding of black or white is 0.
+func toHLS(r, g, b float32) (h, l, s float32) {
+	mx, mn := max3(r, g, b), min3(r, g, b)
+	l = (mx + mn) / 2
+	if d := 1 - float32(math.Abs(float64(2*l-1))); d > 1e-6 {
+		s = (mx - mn) / d
+	}
+	h, _ = hueChroma(r, g, b)
+	return h, l, s
+}
+
+// fromHLS returns the display values of HLS hue h (degrees, any value), lightness l and
+// saturation s, the inverse of toHLS.
+func fromHLS(h, l, s float32) (r, g, b float32) {
+	half := s * (1 - float32(math.Abs(float64(2*l-1)))) / 2
+	return withHue(h, l+half, l-half)
+}
+
 // nonNeg is max(v, 0) for the per-pixel loops: the builtin max of floats orders NaN
 // and signed zeros, which costs it twice the time of this branch.
 func nonNeg(v float32) float32 {
