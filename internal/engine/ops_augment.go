@@ -606,16 +606,14 @@ func opShadow(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	k := float32(1 - intensity)
 	w := src.W
-	dst := rc.image(w, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := max(lo, int(0.5*float64(fr.h))-fr.y0-1); y < hi; y++ {
 			py := float64(fr.y0+y) + 0.5
 			for x := range w {
 				for _, poly := range polys {
 					if insidePolygon(poly[:], float64(x)+0.5, py) {
 						// Shaded pixels only: the others are copied bit for bit.
-						d := dst.Pix[3*(y*w+x):]
+						d := pix[3*(y*w+x):]
 						for c := range 3 {
 							d[c] = fromDisp(toDisp(d[c]) * k)
 						}

@@ -79,9 +79,7 @@ func opGridDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	for x := range cols {
 		cols[x] = in(float64(x)+0.5, ox)
 	}
-	dst := rc.image(w, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			if !in(float64(fr.y0+y)+0.5, oy) {
 				continue
@@ -89,7 +87,7 @@ func opGridDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 			for x, hit := range cols {
 				if hit {
 					i := 3 * (y*w + x)
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = v, v, v
+					pix[i], pix[i+1], pix[i+2] = v, v, v
 				}
 			}
 		}
@@ -329,9 +327,7 @@ func opXYMasking(rc *runCtx, src *Image, a Args) (*Image, error) {
 		rows[i] = [2]int{y0, y0 + s}
 	}
 	v := nonNeg(fromDisp(float32(fill)))
-	dst := rc.image(w, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			fy := fr.y0 + y
 			whole := false
@@ -341,7 +337,7 @@ func opXYMasking(rc *runCtx, src *Image, a Args) (*Image, error) {
 			for x, c := range cols {
 				if whole || c {
 					i := 3 * (y*w + x)
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = v, v, v
+					pix[i], pix[i+1], pix[i+2] = v, v, v
 				}
 			}
 		}

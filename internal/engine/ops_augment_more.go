@@ -25,9 +25,7 @@ func opSaltAndPepper(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	key, w, y0 := rc.key, src.W, rc.frameOf(src).y0
-	dst := rc.image(src.W, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
 				bits := rnd(key, x, y0+y, 0)
@@ -39,7 +37,7 @@ func opSaltAndPepper(rc *runCtx, src *Image, a Args) (*Image, error) {
 					v = 1
 				}
 				i := 3 * (y*w + x)
-				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = v, v, v
+				pix[i], pix[i+1], pix[i+2] = v, v, v
 			}
 		}
 	})
@@ -63,21 +61,19 @@ func opPixelDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	v := nonNeg(fromDisp(float32(fill)))
 	key, w, y0 := rc.key, src.W, rc.frameOf(src).y0
-	dst := rc.image(src.W, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
 				i := 3 * (y*w + x)
 				if !perCh {
 					if uniform(rnd(key, x, y0+y, 0)) < prob {
-						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = v, v, v
+						pix[i], pix[i+1], pix[i+2] = v, v, v
 					}
 					continue
 				}
 				for c := range 3 {
 					if uniform(rnd(key, x, y0+y, c+1)) < prob {
-						dst.Pix[i+c] = v
+						pix[i+c] = v
 					}
 				}
 			}
