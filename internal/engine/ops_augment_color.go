@@ -81,7 +81,7 @@ func opChannelDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if ch == "random" {
 		c = min(int(uniform(rnd(rc.key, 0, 0, 0))*3), 2)
 	}
-	v := nonNeg(fromDisp(float32(fill)))
+	v := fillLevel(fill)
 	return mapRows(rc, src, func(d, s []float32) {
 		copy(d, s)
 		for i := c; i < len(d); i += 3 {

@@ -57,7 +57,7 @@ func opPixelDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if prob == 0 {
 		return src, nil
 	}
-	v := nonNeg(fromDisp(float32(fill)))
+	v := fillLevel(fill)
 	key, w, y0 := rc.key, src.W, rc.frameOf(src).y0
 	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
@@ -208,7 +208,7 @@ func opGridDropout(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 		return t < hole
 	}
-	v := nonNeg(fromDisp(float32(fill)))
+	v := fillLevel(fill)
 	w := src.W
 	cols := make([]bool, w)
 	for x := range cols {
@@ -268,7 +268,7 @@ func opXYMasking(rc *runCtx, src *Image, a Args) (*Image, error) {
 		y0 := min(int(uniform(rnd(rc.key, i, 1, 0))*float64(fr.h-s+1)), fr.h-s)
 		rows[i] = [2]int{y0, y0 + s}
 	}
-	v := nonNeg(fromDisp(float32(fill)))
+	v := fillLevel(fill)
 	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			fy := fr.y0 + y

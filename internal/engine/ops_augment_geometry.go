@@ -117,7 +117,7 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 // (either may be negative, which crops), the border outside src filled by mode as
 // borderIndex says, a constant border with display value fill.
 func padBorder(rc *runCtx, src *Image, w, h, x0, y0 int, mode string, fill float64) *Image {
-	v := nonNeg(fromDisp(float32(fill)))
+	v := fillLevel(fill)
 	dst := rc.image(w, h)
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {

@@ -95,6 +95,10 @@ func toDisp(v float32) float32 { return encLUT.at(v) }
 // fromDisp decodes an (extended) sRGB display value to linear light.
 func fromDisp(d float32) float32 { return decLUT.at(d) }
 
+// fillLevel is the linear value of a fill argument given as a display value, never
+// negative: what dropout, masking and padding ops write into the pixels they fill.
+func fillLevel(fill float64) float32 { return nonNeg(fromDisp(float32(fill))) }
+
 // maxRelumGain bounds how much relum multiplies a pixel's channels: a lift of a
 // near-black pixel beyond it is added as neutral grey instead, which keeps sensor noise
 // in the shadows from turning into saturated colour.
