@@ -141,7 +141,7 @@ func opPosterize(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	return mapRows(rc, src, func(d, s []float32) {
 		for i, v := range s {
-			d[i] = lut[int(clamp01(toDisp(v))*255+0.5)]
+			d[i] = lut[level8(toDisp(v))]
 		}
 	}), nil
 }
@@ -175,6 +175,21 @@ func equalizeLUT(hist *[256]int) [257]float32 {
 	return lut
 }
 
+// level8 is the 8-bit level (0 to 255, rounded) of display value d, as albumentations,
+// which works on 8-bit images, would see it.
+func level8(d float32) int { return int(clamp01(d)*255 + 0.5) }
+
+// dispHistograms returns the 256-bin histogram of each channel's 8-bit display levels.
+func dispHistograms(src *Image) [3][256]int {
+	var hist [3][256]int
+	for p := range src.W * src.H {
+		for c := range 3 {
+			hist[c][level8(toDisp(src.Pix[3*p+c]))]++
+		}
+	}
+	return hist
+}
+
 // eqAt interpolates an equalization map at display value d in [0, 1].
 func eqAt(lut *[257]float32, d float32) float32 {
 	x := clamp01(d) * 255
@@ -200,14 +215,12 @@ func opEqualize(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	yOf := func(c *[3]float32) float32 { return 0.299*c[0] + 0.587*c[1] + 0.114*c[2] }
 	var hist [3][256]int
-	for p := range src.W * src.H {
-		c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
-		if !byCh {
-			hist[0][int(clamp01(yOf(&c))*255+0.5)]++
-			continue
-		}
-		for j := range 3 {
-			hist[j][int(clamp01(c[j])*255+0.5)]++
+	if byCh {
+		hist = dispHistograms(src)
+	} else {
+		for p := range src.W * src.H {
+			c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
+			hist[0][level8(yOf(&c))]++
 		}
 	}
 	var luts [3][257]float32

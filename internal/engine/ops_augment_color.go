@@ -27,12 +27,7 @@ func opAutoContrast(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	n := src.W * src.H
-	var hist [3][256]int
-	for p := range n {
-		for c := range 3 {
-			hist[c][int(clamp01(toDisp(src.Pix[3*p+c]))*255+0.5)]++
-		}
-	}
+	hist := dispHistograms(src)
 	var lo, hi [3]float32
 	skip := int(cutoff * float64(n))
 	for c := range 3 {
