@@ -141,7 +141,7 @@ func opPosterize(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	return mapRows(rc, src, func(d, s []float32) {
 		for i, v := range s {
-			d[i] = lut[int(clamp01(toDisp(v))*255+0.5)]
+			d[i] = lut[level8(toDisp(v))]
 		}
 	}), nil
 }
@@ -175,6 +175,21 @@ func equalizeLUT(hist *[256]int) [257]float32 {
 	return lut
 }
 
+// level8 is the 8-bit level (0 to 255, rounded) of display value d, as albumentations,
+// which works on 8-bit images, would see it.
+func level8(d float32) int { return int(clamp01(d)*255 + 0.5) }
+
+// dispHistograms returns the 256-bin histogram of each channel's 8-bit display levels.
+func dispHistograms(src *Image) [3][256]int {
+	var hist [3][256]int
+	for p := range src.W * src.H {
+		for c := range 3 {
+			hist[c][level8(toDisp(src.Pix[3*p+c]))]++
+		}
+	}
+	return hist
+}
+
 // eqAt interpolates an equalization map at display value d in [0, 1].
 func eqAt(lut *[257]float32, d float32) float32 {
 	x := clamp01(d) * 255
@@ -200,14 +215,12 @@ func opEqualize(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	yOf := func(c *[3]float32) float32 { return 0.299*c[0] + 0.587*c[1] + 0.114*c[2] }
 	var hist [3][256]int
-	for p := range src.W * src.H {
-		c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
-		if !byCh {
-			hist[0][int(clamp01(yOf(&c))*255+0.5)]++
-			continue
-		}
-		for j := range 3 {
-			hist[j][int(clamp01(c[j])*255+0.5)]++
+	if byCh {
+		hist = dispHistograms(src)
+	} else {
+		for p := range src.W * src.H {
+			c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
+			hist[0][level8(yOf(&c))]++
 		}
 	}
 	var luts [3][257]float32
@@ -328,19 +341,10 @@ func opISONoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 	key, w := rc.key, src.W
 	return dispMap(rc, src, func(p int, c *[3]float32) {
 		bits := rnd(key, p%w, p/w, 0)
-		c[0], c[1], c[2] = clamp01(c[0]), clamp01(c[1]), clamp01(c[2])
-		mx, mn := max3(c[0], c[1], c[2]), min3(c[0], c[1], c[2])
-		l := (mx + mn) / 2
-		var s float32
-		if d := 1 - float32(math.Abs(float64(2*l-1))); d > 1e-6 {
-			s = (mx - mn) / d
-		}
-		h, _ := hueChroma(c[0], c[1], c[2])
+		h, l, s := toHLS(clamp01(c[0]), clamp01(c[1]), clamp01(c[2]))
 		h += normal16(bits) * hueSD
 		l += nonNeg(lam+sl*normal16(bits>>16)) / 255 * (1 - l)
-		l = min(l, 1)
-		half := s * (1 - float32(math.Abs(float64(2*l-1)))) / 2
-		c[0], c[1], c[2] = withHue(h, l+half, l-half)
+		c[0], c[1], c[2] = fromHLS(h, min(l, 1), s)
 	}), nil
 }
 
@@ -615,16 +619,14 @@ func opShadow(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	k := float32(1 - intensity)
 	w := src.W
-	dst := rc.image(w, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for y := max(lo, int(0.5*float64(fr.h))-fr.y0-1); y < hi; y++ {
 			py := float64(fr.y0+y) + 0.5
 			for x := range w {
 				for _, poly := range polys {
 					if insidePolygon(poly[:], float64(x)+0.5, py) {
 						// Shaded pixels only: the others are copied bit for bit.
-						d := dst.Pix[3*(y*w+x):]
+						d := pix[3*(y*w+x):]
 						for c := range 3 {
 							d[c] = fromDisp(toDisp(d[c]) * k)
 						}

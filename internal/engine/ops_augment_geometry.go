@@ -2,18 +2,21 @@ package engine
 
 import (
 	"math"
+	"slices"
 
 	"darkroom"
 )
 
 // Augmentation geometry: rotate90, transpose, center_crop, pad, affine, perspective,
-// elastic and grid_distortion (albumentations RandomRotate90, Transpose, CenterCrop,
-// PadIfNeeded, Affine / ShiftScaleRotate, Perspective, ElasticTransform,
-// GridDistortion). Like crop and rotate they run first, cannot be masked, and measure
-// everything in fractions of the image, so a preview rendered on the proxy shows what
-// the export will. The warps map each output pixel to a source position (in fractions
-// of the frame, so random fields are the same at any resolution) and resample it with
-// the Catmull-Rom cubic that rotate uses.
+// elastic, grid_distortion, scale, border_crop, crop_and_pad, lens_distortion and
+// grid_shuffle (albumentations RandomRotate90, Transpose, CenterCrop, PadIfNeeded,
+// Affine / ShiftScaleRotate, Perspective, ElasticTransform, GridDistortion, RandomScale,
+// RandomCropFromBorders, CropAndPad, OpticalDistortion, RandomGridShuffle). Like crop
+// and rotate they run first, cannot be masked, and measure everything in fractions of
+// the image, so a preview rendered on the proxy shows what the export will. The warps
+// map each output pixel to a source position (in fractions of the frame, so random
+// fields are the same at any resolution) and resample it with the Catmull-Rom cubic
+// that rotate uses.
 
 // opRotate90 turns the image by quarter turns (albumentations RandomRotate90, whose
 // random number of turns is here the value a sampler draws).
@@ -107,8 +110,14 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if w == src.W && h == src.H {
 		return src, nil
 	}
-	x0, y0 := (w-src.W)/2, (h-src.H)/2
-	v := nonNeg(fromDisp(float32(fill)))
+	return padBorder(rc, src, w, h, (w-src.W)/2, (h-src.H)/2, mode, fill), nil
+}
+
+// padBorder returns a w x h image showing src with its top-left corner at (x0, y0)
+// (either may be negative, which crops), the border outside src filled by mode as
+// borderIndex says, a constant border with display value fill.
+func padBorder(rc *runCtx, src *Image, w, h, x0, y0 int, mode string, fill float64) *Image {
+	v := fillLevel(fill)
 	dst := rc.image(w, h)
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
@@ -125,7 +134,7 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 			}
 		}
 	})
-	return dst, nil
+	return dst
 }
 
 // borderIndex maps index i of a padded axis to the source index it shows, for a
@@ -376,4 +385,184 @@ func opGridDistortion(rc *runCtx, src *Image, a Args) (*Image, error) {
 	return warp(rc, src, src.W, src.H, "edge", func(x, y float64) (float64, float64) {
 		return lookup(edges[0], x/fw) * fw, lookup(edges[1], y/fh) * fh
 	}), nil
+}
+
+// maxScaledPixels bounds what scale may make: 4x of a large photo would be huge.
+const maxScaledPixels = 200_000_000
+
+// opScale resizes the image by a factor (albumentations RandomScale, whose random
+// factor is here the value a sampler draws), with the Lanczos filter of Resize.
+//
+// Arguments: factor in [0.25, 4]; 1 leaves the image unchanged. Sizes round to whole
+// pixels, at least one. A result above 200 megapixels is refused (limit_exceeded).
+// Example: {factor: 0.5}.
+func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	f := r.num("factor")
+	if r.err != nil {
+		return nil, r.err
+	}
+	w := max(1, int(math.Round(f*float64(src.W))))
+	h := max(1, int(math.Round(f*float64(src.H))))
+	if w == src.W && h == src.H {
+		return src, nil
+	}
+	if int64(w)*int64(h) > maxScaledPixels {
+		return nil, errScaleTooLarge(w, h)
+	}
+	return Resize(src, w, h), nil
+}
+
+func errScaleTooLarge(w, h int) error {
+	return darkroom.Errorf(darkroom.LimitExceeded, "scale: the result %dx%d is over %d pixels", w, h, maxScaledPixels)
+}
+
+// opBorderCrop cuts seeded random amounts from each border (albumentations
+// RandomCropFromBorders).
+//
+// Arguments: limit in [0, 0.45]: each side loses a fraction of the width (left,
+// right) or height (top, bottom) drawn uniformly from [0, limit]; 0 leaves the image
+// unchanged. Amounts round to whole pixels; at least one pixel stays. Example:
+// {limit: 0.2}.
+func opBorderCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	limit := r.num("limit")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if limit == 0 {
+		return src, nil
+	}
+	cut := func(c int, n int) int { return int(math.Round(uniform(rnd(rc.key, 0, 0, c)) * limit * float64(n))) }
+	x0, x1 := cut(0, src.W), src.W-cut(1, src.W)
+	y0, y1 := cut(2, src.H), src.H-cut(3, src.H)
+	if x1 <= x0 {
+		x0, x1 = min(x0, src.W-1), min(x0, src.W-1)+1
+	}
+	if y1 <= y0 {
+		y0, y1 = min(y0, src.H-1), min(y0, src.H-1)+1
+	}
+	if x0 == 0 && y0 == 0 && x1 == src.W && y1 == src.H {
+		return src, nil
+	}
+	return subImage(rc, src, x0, y0, x1-x0, y1-y0), nil
+}
+
+// opCropAndPad crops (negative percent) or pads (positive) every side by a fraction of
+// its dimension (albumentations CropAndPad with one value for all sides), and with
+// keep_size resizes the result back to the source's size (Lanczos).
+//
+// Arguments: percent in [-0.3, 0.3], a fraction of the width for the left and right
+// sides and of the height for the top and bottom, rounded to whole pixels; mode, the
+// padded border: constant (the fill grey), reflect or edge; fill in [0, 1], the display
+// value of a constant border; keep_size. 0 leaves the image unchanged. Example:
+// {percent: 0.1, mode: "reflect"}.
+func opCropAndPad(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	pct, fill, keep := r.num("percent"), r.num("fill"), r.flag("keep_size")
+	mode := r.enum("mode", "constant", "reflect", "edge")
+	if r.err != nil {
+		return nil, r.err
+	}
+	dx := int(math.Round(pct * float64(src.W)))
+	dy := int(math.Round(pct * float64(src.H)))
+	if dx == 0 && dy == 0 {
+		return src, nil
+	}
+	w, h := max(1, src.W+2*dx), max(1, src.H+2*dy)
+	out := padBorder(rc, src, w, h, dx, dy, mode, fill)
+	if !keep || (w == src.W && h == src.H) {
+		return out, nil
+	}
+	back := Resize(out, src.W, src.H)
+	rc.release(out.Pix)
+	return back, nil
+}
+
+// opLensDistortion bends straight lines like a lens (albumentations
+// OpticalDistortion's radial model): barrel for positive k, pincushion for negative.
+//
+// Arguments: k in [-0.5, 0.5]: an output point at distance d from the centre (d is a
+// fraction of half the diagonal, 1 at the corners) shows the source at d * (1 + k d^2),
+// so positive k shows more of the source towards the corners and straight lines bow
+// outwards (barrel), negative k bows them inwards (pincushion); 0 leaves the image
+// unchanged. Edges repeat. Example: {k: 0.2}.
+func opLensDistortion(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	k := r.num("k")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if k == 0 {
+		return src, nil
+	}
+	cx, cy := float64(src.W)/2, float64(src.H)/2
+	norm := 1 / math.Hypot(cx, cy)
+	return warp(rc, src, src.W, src.H, "edge", func(x, y float64) (float64, float64) {
+		dx, dy := x-cx, y-cy
+		d2 := (dx*dx + dy*dy) * norm * norm
+		f := 1 + k*d2
+		return cx + dx*f, cy + dy*f
+	}), nil
+}
+
+// opGridShuffle cuts the image into a grid of cells and shuffles them (albumentations
+// RandomGridShuffle).
+//
+// Arguments: cells in [1, 8], the cells along each side (1 leaves the image
+// unchanged); the permutation comes from the seed. Cell edges round to whole pixels,
+// so cells of one row or column may differ by a pixel and only cells of equal size
+// swap; with cells dividing the sides every cell may go anywhere. Example: {cells: 3}.
+func opGridShuffle(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	cells := r.integer("cells")
+	if r.err != nil {
+		return nil, r.err
+	}
+	cells = min(cells, min(src.W, src.H))
+	if cells <= 1 {
+		return src, nil
+	}
+	xs, ys := make([]int, cells+1), make([]int, cells+1)
+	for i := range xs {
+		xs[i] = i * src.W / cells
+		ys[i] = i * src.H / cells
+	}
+	type cell struct{ x, y int }
+	// Group cells by size; shuffle within each group (Fisher-Yates from the seed).
+	groups := map[[2]int][]cell{}
+	var order [][2]int
+	for j := range cells {
+		for i := range cells {
+			s := [2]int{xs[i+1] - xs[i], ys[j+1] - ys[j]}
+			if _, ok := groups[s]; !ok {
+				order = append(order, s)
+			}
+			groups[s] = append(groups[s], cell{i, j})
+		}
+	}
+	from := map[cell]cell{}
+	draw := 0
+	for _, s := range order {
+		g := groups[s]
+		perm := slices.Clone(g)
+		for i := len(perm) - 1; i > 0; i-- {
+			j := int(uniform(rnd(rc.key, draw, 0, 0)) * float64(i+1))
+			draw++
+			perm[i], perm[min(j, i)] = perm[min(j, i)], perm[i]
+		}
+		for i, c := range g {
+			from[c] = perm[i]
+		}
+	}
+	dst := rc.image(src.W, src.H)
+	for to, fr := range from {
+		w := xs[to.x+1] - xs[to.x]
+		for y := range ys[to.y+1] - ys[to.y] {
+			d := dst.Pix[3*((ys[to.y]+y)*src.W+xs[to.x]):]
+			s := src.Pix[3*((ys[fr.y]+y)*src.W+xs[fr.x]):]
+			copy(d[:3*w], s[:3*w])
+		}
+	}
+	return dst, nil
 }

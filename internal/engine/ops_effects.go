@@ -197,12 +197,10 @@ func opCutout(rc *runCtx, src *Image, a Args) (*Image, error) {
 		y0 := min(int(uniform(rnd(rc.key, i, 0, 1))*float64(h-sh+1)), h-sh)
 		rects[i] = rect{x0, y0, x0 + sw, y0 + sh}
 	}
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for _, q := range rects {
 			for y := max(q.y0, lo); y < min(q.y1, hi); y++ {
-				row := dst.Pix[3*(y*w+q.x0) : 3*(y*w+q.x1)]
+				row := pix[3*(y*w+q.x0) : 3*(y*w+q.x1)]
 				for i := range row {
 					row[i] = v
 				}

@@ -549,6 +549,20 @@ func mapRows(rc *runCtx, src *Image, fn func(dst, src []float32)) *Image {
 	return dst
 }
 
+// copyRows returns a copy of src that fn changes in place: fn gets the result's pixels
+// (the whole image, three values per pixel) and a range of whole rows [lo, hi) that are
+// already copied from src, the rows split across cores. For operations that change only
+// some pixels and leave the others bit for bit.
+func copyRows(rc *runCtx, src *Image, fn func(pix []float32, lo, hi int)) *Image {
+	w := src.W
+	dst := rc.image(w, src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		copy(dst.Pix[3*lo*w:3*hi*w], src.Pix[3*lo*w:3*hi*w])
+		fn(dst.Pix, lo, hi)
+	})
+	return dst
+}
+
 // mapChannels returns a new image with lut applied to the channels selected by mask
 // (bit 0 red, 1 green, 2 blue); the others are copied.
 func mapChannels(rc *runCtx, src *Image, lut *fnLUT, mask int) *Image {

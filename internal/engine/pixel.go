@@ -95,6 +95,10 @@ func toDisp(v float32) float32 { return encLUT.at(v) }
 // fromDisp decodes an (extended) sRGB display value to linear light.
 func fromDisp(d float32) float32 { return decLUT.at(d) }
 
+// fillLevel is the linear value of a fill argument given as a display value, never
+// negative: what dropout, masking and padding ops write into the pixels they fill.
+func fillLevel(fill float64) float32 { return nonNeg(fromDisp(float32(fill))) }
+
 // maxRelumGain bounds how much relum multiplies a pixel's channels: a lift of a
 // near-black pixel beyond it is added as neutral grey instead, which keeps sensor noise
 // in the shadows from turning into saturated colour.
@@ -184,6 +188,26 @@ func withHue(h, mx, mn float32) (r, g, b float32) {
 	default:
 		return mx, mn, down
 	}
+}
+
+// toHLS returns the HLS hue (degrees, as hueChroma), lightness and saturation of display
+// values in [0, 1], as OpenCV and albumentations convert; the saturation of a pixel
+// within rounding of black or white is 0.
+func toHLS(r, g, b float32) (h, l, s float32) {
+	mx, mn := max3(r, g, b), min3(r, g, b)
+	l = (mx + mn) / 2
+	if d := 1 - float32(math.Abs(float64(2*l-1))); d > 1e-6 {
+		s = (mx - mn) / d
+	}
+	h, _ = hueChroma(r, g, b)
+	return h, l, s
+}
+
+// fromHLS returns the display values of HLS hue h (degrees, any value), lightness l and
+// saturation s, the inverse of toHLS.
+func fromHLS(h, l, s float32) (r, g, b float32) {
+	half := s * (1 - float32(math.Abs(float64(2*l-1)))) / 2
+	return withHue(h, l+half, l-half)
 }
 
 // nonNeg is max(v, 0) for the per-pixel loops: the builtin max of floats orders NaN
