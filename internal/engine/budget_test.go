@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,5 +273,58 @@ func TestDecodeBudgetWaits(t *testing.T) {
 	}
 	if b.used != 0 {
 		t.Errorf("%d bytes still held after both were released", b.used)
+	}
+}
+
+// The server recovers a handler's panic and goes on, so a panic inside an export or
+// a decode must give the budget back: otherwise a few of them on large photos leave
+// it full, and every later decode waits and then fails.
+func TestDecodeBudgetReleasedOnPanic(t *testing.T) {
+	catalog["test_panic"] = opEntry{"detail", func(*runCtx, *Image, Args) (*Image, error) { panic("boom") }, false}
+	defer delete(catalog, "test_panic")
+	data := bombPNG(t, 64, 64, 8)
+	run := func(name string, f func()) {
+		t.Helper()
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Fatalf("%s: the operation's panic did not reach the caller", name)
+				}
+			}()
+			f()
+		}()
+		decodeBudget.mu.Lock()
+		used := decodeBudget.used
+		decodeBudget.mu.Unlock()
+		if used != 0 {
+			t.Errorf("%s: %d bytes of the budget still held after the panic", name, used)
+		}
+	}
+	run("Export", func() {
+		Export(io.Discard, data, []Edit{{Op: "test_panic", Strength: 1}}, ExportOptions{Encode: EncodeOptions{Format: "png"}})
+	})
+}
+
+// What an export is charged is bounded by its image, not by the machine: strips of
+// rows on every core never hold more than the whole image, so a thumbnail is not
+// charged like a 24 MP photo on a machine with many cores.
+func TestExportChargeBoundedByImage(t *testing.T) {
+	var held int64
+	catalog["test_probe"] = opEntry{"effects", func(_ *runCtx, src *Image, _ Args) (*Image, error) {
+		decodeBudget.mu.Lock()
+		held = max(held, decodeBudget.used)
+		decodeBudget.mu.Unlock()
+		return src, nil
+	}, true}
+	defer delete(catalog, "test_probe")
+	data := bombPNG(t, 64, 64, 8)
+	for _, format := range []string{"jpeg", "png"} {
+		held = 0
+		if _, err := Export(io.Discard, data, []Edit{{Op: "test_probe", Strength: 1}}, ExportOptions{Encode: EncodeOptions{Format: format, Quality: 90}}); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if limit := int64(1 << 20); held == 0 || held > limit {
+			t.Errorf("%s export of 64x64 held %d bytes of the budget, want between 1 and %d", format, held, limit)
+		}
 	}
 }

@@ -86,11 +86,14 @@ var codecs = map[string]codec{
 // file is invalid_input; the decoders' own panics on hostile input are too.
 func Decode(data []byte, opt DecodeOptions) (*Source, error) {
 	var release func()
-	src, err := decode(data, opt, &release)
-	if release != nil {
-		release() // here, where decode's buffers are garbage, so they can be freed
-	}
-	return src, err
+	// Deferred, so a panic in a decoder or an operation (which the server recovers and
+	// goes on from) gives the budget back too; here decode's buffers are garbage.
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	return decode(data, opt, &release)
 }
 
 func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {

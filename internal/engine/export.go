@@ -55,11 +55,14 @@ type ExportResult struct {
 // when it cannot), and held until the file is written.
 func Export(w io.Writer, data []byte, edits []Edit, opt ExportOptions) (ExportResult, error) {
 	var release func()
-	res, err := export(w, data, edits, opt, &release)
-	if release != nil {
-		release() // here, where export's buffers are garbage, so they can be freed
-	}
-	return res, err
+	// Deferred, so a panic in an operation (which the server recovers and goes on
+	// from) gives the budget back too; here export's buffers are garbage.
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	return export(w, data, edits, opt, &release)
 }
 
 func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *func()) (ExportResult, error) {
@@ -72,16 +75,19 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 			w, h = h, w
 		}
 		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
+		// Strips never hold more than the whole image: without the cap a small export
+		// on a many-core machine would be charged as much as a 24 MP one.
+		strips := min(streamBytes(), floatBytes(w, h))
 		switch {
 		case allBand && !resize && opt.Encode.Format == "jpeg":
-			return streamBytes()
+			return strips
 		case allBand && !resize:
-			return floatBytes(w, h) + streamBytes()
+			return floatBytes(w, h) + strips
 		}
 		// The source, the render of the edits that need the whole image, and the
 		// scratch image such an edit (a blur, a rotation) works in; a resize's
 		// output is smaller than any of them.
-		return 3*floatBytes(w, h) + streamBytes()
+		return 3*floatBytes(w, h) + strips
 	}
 	d, err := decodeFile(opt.Context, data, opt.MaxPixels, 0, cost)
 	if err != nil {
