@@ -418,6 +418,9 @@ func (s *Server) frameSize(ws *Workspace, meta SourceMeta, load engine.Loader, s
 	}
 	img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: geom})
 	if err != nil {
+		if resourceFailure(err) {
+			return 0, 0, err
+		}
 		return 0, 0, darkroom.Wrap(darkroom.InternalError, err, "frame of %s after its geometry", meta.File)
 	}
 	return img.W, img.H, nil
@@ -524,7 +527,7 @@ func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, str
 		}
 		img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: early})
 		if err != nil {
-			if darkroom.Code(err) == darkroom.InternalError {
+			if resourceFailure(err) {
 				return err
 			}
 			return darkroom.Wrap(darkroom.RenderError, err, "render %s to sample the grey card", id)

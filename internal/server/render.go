@@ -89,12 +89,14 @@ type compareData struct {
 	picture
 }
 
-// renderFailure reports why a version cannot be drawn. To the agent every such
-// failure is a render_error: a corrupt source copy (the decoder's invalid_input), an
-// entry whose pack is gone (not_found), a mask that no longer resolves. An internal
-// error (a source copy that cannot be read) stays one.
+// renderFailure reports why a version cannot be drawn. A failure of the version
+// itself is a render_error to the agent: a corrupt source copy (the decoder's
+// invalid_input), an entry whose pack is gone (not_found), a mask that no longer
+// resolves. A failure of the server's resources keeps its own code, since it says
+// what to do: limit_exceeded (the decode budget: retry later), permission_error and
+// unavailable (the workspace), and an internal error stays one.
 func renderFailure(err error, format string, args ...any) error {
-	if darkroom.Code(err) == darkroom.InternalError {
+	if resourceFailure(err) {
 		return err
 	}
 	e := darkroom.Wrap(darkroom.RenderError, err, format, args...)
@@ -103,6 +105,17 @@ func renderFailure(err error, format string, args ...any) error {
 		e.Details = de.Details
 	}
 	return e
+}
+
+// resourceFailure says err is about the server's resources (memory, the workspace's
+// disk and permissions) or a bug, not about what was asked: wrapping it in a
+// tool-specific code would hide what the client can do about it.
+func resourceFailure(err error) bool {
+	switch darkroom.Code(err) {
+	case darkroom.LimitExceeded, darkroom.PermissionError, darkroom.Unavailable, darkroom.InternalError:
+		return true
+	}
+	return false
 }
 
 // renderVersion is one resolved version of an image, ready to render.
