@@ -58,11 +58,13 @@ func Open(root string) (*Store, error) {
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, ioError(err, "open history in %s", root)
+		return nil, ioError(err, "open history")
 	}
+	// The messages name no directory: the caller names the workspace as its client
+	// knows it, and a full disk's error (ioError) keeps no path for it to scrub.
 	dir := filepath.Join(abs, "images")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, ioError(err, "open history in %s", root)
+		return nil, ioError(err, "open history")
 	}
 	return &Store{dir: dir, now: time.Now, images: map[string]*sync.RWMutex{}}, nil
 }
