@@ -121,12 +121,18 @@ func checkTotal(srcs []Source) error {
 // since the schema's own work is linear in the (now bounded) entries it is given.
 // YAML and JSON packs need none of this: they are data, and CUE's YAML reader bounds
 // alias expansion.
-const preflightEnv = "DARKROOM_VOCAB_PREFLIGHT"
+const (
+	preflightEnv = "DARKROOM_VOCAB_PREFLIGHT"
+	// preflightArg is the child's only argument: with the environment variable it
+	// tells the child apart, so a variable left in a user's environment cannot turn
+	// `darkroom serve` into a process that reads its stdin as a CUE pack.
+	preflightArg = "--darkroom-vocab-preflight-child"
+)
 
 func init() {
-	// The child is told apart by the environment its parent sets; any other process
-	// goes on as usual.
-	if os.Getenv(preflightEnv) == "1" {
+	// The child is told apart by the environment and the argument its parent gives
+	// it; any other process goes on as usual.
+	if os.Getenv(preflightEnv) == "1" && len(os.Args) == 2 && os.Args[1] == preflightArg {
 		os.Exit(runPreflight(os.Stdin, os.Stdout))
 	}
 }
@@ -176,7 +182,7 @@ func preflight(src Source) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), MaxCUEEvalTime)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
+	cmd := exec.CommandContext(ctx, exe, preflightArg)
 	cmd.Env = append(os.Environ(), preflightEnv+"=1")
 	cmd.Stdin = bytes.NewReader(src.Data)
 	var out bytes.Buffer

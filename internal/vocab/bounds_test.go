@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -208,5 +209,22 @@ func TestCheckRemembers(t *testing.T) {
 	changed := Source{Name: src.Name, Data: append(bytes.Clone(src.Data), "\n"...)}
 	if allocs(func() { Check(c, changed) })*2 < first {
 		t.Error("a pack whose content changed was not checked again")
+	}
+}
+
+// The environment variable alone does not make a process the preflight child: left
+// in a user's environment it would turn `darkroom serve` into a process that reads
+// its stdin as a CUE pack and exits.
+func TestPreflightNeedsItsArgument(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), preflightEnv+"=1")
+	cmd.Stdin = strings.NewReader("a: 1\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) == verdictOK || !strings.Contains(string(out), "PASS") {
+		t.Errorf("test binary with %s=1 but no preflight argument: %v, output %q; want it to run as itself", preflightEnv, err, out)
 	}
 }
