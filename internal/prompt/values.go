@@ -567,13 +567,6 @@ func formatNumber(f float64) string {
 
 // finish fills what depends on the whole parse: validity, complexity, the estimate.
 func (r *Result) finish(p *Parser, opt Options) {
-	if opt.Strict {
-		for i := range r.Errors {
-			if strings.Contains(r.Errors[i].Message, "; read as ") {
-				r.Errors[i].Severity = "error"
-			}
-		}
-	}
 	r.Valid = !r.hasError()
 	c := 0.0
 	for _, t := range r.Transforms {

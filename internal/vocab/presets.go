@@ -207,10 +207,10 @@ func (voc *Vocabulary) resolveStep(pack string, rs rawStep) (Step, error) {
 
 func inside(p *Parameter, x float64) error {
 	if x < p.Min || x > p.Max {
-		return fmt.Errorf("%s: %s is outside [%s, %s]", p.Name, formatNumber(x), formatNumber(p.Min), formatNumber(p.Max))
+		return fmt.Errorf("%s is outside [%s, %s]", formatNumber(x), formatNumber(p.Min), formatNumber(p.Max))
 	}
 	if p.Type == "integer" && x != float64(int64(x)) {
-		return fmt.Errorf("%s: %s is not an integer", p.Name, strconv.FormatFloat(x, 'g', -1, 64))
+		return fmt.Errorf("%s is not an integer", strconv.FormatFloat(x, 'g', -1, 64))
 	}
 	return nil
 }

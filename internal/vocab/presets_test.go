@@ -87,10 +87,10 @@ func TestBadPresets(t *testing.T) {
 		{"p below 0", `{entry: soften_more, p: -0.1}`, []string{"presets.mine.pipeline.0.p: invalid value -0.1 (out of bound >=0)"}},
 		{"from unknown entry", `{entry: spin, from: fundamentals}`, []string{`./extra.yaml: presets.mine.pipeline.0: entry: no entry "spin" in pack fundamentals`}},
 		{"from wrong pack", `{entry: rotate, from: augment}`, []string{`entry: no entry "rotate" in pack augment (pack fundamentals defines it: say from: fundamentals)`}},
-		{"from range outside", `{entry: rotate, from: fundamentals, value: [-200, 15]}`, []string{"presets.mine.pipeline.0: value.angle: angle: -200 is outside [-180, 180]"}},
+		{"from range outside", `{entry: rotate, from: fundamentals, value: [-200, 15]}`, []string{"presets.mine.pipeline.0: value.angle: -200 is outside [-180, 180]"}},
 		{"from unknown parameter", `{entry: white_balance, from: fundamentals, value: {warmth: 1}}`, []string{"value.warmth: white_balance has no parameter warmth (it has temperature, tint)"}},
 		{"from p", `{entry: rotate, from: fundamentals, p: 1.5}`, []string{"p: invalid value 1.5 (out of bound <=1)"}},
-		{"from integer", `{entry: random_rotate_90, from: augment, value: 1.5}`, []string{"turns: 1.5 is not an integer"}},
+		{"from integer", `{entry: random_rotate_90, from: augment, value: 1.5}`, []string{"value.turns: 1.5 is not an integer"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
