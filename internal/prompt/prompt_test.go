@@ -1,7 +1,9 @@
 package prompt
 
 import (
+	"encoding/json"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -215,5 +217,42 @@ func TestEstimate(t *testing.T) {
 	}
 	if !strings.Contains(small.Estimate.Basis, "costs.json") {
 		t.Errorf("basis %q", small.Estimate.Basis)
+	}
+}
+
+// The JSON of a Result is validate_prompt's data: the field names albumentations-mcp
+// clients read, empty lists and objects rather than null.
+func TestResultJSON(t *testing.T) {
+	p := testParser(t)
+	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate 15 degrees", Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{"ambiguities", "complexity_score", "estimated_execution_time", "parsed_transforms", "prompt", "suggestions", "valid", "validation_errors"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	ts := got["parsed_transforms"].([]any)
+	flip := ts[0].(map[string]any)
+	wantFlip := map[string]any{"entry": "flip_horizontal", "phrase": "flip horizontally", "parameters": map[string]any{}, "ranges": map[string]any{}, "p": 0.5, "confidence": 1.0}
+	if diff := cmp.Diff(wantFlip, flip); diff != "" {
+		t.Errorf("flip (-want +got):\n%s", diff)
+	}
+	if got["complexity_score"] != 2.5 {
+		t.Errorf("complexity_score = %v, want 2.5 (two transforms, one with p below 1)", got["complexity_score"])
+	}
+	for _, k := range []string{"validation_errors", "suggestions", "ambiguities"} {
+		if l, ok := got[k].([]any); !ok || len(l) != 0 {
+			t.Errorf("%s = %#v, want []", k, got[k])
+		}
 	}
 }

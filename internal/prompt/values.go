@@ -568,6 +568,15 @@ func formatNumber(f float64) string {
 // finish fills what depends on the whole parse: validity, complexity, the estimate.
 func (r *Result) finish(p *Parser, opt Options) {
 	r.Valid = !r.hasError()
+	for i := range r.Transforms {
+		// JSON readers get {} rather than null for "no parameters given".
+		if r.Transforms[i].Values == nil {
+			r.Transforms[i].Values = map[string]float64{}
+		}
+		if r.Transforms[i].Ranges == nil {
+			r.Transforms[i].Ranges = map[string][2]float64{}
+		}
+	}
 	c := 0.0
 	for _, t := range r.Transforms {
 		c++
