@@ -193,7 +193,6 @@ func (a *Annotations) check(w, h int) error {
 // tracker carries annotations through the geometry maps of a variant, in pixels.
 type tracker struct {
 	in     *Annotations
-	w, h   int
 	boxes  [][4]float64
 	vis    []float64 // the fraction of each box's area still in the frame
 	gone   []string  // why a box was dropped, "" while it lives
@@ -207,7 +206,7 @@ func newTracker(a *Annotations, w, h int) *tracker {
 	if a == nil {
 		return nil
 	}
-	t := &tracker{in: a, mask: a.Mask, w: w, h: h}
+	t := &tracker{in: a, mask: a.Mask}
 	if a.Boxes != nil {
 		for _, b := range a.Boxes.Boxes {
 			t.boxes = append(t.boxes, toPixels(a.Boxes.Format, b, w, h))
@@ -269,7 +268,6 @@ func (t *tracker) apply(m *engine.GeoMap) {
 		}
 		t.mask = out
 	}
-	t.w, t.h = m.OutW, m.OutH
 }
 
 // traceBoxes moves boxes through a curved or piecewise map the way the pixels move:
