@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -280,5 +281,20 @@ func TestFormat(t *testing.T) {
 	}
 	if _, err := Format("gif"); darkroom.Code(err) != darkroom.InvalidInput {
 		t.Errorf("Format(gif): %v, want invalid_input", err)
+	}
+}
+
+// TestDefaultMask: an entry with a default mask is applied through it, as on the
+// editing path: dramatic_sky (sky_gradient, the top of the frame) darkens the top
+// and leaves the bottom row exactly as it was.
+func TestDefaultMask(t *testing.T) {
+	src := testImage(64, 48)
+	v := run(t, Pipeline{{Entry: "dramatic_sky", P: 1}}, 1, 1)[0]
+	last := 3 * 47 * 64
+	if !slices.Equal(v.Image.Pix[last:], src.Pix[last:]) {
+		t.Error("dramatic_sky changed the bottom row, outside its sky mask")
+	}
+	if slices.Equal(v.Image.Pix[:3*64], src.Pix[:3*64]) {
+		t.Error("dramatic_sky left the top row unchanged")
 	}
 }

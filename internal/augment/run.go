@@ -140,15 +140,27 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 }
 
 // edits resolves an entry with values into engine edits, as the editing path does:
-// the entry's operation calls, their arguments completed and checked by the contract.
+// the entry's operation calls, their arguments completed and checked by the contract,
+// under the entry's default mask if it declares one.
 func (a *Augmenter) edits(e *vocab.Entry, values map[string]float64) ([]engine.Edit, error) {
+	var mask *engine.Mask
+	if e.DefaultMask != "" {
+		mk, ok := a.Vocab.Mask(e.DefaultMask)
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.MaskingError, "entry %s: no mask named %q", e.Name, e.DefaultMask)
+		}
+		var err error
+		if mask, err = engine.DecodeMask(mk.Spec); err != nil {
+			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
+		}
+	}
 	var edits []engine.Edit
 	for _, call := range e.Calls(values) {
 		args, err := a.Contract.CheckOperation(call.Op, call.Args)
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
 		}
-		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Strength: 1})
+		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: 1})
 	}
 	return edits, nil
 }
