@@ -223,7 +223,9 @@ func formatCOCO(meta *cocoMeta, recs []Record) ([]byte, error) {
 			out.Annotations = append(out.Annotations, annOut{len(out.Annotations) + 1, id, a})
 		}
 	}
-	b, err := json.MarshalIndent(out, "", " ")
+	// Compact, like the COCO releases: indenting puts every number of every bbox on
+	// a line of its own.
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "encode %s", meta.File)
 	}
