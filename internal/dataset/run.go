@@ -77,7 +77,7 @@ type Options struct {
 
 // Progress is the state of a run after a variant.
 type Progress struct {
-	Done, Total int // variants, reused ones included
+	Done, Total int // variants settled: made, reused, or given up with their image
 	Reused      int
 	Skipped     int     // images skipped with an error
 	Rate        float64 // variants made per second in this run (reused ones excluded)
@@ -301,6 +301,7 @@ type runner struct {
 	written    int
 	reused     int
 	skipped    int
+	unmade     int // variants of skipped images
 	journalErr error
 }
 
@@ -324,7 +325,7 @@ func (r *runner) image(ctx context.Context, rel string) {
 		if src == nil {
 			var err error
 			if src, err = r.d.load(rel); err != nil {
-				r.skip(rel, err)
+				r.skip(rel, err, r.opts.Variants-v)
 				return
 			}
 		}
@@ -333,7 +334,7 @@ func (r *runner) image(ctx context.Context, rel string) {
 			if ctx.Err() != nil {
 				return
 			}
-			r.skip(rel, err)
+			r.skip(rel, err, r.opts.Variants-v)
 			return
 		}
 		if r.done(rec, true, false) != nil {
@@ -463,10 +464,12 @@ func (r *runner) done(rec Record, fresh, reused bool) error {
 	return nil
 }
 
-func (r *runner) skip(rel string, err error) {
+// skip records an image that failed, with the number of its variants not made.
+func (r *runner) skip(rel string, err error, unmade int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.skipped++
+	r.unmade += unmade
 	r.records = append(r.records, Record{Source: rel, Error: &RecordError{Code: darkroom.Code(err), Message: err.Error()}})
 	r.progress()
 }
@@ -475,7 +478,7 @@ func (r *runner) progress() {
 	if r.opts.Progress == nil {
 		return
 	}
-	p := Progress{Done: r.written + r.reused, Total: r.total, Reused: r.reused, Skipped: r.skipped}
+	p := Progress{Done: r.written + r.reused + r.unmade, Total: r.total, Reused: r.reused, Skipped: r.skipped}
 	if el := time.Since(r.start).Seconds(); el > 0 && r.written > 0 {
 		p.Rate = float64(r.written) / el
 		p.ETA = time.Duration(float64(r.total-p.Done) / p.Rate * float64(time.Second))

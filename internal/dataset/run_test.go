@@ -66,7 +66,19 @@ func TestOpen(t *testing.T) {
 // format, the manifest, and the images skipped with their codes.
 func TestRunOutputs(t *testing.T) {
 	in := mixedInput(t)
-	out, rep := run(t, in, Options{Recipe: "flip-bright", Seed: 7, Variants: 3, Augment: flipBright})
+	var progress []Progress
+	out, rep := run(t, in, Options{Recipe: "flip-bright", Seed: 7, Variants: 3, Augment: flipBright,
+		Progress: func(p Progress) { progress = append(progress, p) }})
+	// Calls come one at a time (the append above would race otherwise), Done only
+	// grows, and a skipped image's variants count as settled so the run ends at Total.
+	for i, p := range progress {
+		if p.Total != 60 || (i > 0 && p.Done < progress[i-1].Done) {
+			t.Fatalf("progress %d: %+v after %+v", i, p, progress[max(i-1, 0)])
+		}
+	}
+	if last := progress[len(progress)-1]; len(progress) != 52 || last.Done != 60 || last.Skipped != 4 {
+		t.Errorf("%d progress calls, last %+v; want 52 (48 variants, 4 skipped images) ending at 60 of 60", len(progress), last)
+	}
 
 	wantSkips := []Skip{
 		{"c/badlabel.png", darkroom.InvalidInput, "labels c/badlabel.txt: line 2: 3 fields, want class cx cy w h"},
