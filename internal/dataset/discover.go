@@ -72,6 +72,11 @@ type Dataset struct {
 //     are not read.
 //   - Masks: masks/<dir>/<stem>.png, the same size as the image.
 //
+// Symbolic links are not followed, files or folders: pass the fs.FS of an os.Root
+// (Root.FS) so that nothing outside the folder can be reached either way. An image
+// the COCO file does not name is augmented without labels and is not in the output
+// COCO file.
+//
 // Two images with the same stem in one folder (cat.jpg, cat.png) cannot tell their
 // labels or variants apart: both are refused (reported per image). A folder with two
 // COCO files, or a COCO or data.yaml file that cannot be read, is an error here.

@@ -15,8 +15,10 @@ import (
 	"image/color"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -31,7 +33,8 @@ import (
 // Job is one variant to make: the source image's bytes as they are on disk, its
 // path relative to the input folder (slash-separated), the variant index, the
 // variant's own seed (VariantSeed) and the source's labels in the neutral form.
-// An AugmentFunc must not keep Image or Labels after it returns.
+// Labels.Objects is the job's own copy; Image and Labels.Mask are shared by the
+// image's variants, so an AugmentFunc must not modify or keep them.
 type Job struct {
 	Source  string
 	Variant int
@@ -43,7 +46,9 @@ type Job struct {
 // Result is a made variant: the encoded image, its extension (".png"; empty keeps the
 // source's), the labels moved with it (objects in the same order as the job's, minus
 // any the transform dropped, each with its Attrs; the mask moved the same way and
-// non-nil when the job had one), and the sampled parameters as JSON.
+// non-nil when the job had one), and the sampled parameters as JSON. The variant's
+// size is read from the encoded image's header (Labels.Width and Height are not
+// used), and the labels are written normalised to it.
 type Result struct {
 	Image  []byte
 	Ext    string
@@ -345,9 +350,13 @@ func (r *runner) image(ctx context.Context, rel string) {
 
 func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, src *source) (Record, error) {
 	job := Job{Source: rel, Variant: v, Seed: seed, Image: src.data, Labels: src.labels}
-	res, err := r.opts.Augment(ctx, job)
+	job.Labels.Objects = cloneObjects(src.labels.Objects)
+	res, err := r.augment(ctx, job)
 	if err != nil {
 		return Record{}, err
+	}
+	if res.Ext != "" && !validExt.MatchString(res.Ext) {
+		return Record{}, darkroom.Errorf(darkroom.InternalError, "variant %d of %s: the augmentation gave the extension %q", v, rel, res.Ext)
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Image))
 	if err != nil {
@@ -427,6 +436,34 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	rec.Bytes, rec.SHA256 = ref.Bytes, ref.SHA256
 	return rec, nil
+}
+
+var validExt = regexp.MustCompile(`^\.[A-Za-z0-9]{1,10}$`)
+
+// augment calls the AugmentFunc; a panic in it is that image's internal_error, not
+// the end of the run (or of the server running it).
+func (r *runner) augment(ctx context.Context, job Job) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = darkroom.Errorf(darkroom.InternalError, "augment variant %d of %s: panic: %v", job.Variant, job.Source, p)
+		}
+	}()
+	return r.opts.Augment(ctx, job)
+}
+
+// cloneObjects gives each job its own objects, so an AugmentFunc that moves boxes in
+// place cannot change what the next variant starts from.
+func cloneObjects(objs []Object) []Object {
+	if objs == nil {
+		return nil
+	}
+	out := make([]Object, len(objs))
+	for i, o := range objs {
+		o.Keypoints = slices.Clone(o.Keypoints)
+		o.Attrs = maps.Clone(o.Attrs)
+		out[i] = o
+	}
+	return out
 }
 
 // done records a finished variant: appended to the journal (one write, fsynced)

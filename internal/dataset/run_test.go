@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -411,5 +412,58 @@ func TestShardOf(t *testing.T) {
 		if _, err := ParseShard(s); darkroom.Code(err) != darkroom.InvalidInput {
 			t.Errorf("ParseShard(%q) = %v, want invalid_input", s, err)
 		}
+	}
+}
+
+// TestRunSurvivesBadAugment: a panicking or misbehaving augmentation costs its image,
+// never the run, and one that moves boxes in place cannot shift the next variant's.
+func TestRunSurvivesBadAugment(t *testing.T) {
+	in := mixedInput(t)
+	var mu sync.Mutex
+	seen := map[string][]float64{}
+	aug := func(ctx context.Context, job Job) (Result, error) {
+		switch job.Source {
+		case "n/img03.png":
+			panic("boom")
+		case "n/img04.png":
+			return Result{Image: encode(t, "png", testImage(4, 4, 0)), Ext: "/../../x"}, nil
+		case "n/img05.png":
+			return Result{Image: []byte("not an image")}, nil
+		}
+		if len(job.Labels.Objects) > 0 {
+			mu.Lock()
+			seen[job.Source] = append(seen[job.Source], job.Labels.Objects[0].Box[0])
+			mu.Unlock()
+			job.Labels.Objects[0].Box[0] += 100
+		}
+		return flipBright(ctx, job)
+	}
+	_, rep := run(t, in, Options{Seed: 1, Variants: 3, Augment: aug})
+	got := map[string]string{}
+	for _, s := range rep.Skipped {
+		got[s.Source] = s.Code + ": " + s.Message
+	}
+	for src, want := range map[string]string{
+		"n/img03.png": "internal_error: augment variant 0 of n/img03.png: panic: boom",
+		"n/img04.png": `internal_error: variant 0 of n/img04.png: the augmentation gave the extension "/../../x"`,
+		"n/img05.png": "render_error: variant 0 of n/img05.png is not a readable image: image: unknown format",
+	} {
+		if got[src] != want {
+			t.Errorf("%s: skipped as %q, want %q", src, got[src], want)
+		}
+	}
+	if rep.Written != 48-9 {
+		t.Errorf("wrote %d variants, want the 39 of the images that did not fail", rep.Written)
+	}
+	for src, xs := range seen {
+		for _, x := range xs {
+			if x != xs[0] {
+				t.Errorf("%s: variants started from boxes at x0 = %v: one variant's change leaked into the next", src, xs)
+				break
+			}
+		}
+	}
+	if len(seen) < 5 {
+		t.Fatalf("only %d labelled images seen", len(seen))
 	}
 }
