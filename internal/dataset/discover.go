@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"image"
 	_ "image/gif" // the image formats a dataset may hold, for their headers
 	_ "image/jpeg"
@@ -85,7 +86,7 @@ func Open(fsys fs.FS) (*Dataset, error) {
 	var cocoFiles []string
 	err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			return darkroom.Wrap(darkroom.RenderError, err, "list %s", p)
+			return ioErr(err, "list %s", p)
 		}
 		if p == "." {
 			return nil
@@ -192,7 +193,7 @@ func (d *Dataset) readNames() error {
 func isCOCO(fsys fs.FS, p string) (bool, error) {
 	f, err := fsys.Open(p)
 	if err != nil {
-		return false, darkroom.Wrap(darkroom.RenderError, err, "open %s", p)
+		return false, ioErr(err, "open %s", p)
 	}
 	defer f.Close()
 	// A COCO file is an object with an "images" key; reading tokens up to that key
@@ -217,17 +218,37 @@ func isCOCO(fsys fs.FS, p string) (bool, error) {
 	return false, nil
 }
 
+// ioErr codes a failure to read an input file: not_found (it went away since the
+// listing), permission_error (the user may not read it), else unavailable (an I/O
+// error; retrying may succeed). The fs.FS's errors name paths relative to the folder.
+func ioErr(err error, format string, args ...any) *darkroom.Error {
+	code := darkroom.Unavailable
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code = darkroom.NotFound
+	case errors.Is(err, fs.ErrPermission):
+		code = darkroom.PermissionError
+	}
+	e := darkroom.Wrap(code, err, format, args...)
+	if len(args) > 0 {
+		if f, ok := args[0].(string); ok {
+			e.Details = map[string]any{"file": f}
+		}
+	}
+	return e
+}
+
 func stemOf(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
 
 func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, darkroom.Wrap(darkroom.RenderError, err, "open %s", name)
+		return nil, ioErr(err, "open %s", name)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, darkroom.Wrap(darkroom.RenderError, err, "read %s", name)
+		return nil, ioErr(err, "read %s", name)
 	}
 	if int64(len(data)) > limit {
 		e := darkroom.Errorf(darkroom.LimitExceeded, "%s is over %d bytes", name, limit)

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -465,5 +468,99 @@ func TestRunSurvivesBadAugment(t *testing.T) {
 	}
 	if len(seen) < 5 {
 		t.Fatalf("only %d labelled images seen", len(seen))
+	}
+}
+
+// countingFS counts opens per file and refuses the files in deny.
+type countingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	opens map[string]int
+	deny  map[string]bool
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[name]++
+	c.mu.Unlock()
+	if c.deny[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return c.FS.Open(name)
+}
+
+// TestOneImagePerWorker: each image is read once for all its variants, workers run
+// at once (the first three calls wait for each other, which only three concurrent
+// workers can satisfy), and never more images are in flight than workers. An
+// unreadable image or label file is skipped with permission_error.
+func TestOneImagePerWorker(t *testing.T) {
+	in := mixedInput(t)
+	cfs := &countingFS{FS: os.DirFS(in), opens: map[string]int{}, deny: map[string]bool{"n/img07.png": true, "n/img08.txt": true}}
+	d, err := Open(cfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 3
+	var most atomic.Int64
+	var mu sync.Mutex
+	active := map[string]int{} // source -> calls running
+	arrived := make(chan struct{}, workers)
+	all := make(chan struct{})
+	var calls atomic.Int64
+	aug := func(ctx context.Context, job Job) (Result, error) {
+		mu.Lock()
+		active[job.Source]++
+		if n := int64(len(active)); n > most.Load() {
+			most.Store(n)
+		}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if active[job.Source]--; active[job.Source] == 0 {
+				delete(active, job.Source)
+			}
+			mu.Unlock()
+		}()
+		if n := calls.Add(1); n <= workers {
+			arrived <- struct{}{}
+			if n == workers {
+				close(all)
+			}
+			select {
+			case <-all:
+			case <-time.After(time.Minute):
+				return Result{}, fmt.Errorf("only %d workers ran at once", len(arrived))
+			}
+		}
+		return flipBright(ctx, job)
+	}
+	rep, err := Run(context.Background(), d, openRoot(t, filepath.Join(t.TempDir(), "out")), Options{Variants: 3, Workers: workers, Augment: aug})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most.Load() > workers {
+		t.Errorf("%d images in flight with %d workers", most.Load(), workers)
+	}
+	for _, s := range rep.Skipped {
+		if strings.Contains(s.Message, "workers ran at once") {
+			t.Fatal(s.Message)
+		}
+	}
+	for _, img := range d.Images {
+		if n := cfs.opens[img]; n > 1 {
+			t.Errorf("%s opened %d times for 3 variants, want once", img, n)
+		}
+	}
+	got := map[string]string{}
+	for _, s := range rep.Skipped {
+		got[s.Source] = s.Code + ": " + s.Message
+	}
+	for src, want := range map[string]string{
+		"n/img07.png": "permission_error: open n/img07.png: open n/img07.png: permission denied",
+		"n/img08.png": "permission_error: open n/img08.txt: open n/img08.txt: permission denied",
+	} {
+		if got[src] != want {
+			t.Errorf("%s: skipped as %q, want %q", src, got[src], want)
+		}
 	}
 }
