@@ -201,8 +201,10 @@ func OutputName(rel string, v int, ext string) string {
 // package documentation for the layout, the journal and how a rerun resumes.
 //
 // Returns invalid_input for bad options, state_error when out holds a run with
-// another recipe, seed or variant count, and the context's error (coded
-// unavailable) when ctx ends first; the journal then holds every variant finished.
+// another recipe, seed or variant count, unavailable when an output file or the
+// journal cannot be written (the run stops: the next image would fail the same way),
+// and the context's error (coded unavailable) when ctx ends first. After either
+// stop the journal holds every variant finished, and a rerun resumes.
 // An image that cannot be read or augmented is skipped and listed in the report and
 // the manifest.
 func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, error) {
@@ -245,9 +247,12 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 			images = append(images, p)
 		}
 	}
+	parent := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	r := &runner{
 		d: d, out: out, opts: opts, info: &info, prev: prev, journal: journal,
-		total: len(images) * opts.Variants, start: time.Now(),
+		total: len(images) * opts.Variants, start: time.Now(), stop: stop,
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -272,9 +277,6 @@ feed:
 	}
 	close(work)
 	wg.Wait()
-	if r.journalErr != nil {
-		return nil, r.journalErr
-	}
 	rep := &Report{Images: len(images), Total: r.total, Written: r.written, Reused: r.reused, Manifest: ManifestName(opts.Shard)}
 	for _, rec := range r.records {
 		if rec.Error != nil {
@@ -282,7 +284,10 @@ feed:
 		}
 	}
 	slices.SortFunc(rep.Skipped, func(a, b Skip) int { return strings.Compare(a.Source, b.Source) })
-	if err := ctx.Err(); err != nil {
+	if r.fatal != nil {
+		return rep, r.fatal
+	}
+	if err := parent.Err(); err != nil {
 		return rep, darkroom.Wrap(darkroom.Unavailable, err, "augment dataset stopped after %d of %d variants; rerun to resume", r.written+r.reused, r.total)
 	}
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
@@ -300,14 +305,15 @@ type runner struct {
 	journal *os.File
 	total   int
 	start   time.Time
+	stop    context.CancelFunc
 
-	mu         sync.Mutex
-	records    []Record
-	written    int
-	reused     int
-	skipped    int
-	unmade     int // variants of skipped images
-	journalErr error
+	mu      sync.Mutex
+	records []Record
+	written int
+	reused  int
+	skipped int
+	unmade  int // variants of skipped images
+	fatal   error
 }
 
 type recordKey struct {
@@ -335,6 +341,13 @@ func (r *runner) image(ctx context.Context, rel string) {
 			}
 		}
 		rec, err := r.variant(ctx, rel, v, seed, src)
+		var oe *outputError
+		if errors.As(err, &oe) {
+			r.mu.Lock()
+			r.failLocked(oe.err)
+			r.mu.Unlock()
+			return
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -426,13 +439,13 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	for _, f := range files {
 		ref, err := writeFile(r.out, f.name, f.data)
 		if err != nil {
-			return Record{}, err
+			return Record{}, &outputError{err}
 		}
 		rec.Labels = append(rec.Labels, ref)
 	}
 	ref, err := writeFile(r.out, rec.Output, res.Image)
 	if err != nil {
-		return Record{}, err
+		return Record{}, &outputError{err}
 	}
 	rec.Bytes, rec.SHA256 = ref.Bytes, ref.SHA256
 	return rec, nil
@@ -480,16 +493,14 @@ func (r *runner) done(rec Record, fresh, reused bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if line != nil {
-		if r.journalErr != nil {
-			return r.journalErr
+		if r.fatal != nil {
+			return r.fatal
 		}
 		if _, err := r.journal.Write(line); err != nil {
-			r.journalErr = darkroom.Wrap(darkroom.Unavailable, err, "append to %s", JournalName(r.opts.Shard))
-			return r.journalErr
+			return r.failLocked(darkroom.Wrap(darkroom.Unavailable, err, "append to %s", JournalName(r.opts.Shard)))
 		}
 		if err := r.journal.Sync(); err != nil {
-			r.journalErr = darkroom.Wrap(darkroom.Unavailable, err, "sync %s", JournalName(r.opts.Shard))
-			return r.journalErr
+			return r.failLocked(darkroom.Wrap(darkroom.Unavailable, err, "sync %s", JournalName(r.opts.Shard)))
 		}
 		r.written++
 	}
@@ -499,6 +510,21 @@ func (r *runner) done(rec Record, fresh, reused bool) error {
 	r.records = append(r.records, rec)
 	r.progress()
 	return nil
+}
+
+// outputError is a failure to write the output: not the image's fault, and the next
+// image would fail the same way (a full disk, a read-only folder), so it ends the run.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+
+// failLocked ends the run with err (the first one wins); r.mu is held.
+func (r *runner) failLocked(err error) error {
+	if r.fatal == nil {
+		r.fatal = err
+	}
+	r.stop()
+	return r.fatal
 }
 
 // skip records an image that failed, with the number of its variants not made.

@@ -564,3 +564,40 @@ func TestOneImagePerWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFailureStopsRun: an output that cannot be written is no image's fault and
+// would fail again for the next image: the run stops with unavailable, keeps its
+// journal, and the rerun finishes it as if nothing had happened.
+func TestOutputFailureStopsRun(t *testing.T) {
+	in := mixedInput(t)
+	opts := Options{Recipe: "r", Seed: 9, Variants: 2, Workers: 2, Augment: flipBright}
+	clean, _ := run(t, in, opts)
+
+	out := filepath.Join(t.TempDir(), "out")
+	// A folder where a variant's file must go: the rename over it fails.
+	if err := os.MkdirAll(filepath.Join(out, "n/img05_v1.png/x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), openDataset(t, in), openRoot(t, out), opts)
+	if darkroom.Code(err) != darkroom.Unavailable || !strings.HasPrefix(err.Error(), "write n/img05_v1.png: ") {
+		t.Fatalf("Run with an unwritable output: %v, want unavailable naming n/img05_v1.png", err)
+	}
+	if strings.Contains(err.Error(), out) {
+		t.Errorf("the error shows the output's absolute path: %v", err)
+	}
+	if rep.Written == 0 || rep.Written == 32 || len(rep.Skipped) != 4 {
+		t.Errorf("report after the failure: %d written, %d skipped; want some of 32 written and only the 4 bad images skipped", rep.Written, len(rep.Skipped))
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a stopped run wrote the final manifest")
+	}
+	if err := os.RemoveAll(filepath.Join(out, "n/img05_v1.png")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), openDataset(t, in), openRoot(t, out), opts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(readTree(t, clean), readTree(t, out)); diff != "" {
+		t.Errorf("clean vs stopped and rerun (-clean +rerun):\n%s", diff)
+	}
+}
