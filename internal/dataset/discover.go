@@ -262,6 +262,7 @@ func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 type source struct {
 	data   []byte
 	labels Labels
+	kdim   int // numbers per YOLO keypoint in the label file, to write them back alike
 }
 
 // load reads an image and its labels. Any error is the image's own (coded), to be
@@ -284,13 +285,14 @@ func (d *Dataset) load(rel string) (*source, error) {
 		return nil, darkroom.Errorf(darkroom.RenderError, "%s has no pixels", rel)
 	}
 	s := &source{data: data, labels: Labels{Width: cfg.Width, Height: cfg.Height}}
-	if err := d.readLabels(rel, &s.labels); err != nil {
+	if err := d.readLabels(rel, s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (d *Dataset) readLabels(rel string, l *Labels) error {
+func (d *Dataset) readLabels(rel string, s *source) error {
+	l := &s.labels
 	stem := stemOf(rel)
 	w, h := l.Width, l.Height
 	if d.coco != nil {
@@ -314,6 +316,7 @@ func (d *Dataset) readLabels(rel string, l *Labels) error {
 			if err != nil {
 				return err
 			}
+			s.kdim = yoloKeypointDim(data, d.info.KeypointDim)
 			for i := range objs {
 				if c := objs[i].Class; c < len(d.info.Classes) {
 					objs[i].Name = d.info.Classes[c]
@@ -347,6 +350,24 @@ func (d *Dataset) readLabels(rel string, l *Labels) error {
 		}
 	}
 	return nil
+}
+
+// yoloKeypointDim is the number of values per keypoint ParseYOLO read: the dataset's
+// (data.yaml kpt_shape) or, when it has none, the guess ParseYOLO made on the first
+// line with keypoints.
+func yoloKeypointDim(data []byte, kdim int) int {
+	if kdim != 0 {
+		return kdim
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if n := len(strings.Fields(line)) - 5; n > 0 {
+			if n%3 == 0 {
+				return 3
+			}
+			return 2
+		}
+	}
+	return 3
 }
 
 // vocClass is the index of a VOC object name in the classes.txt names when there

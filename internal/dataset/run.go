@@ -401,11 +401,7 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	switch stem := stemOf(rec.Output); job.Labels.Format {
 	case FormatYOLO:
-		kdim := 3
-		if r.info.KeypointDim == 2 {
-			kdim = 2
-		}
-		add(stem+".txt", FormatYOLOFile(objs, cfg.Width, cfg.Height, kdim))
+		add(stem+".txt", FormatYOLOFile(objs, cfg.Width, cfg.Height, src.kdim))
 	case FormatVOC:
 		depth := 3
 		if cfg.ColorModel == color.GrayModel || cfg.ColorModel == color.Gray16Model {

@@ -601,3 +601,36 @@ func TestOutputFailureStopsRun(t *testing.T) {
 		t.Errorf("clean vs stopped and rerun (-clean +rerun):\n%s", diff)
 	}
 }
+
+// TestYOLOKeypointsThroughRun: YOLO-pose keypoints move with the image and are
+// written back with as many numbers each as the input had.
+func TestYOLOKeypointsThroughRun(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{
+		"pairs.png":   encode(t, "png", testImage(40, 20, 1)),
+		"pairs.txt":   []byte("0 0.5 0.5 0.5 0.5 0.25 0.5 0.75 0.25\n"),
+		"triples.png": encode(t, "png", testImage(40, 20, 2)),
+		"triples.txt": []byte("1 0.5 0.5 0.5 0.5 0.25 0.5 2 0.75 0.25 1\n"),
+	})
+	out, _ := run(t, dir, Options{Seed: 2, Variants: 2, Augment: flipBright})
+	recs := readManifest(t, filepath.Join(out, "manifest.jsonl"))
+	for _, r := range recs {
+		var p struct {
+			Flip bool `json:"flip"`
+		}
+		json.Unmarshal(r.Params, &p)
+		data, _ := os.ReadFile(filepath.Join(out, r.Labels[0].Path))
+		want := map[bool]map[string]string{
+			false: {"pairs.png": "0 0.500000 0.500000 0.500000 0.500000 0.250000 0.500000 0.750000 0.250000\n",
+				"triples.png": "1 0.500000 0.500000 0.500000 0.500000 0.250000 0.500000 2 0.750000 0.250000 1\n"},
+			true: {"pairs.png": "0 0.500000 0.500000 0.500000 0.500000 0.750000 0.500000 0.250000 0.250000\n",
+				"triples.png": "1 0.500000 0.500000 0.500000 0.500000 0.750000 0.500000 2 0.250000 0.250000 1\n"},
+		}[p.Flip][r.Source]
+		if string(data) != want {
+			t.Errorf("%s (flip %v): %q, want %q", r.Labels[0].Path, p.Flip, data, want)
+		}
+	}
+	if len(recs) != 4 {
+		t.Errorf("%d records, want 4", len(recs))
+	}
+}
