@@ -60,7 +60,8 @@
 //	                             info and licenses
 //	classes.txt, data.yaml       copied verbatim from the input when present
 //	<dir>/<stem>_v<v><ext>       variant v (ext from the AugmentFunc, or the source's)
-//	<dir>/<stem>_v<v>.txt        its YOLO labels, normalised to the variant's size
+//	<dir>/<stem>_v<v>.txt        its YOLO labels, normalised to the variant's size,
+//	                             keypoints with as many numbers as the input's
 //	<dir>/<stem>_v<v>.xml        its VOC labels, naming the variant's file and size
 //	masks/<dir>/<stem>_v<v>.png  its mask
 //	<coco file name>             the COCO file of all variants (unsharded runs and Merge)
@@ -87,7 +88,10 @@
 // fsync it. So every journal line is a complete record of files fully written, and
 // memory holds one source image (and one variant) per worker. When ctx ends, workers
 // stop before their next variant; the journal stays and no manifest is written. A
-// crash can leave a torn last journal line, which the next run cuts off.
+// failure to write the output (a full disk) stops the run the same way, with
+// unavailable: it is no image's fault and the next image would fail alike. A crash
+// can leave a torn last journal line, which the next run cuts off. An AugmentFunc
+// that panics costs its image (internal_error), not the run.
 //
 // A rerun into the same folder reads the manifest and the journal of its shard and
 // reuses a variant whose record has the seed it would get and whose files all exist
