@@ -43,7 +43,8 @@ func readManifest(t *testing.T, name string) []Record {
 }
 
 func TestOpen(t *testing.T) {
-	d := openDataset(t, mixedInput(t))
+	in := mixedInput(t)
+	d := openDataset(t, in)
 	want := []string{"a/cat.png", "a/dog.jpg", "b/bird.png", "b/fish.png", "c/badlabel.png", "c/broken.png", "d/twin.jpg", "d/twin.png", "e/anim.gif", "e/scan.tif"}
 	for i := range 10 {
 		want = append(want, "n/img0"+string(rune('0'+i))+".png")
@@ -54,12 +55,24 @@ func TestOpen(t *testing.T) {
 	if diff := cmp.Diff([]string{"cat", "dog"}, d.info.Classes); diff != "" {
 		t.Errorf("classes (-want +got):\n%s", diff)
 	}
+	// What the server passes: the FS of an os.Root, through which a symbolic link
+	// cannot lead out; links are not followed at all.
+	if err := os.Symlink(filepath.Join(in, "a"), filepath.Join(in, "n", "link")); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(openRoot(t, in).FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, rd.Images); diff != "" {
+		t.Errorf("images through os.Root (-want +got):\n%s", diff)
+	}
 
 	// Two COCO files leave the labels of every image ambiguous.
 	dir := cocoInputDir(t)
 	data, _ := os.ReadFile(filepath.Join(dir, "annotations.json"))
 	writeTree(t, dir, map[string][]byte{"more.json": data, "unrelated.json": []byte(`{"a": [1, 2], "b": {}}`)})
-	_, err := Open(os.DirFS(dir))
+	_, err = Open(os.DirFS(dir))
 	if darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "2 COCO files (annotations.json, more.json)") {
 		t.Errorf("two COCO files: got %v", err)
 	}
