@@ -290,6 +290,9 @@ feed:
 	if err := parent.Err(); err != nil {
 		return rep, darkroom.Wrap(darkroom.Unavailable, err, "augment dataset stopped after %d of %d variants; rerun to resume", r.written+r.reused, r.total)
 	}
+	// Closed (and unlocked) before finish removes it: Windows cannot remove an open
+	// file.
+	journal.Close()
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
 		return rep, err
 	}
@@ -601,12 +604,23 @@ func previousRecords(out *os.Root, s Shard) (map[recordKey]Record, error) {
 	return recs, nil
 }
 
-// openJournal opens the journal for appending, first cutting off a torn last line
-// (a crash mid-write) so that the next line starts on a line of its own.
+// openJournal opens and locks the journal for appending, first cutting off a torn
+// last line (a crash mid-write) so that the next line starts on a line of its own.
 func openJournal(out *os.Root, name string) (*os.File, error) {
 	f, err := out.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.Unavailable, err, "open %s", name)
+	}
+	// Two runs of one shard into one folder (a scheduler starting a replacement
+	// while the first still runs) would write the journal over each other.
+	if ok, err := tryLock(f); err != nil || !ok {
+		f.Close()
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.Unavailable, err, "lock %s", name)
+		}
+		e := darkroom.Errorf(darkroom.StateError, "another run is writing this output (%s is locked); wait for it or stop it", name)
+		e.Details = map[string]any{"file": name}
+		return nil, e
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {

@@ -647,3 +647,30 @@ func TestYOLOKeypointsThroughRun(t *testing.T) {
 		t.Errorf("%d records, want 4", len(recs))
 	}
 }
+
+// TestRunLocked: a second run of the same shard into the same folder is refused
+// while the first holds the journal, and other shards are not held up by it.
+func TestRunLocked(t *testing.T) {
+	in := mixedInput(t)
+	out := filepath.Join(t.TempDir(), "out")
+	root := openRoot(t, out)
+	held, err := openJournal(root, JournalName(Shard{0, 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	opts := Options{Seed: 1, Variants: 1, Shard: Shard{0, 2}, Augment: flipBright}
+	_, err = Run(context.Background(), openDataset(t, in), openRoot(t, out), opts)
+	if darkroom.Code(err) != darkroom.StateError || !strings.Contains(err.Error(), "another run is writing this output (manifest.shard-0-of-2.partial.jsonl is locked)") {
+		t.Errorf("second run of shard 0/2: %v, want state_error naming the locked journal", err)
+	}
+	opts.Shard = Shard{1, 2}
+	if _, err := Run(context.Background(), openDataset(t, in), openRoot(t, out), opts); err != nil {
+		t.Errorf("shard 1/2 beside a running shard 0/2: %v", err)
+	}
+	held.Close()
+	opts.Shard = Shard{0, 2}
+	if _, err := Run(context.Background(), openDataset(t, in), openRoot(t, out), opts); err != nil {
+		t.Errorf("shard 0/2 once the first run let go: %v", err)
+	}
+}
