@@ -180,6 +180,13 @@ func ParseClassesTxt(data []byte) []string {
 // ParseDataYAML reads the class names and keypoint shape of an Ultralytics data.yaml:
 // names is a list or a map from index to name; kpt_shape is [count, dim].
 func ParseDataYAML(name string, data []byte) (names []string, kdim int, err error) {
+	// cuelang.org/go v0.17.1's YAML decoder panics on some malformed input ("\r\r0",
+	// found by FuzzLabels): a bad data.yaml is the user's error, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			names, kdim, err = nil, 0, labelErr(name, "not YAML (the decoder failed: %v)", p)
+		}
+	}()
 	f, err := yaml.Extract(name, data)
 	if err != nil {
 		return nil, 0, labelErr(name, "not YAML: %v", firstLine(err.Error()))

@@ -93,6 +93,7 @@ func TestDataYAML(t *testing.T) {
 		{"names: 3\n", nil, 0, "names: want a list or a map"},
 		{"kpt_shape: [17, 4]\n", nil, 0, "kpt_shape: dimension 4 is not 2 or 3"},
 		{"names: [a\n", nil, 0, "labels data.yaml: not YAML"},
+		{"\r\r0", nil, 0, "labels data.yaml: not YAML"}, // panics cue's decoder
 	} {
 		names, kdim, err := ParseDataYAML("data.yaml", []byte(tc.in))
 		if tc.err != "" {
