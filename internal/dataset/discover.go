@@ -165,6 +165,10 @@ func Open(fsys fs.FS) (*Dataset, error) {
 	return d, nil
 }
 
+// Info is what the dataset's output will share (darkroom-dataset.json), before a
+// run adds its recipe, seed and variant count.
+func (d *Dataset) Info() Info { return d.info }
+
 // readNames reads the YOLO class names and, for VOC, numbers the object names in
 // order of first appearance over all images (not only a shard's), so every shard
 // agrees.

@@ -78,7 +78,8 @@
 // The COCO file is made from the sorted records alone (image ids 1..n in manifest
 // order, annotation ids 1..m), so it too does not depend on timing, and Merge can
 // write it from shard manifests. COCO segmentation polygons are not carried: they
-// would be wrong after geometry. Boxes, keypoints, iscrowd and the categories are.
+// would be wrong after geometry. Boxes, keypoints, iscrowd and the categories are;
+// area becomes the moved box's.
 //
 // # Journal, cancellation and resume
 //
