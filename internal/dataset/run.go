@@ -436,13 +436,13 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	// Labels first, the image last: a variant whose image exists has its labels.
 	for _, f := range files {
-		ref, err := writeFile(r.out, f.name, f.data)
+		ref, err := writeVariantFile(r.out, f.name, f.data)
 		if err != nil {
 			return Record{}, &outputError{err}
 		}
 		rec.Labels = append(rec.Labels, ref)
 	}
-	ref, err := writeFile(r.out, rec.Output, res.Image)
+	ref, err := writeVariantFile(r.out, rec.Output, res.Image)
 	if err != nil {
 		return Record{}, &outputError{err}
 	}
@@ -711,6 +711,19 @@ var tmpCounter atomic.Uint64
 // renamed over name, and the folder fsynced. The temporary name is unique per
 // process and call, so shards sharing an output folder never write the same one.
 func writeFile(out *os.Root, name string, data []byte) (FileRef, error) {
+	return writeAtomic(out, name, data, true)
+}
+
+// writeVariantFile is writeFile without the folder's fsync, which cost a variant
+// about as much as the rest of its writing together. It is not needed: after a
+// power loss the journal may name a file whose rename was lost, but a rerun reuses
+// a record only after finding each of its files with the recorded SHA-256, and
+// makes the variant again otherwise. finish fsyncs the manifest's folder.
+func writeVariantFile(out *os.Root, name string, data []byte) (FileRef, error) {
+	return writeAtomic(out, name, data, false)
+}
+
+func writeAtomic(out *os.Root, name string, data []byte, syncFolder bool) (FileRef, error) {
 	dir := path.Dir(name)
 	if err := out.MkdirAll(dir, 0o755); err != nil {
 		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "create folder %s", dir)
@@ -730,7 +743,7 @@ func writeFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	if err == nil {
 		err = out.Rename(tmp, name)
 	}
-	if err == nil {
+	if err == nil && syncFolder {
 		err = syncDir(out, dir)
 	}
 	if err != nil {
