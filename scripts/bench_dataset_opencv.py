@@ -137,7 +137,8 @@ def main():
                          "(default ../shared/testdata/photos)")
     ap.add_argument("--count", type=int, default=48, help="images to prepare (default 48)")
     ap.add_argument("--variants", type=int, default=1, help="variants per image (default 1)")
-    ap.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    ap.add_argument("--workers", type=int, default=cores,
                     help="worker processes (default: the cores this process may use)")
     ap.add_argument("--runs", type=int, default=3, help="timed runs (default 3)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
