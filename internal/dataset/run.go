@@ -577,12 +577,17 @@ func hashFile(out *os.Root, name string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// previousRecords reads what an earlier run of this shard left: its manifest and
-// its journal (later lines win). Unreadable or torn lines are ignored: they name
-// nothing the rerun can trust, and the rerun makes those variants again.
+// previousRecords reads what earlier runs left: for a shard, the merged manifest
+// first; then the shard's own manifest and journal (later lines win). Unreadable or
+// torn lines are ignored: they name nothing the rerun can trust, and the rerun makes
+// those variants again. Records are only candidates: each is verified before reuse.
 func previousRecords(out *os.Root, s Shard) (map[recordKey]Record, error) {
 	recs := map[recordKey]Record{}
-	for _, name := range []string{ManifestName(s), JournalName(s)} {
+	names := []string{ManifestName(s), JournalName(s)}
+	if s.Count > 1 {
+		names = append([]string{ManifestName(Shard{})}, names...)
+	}
+	for _, name := range names {
 		f, err := out.Open(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

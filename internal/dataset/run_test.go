@@ -246,6 +246,18 @@ func TestShardsMerge(t *testing.T) {
 			if err := Merge(openRoot(t, sharded), names...); err != nil {
 				t.Fatal(err)
 			}
+			// A shard rerun after the merge finds its variants in the merged
+			// manifest even without its own.
+			os.Remove(filepath.Join(sharded, names[1]))
+			o := opts
+			o.Shard = Shard{1, 3}
+			o.Augment = func(ctx context.Context, job Job) (Result, error) {
+				t.Errorf("shard 1 rerun after the merge made %s v%d again", job.Source, job.Variant)
+				return flipBright(ctx, job)
+			}
+			if _, err := Run(context.Background(), openDataset(t, in), openRoot(t, sharded), o); err != nil {
+				t.Fatal(err)
+			}
 			got := readTree(t, sharded)
 			for _, n := range names {
 				if got[n] == "" {
