@@ -94,8 +94,8 @@
 // can leave a torn last journal line, which the next run cuts off. An AugmentFunc
 // that panics costs its image (internal_error), not the run.
 //
-// A rerun into the same folder reads the manifest and the journal of its shard and
-// reuses a variant whose record has the seed it would get and whose files all exist
+// A rerun into the same folder reads the manifest and the journal of its shard (and,
+// for a shard, the merged manifest) and reuses a variant whose record has the seed it would get and whose files all exist
 // with the recorded size and SHA-256 (every reused file is hashed again); it makes the
 // rest. Because nothing is reused unchecked, the variants' folders are not fsynced
 // after each rename (that halved the runner's own cost per variant): a power loss
