@@ -1,0 +1,142 @@
+package contract
+
+import (
+	"strings"
+	"testing"
+
+	"darkroom"
+)
+
+// Every tool is reachable by some grant, and the grants mean what their names say:
+// read and validate change nothing, only admin calls destructive tools, and the
+// order runs from least to most (each grant's tools are also admin's).
+func TestGrantsCoverTheTools(t *testing.T) {
+	c := loadTestContract(t)
+	gs, err := c.Grants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	byName := map[string]Grant{}
+	for _, g := range gs {
+		names = append(names, g.Name)
+		byName[g.Name] = g
+	}
+	if got, want := strings.Join(names, " "), "read validate augment edit admin"; got != want {
+		t.Fatalf("grant order %q, want %q", got, want)
+	}
+	for _, tool := range c.Tools {
+		a := tool.Annotations
+		var allowed []string
+		for _, g := range gs {
+			if g.Allows(tool.Group, a.ReadOnly, a.Destructive) {
+				allowed = append(allowed, g.Name)
+			}
+		}
+		if len(allowed) == 0 || allowed[len(allowed)-1] != "admin" {
+			t.Errorf("%s (group %s): allowed by %v, want at least admin", tool.Name, tool.Group, allowed)
+		}
+		for _, g := range allowed {
+			if !a.ReadOnly && (g == "read" || g == "validate") {
+				t.Errorf("%s changes something but the %s grant allows it", tool.Name, g)
+			}
+			if a.Destructive && g != "admin" {
+				t.Errorf("%s is destructive but the %s grant allows it", tool.Name, g)
+			}
+		}
+	}
+	// The tools an editor needs are the editor's.
+	for tool, grant := range map[string]string{"apply_primitive": "edit", "export_final": "edit", "render_preview": "read", "get_contract": "validate"} {
+		tl, ok := c.Tool(tool)
+		if !ok {
+			t.Fatalf("no tool %s", tool)
+		}
+		if !byName[grant].Allows(tl.Group, tl.Annotations.ReadOnly, tl.Annotations.Destructive) {
+			t.Errorf("the %s grant does not allow %s", grant, tool)
+		}
+	}
+}
+
+func TestGrantAllows(t *testing.T) {
+	g := Grant{Groups: []string{"edit", "render"}, ReadOnlyOnly: true}
+	for _, tc := range []struct {
+		group                 string
+		readOnly, destructive bool
+		want                  bool
+	}{
+		{"render", true, false, true},
+		{"render", false, false, false}, // read-only grant, mutating tool
+		{"history", true, false, false}, // group not granted
+	} {
+		if got := g.Allows(tc.group, tc.readOnly, tc.destructive); got != tc.want {
+			t.Errorf("Allows(%s, readOnly %v) = %v, want %v", tc.group, tc.readOnly, got, tc.want)
+		}
+	}
+	g = Grant{Groups: []string{"context"}}
+	if g.Allows("context", false, true) {
+		t.Error("a grant without destructive allows a destructive tool")
+	}
+	g.Destructive = true
+	if !g.Allows("context", false, true) {
+		t.Error("a destructive grant refuses a destructive tool")
+	}
+}
+
+// Export and batch tools get longer than the default; every tool has a limit.
+func TestTimeLimits(t *testing.T) {
+	c := loadTestContract(t)
+	tl, err := c.TimeLimits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Default <= 0 {
+		t.Fatalf("default time limit %v", tl.Default)
+	}
+	for _, name := range []string{"export_final", "propagate_state"} {
+		tool, _ := c.Tool(name)
+		if got := tl.For(name, tool.Group); got <= tl.Default {
+			t.Errorf("%s: time limit %v, not above the default %v", name, got, tl.Default)
+		}
+	}
+	if got := tl.For("render_preview", "render"); got != tl.Default {
+		t.Errorf("render_preview: time limit %v, want the default %v", got, tl.Default)
+	}
+	if got := tl.For("any_augment_tool", "augment"); got != tl.Groups["augment"] || got <= tl.Default {
+		t.Errorf("an augment tool: time limit %v, want the group's %v above the default", got, tl.Groups["augment"])
+	}
+	for name := range tl.Tools {
+		if _, ok := c.Tool(name); !ok {
+			t.Errorf("time_limits names %s, which is not a tool", name)
+		}
+	}
+}
+
+// The default limits pass their own bounds and fit the transport: a principal may
+// not be allowed a request body the stdio framing would refuse anyway.
+func TestLimitDefaults(t *testing.T) {
+	c := loadTestContract(t)
+	l, err := c.LimitDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckLimits(l); err != nil {
+		t.Fatalf("defaults fail #Limits: %v", err)
+	}
+	if l.MaxInputBytes > MaxArgumentBytes {
+		t.Errorf("max_input_bytes %d above MaxArgumentBytes %d", l.MaxInputBytes, MaxArgumentBytes)
+	}
+	if l.RequestsPerMinute < 1 || l.Burst < 1 || l.ConcurrentCalls < 1 {
+		t.Errorf("defaults %+v allow nothing", l)
+	}
+	bad := l
+	bad.ConcurrentCalls = 0
+	err = c.CheckLimits(bad)
+	if darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "concurrent_calls") {
+		t.Errorf("concurrent_calls 0: %v, want invalid_input naming concurrent_calls", err)
+	}
+	bad = l
+	bad.MaxInputBytes = 1 << 30
+	if err := c.CheckLimits(bad); darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "max_input_bytes") {
+		t.Errorf("max_input_bytes 1 GiB: %v, want invalid_input naming max_input_bytes", err)
+	}
+}
