@@ -2,10 +2,14 @@ package contract
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"cuelang.org/go/cue"
+
+	"darkroom"
 )
 
 // Grant is what one grant allows (contracts/grants.cue): the tools of Groups, only
@@ -121,4 +125,26 @@ func (c *Contract) TimeLimits() (TimeLimits, error) {
 		t.Tools[n] = ms(v)
 	}
 	return t, nil
+}
+
+// CheckName checks s against #Name (snake_case), the names of tokens and
+// workspaces as of tools, entries and packs. Errors are invalid_input.
+func (c *Contract) CheckName(field, s string) error {
+	raw, err := json.Marshal(map[string]string{field: s})
+	if err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	c.mu.Lock()
+	name := c.Value.LookupPath(cue.MakePath(cue.Def("Name")))
+	schema := c.Value.Context().CompileString("{}").FillPath(cue.MakePath(cue.Str(field)), name)
+	c.mu.Unlock()
+	if _, err = c.CheckValue(schema, field, raw); err != nil {
+		var e *darkroom.Error
+		if errors.As(err, &e) {
+			// The field's message names the field already.
+			e.Message = strings.TrimPrefix(e.Message, field+": ")
+		}
+		return err
+	}
+	return nil
 }

@@ -140,3 +140,24 @@ func TestLimitDefaults(t *testing.T) {
 		t.Errorf("max_input_bytes 1 GiB: %v, want invalid_input naming max_input_bytes", err)
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	c := loadTestContract(t)
+	if err := c.CheckName("workspace", "team_a"); err != nil {
+		t.Errorf("team_a: %v", err)
+	}
+	for _, bad := range []string{"", "../etc", "Team", "a/b", "a b"} {
+		err := c.CheckName("workspace", bad)
+		if darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "workspace") {
+			t.Errorf("%q: %v, want invalid_input naming workspace", bad, err)
+		}
+	}
+}
+
+func TestCheckNameMessage(t *testing.T) {
+	c := loadTestContract(t)
+	err := c.CheckName("workspace", "../etc")
+	if want := `workspace: "../etc" does not match "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -1,0 +1,191 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestMetadataURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://photos.example/mcp":   "https://photos.example/.well-known/oauth-protected-resource/mcp",
+		"https://photos.example/mcp/":  "https://photos.example/.well-known/oauth-protected-resource/mcp",
+		"http://127.0.0.1:8080":        "http://127.0.0.1:8080/.well-known/oauth-protected-resource",
+		"https://photos.example/a/mcp": "https://photos.example/.well-known/oauth-protected-resource/a/mcp",
+	} {
+		got, err := MetadataURL(in)
+		if err != nil || got != want {
+			t.Errorf("MetadataURL(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"/mcp", "https://photos.example/mcp?x=1", "https://photos.example/mcp#f"} {
+		if _, err := MetadataURL(bad); err == nil {
+			t.Errorf("MetadataURL(%s) passed", bad)
+		}
+	}
+}
+
+// Through the go-sdk's middleware: no token or a wrong one is 401 with the
+// WWW-Authenticate an MCP client follows to the metadata; a file token and a JWT both
+// reach the handler with their principal.
+func TestMiddleware(t *testing.T) {
+	p := testPolicy(t)
+	s, _ := Load(filepath.Join(t.TempDir(), "tokens.json"), p, nil)
+	tok, err := s.Add("alice", []string{"edit"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newTestKeys(t)
+	jv := testVerifier(t, k)
+	// The middleware checks exp against the wall clock; give the JWT one in the future.
+	now := time.Now()
+	jv.Now = func() time.Time { return now }
+	jwt := k.sign(t, "ES256", "e1", with(goodClaims(), "exp", now.Add(time.Hour).Unix()))
+
+	mw, err := Middleware(Verifier(s, jv), testResource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	md, mdh := p.Metadata(testResource, []string{testIssuer})
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", mdh)
+	mux.Handle("/mcp", mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pr, ok := FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context()))
+		if !ok {
+			http.Error(w, "no principal", 500)
+			return
+		}
+		io.WriteString(w, pr.UserID+" "+strings.Join(pr.Grants, ","))
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	get := func(auth string) (int, string, string) {
+		req, _ := http.NewRequest("GET", srv.URL+"/mcp", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), strings.TrimSpace(string(b))
+	}
+	wantChallenge := `Bearer resource_metadata="https://photos.example/.well-known/oauth-protected-resource/mcp"`
+	for _, a := range []string{"", "Bearer", "Basic " + tok, "Bearer " + tok + "x", "Bearer " + jwt[:len(jwt)-4] + "AAAA"} {
+		code, challenge, body := get(a)
+		if code != http.StatusUnauthorized || challenge != wantChallenge {
+			t.Errorf("Authorization %.12q: %d %q, want 401 with %s", a, code, challenge, wantChallenge)
+		}
+		if strings.Contains(body, tok[8:]) || strings.Contains(body, jwt[40:]) {
+			t.Errorf("the 401 body quotes the token: %s", body)
+		}
+	}
+	if code, _, body := get("Bearer " + tok); code != 200 || body != "token:alice edit" {
+		t.Errorf("file token: %d %s", code, body)
+	}
+	if code, _, body := get("Bearer " + jwt); code != 200 || body != "jwt:https://id.example#auth0|6f1a read,edit" {
+		t.Errorf("jwt: %d %s", code, body)
+	}
+
+	resp, err := http.Get(srv.URL + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"resource":                 testResource,
+		"authorization_servers":    []any{testIssuer},
+		"scopes_supported":         []any{"read", "validate", "augment", "edit", "admin"},
+		"bearer_methods_supported": []any{"header"},
+		"resource_name":            "darkroom",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metadata (-want +got):\n%s", diff)
+	}
+	if md.Resource != testResource {
+		t.Errorf("metadata resource %s", md.Resource)
+	}
+}
+
+// bearer adds a token to every request of a client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// Behind the go-sdk's Streamable HTTP handler, a tool handler finds the principal in
+// req.Extra.TokenInfo, and the policy refuses a call outside its grants.
+func TestStreamableHandlerSeesPrincipal(t *testing.T) {
+	p := testPolicy(t)
+	s, _ := Load(filepath.Join(t.TempDir(), "tokens.json"), p, nil)
+	reader, err := s.Add("reader", []string{"read"}, "team", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	export, _ := p.c.Tool("export_final")
+	server.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		pr, ok := FromTokenInfo(req.Extra.TokenInfo)
+		if !ok {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no principal"}}}, nil
+		}
+		text := pr.Name + "@" + pr.Workspace
+		if err := p.Allow(pr, MetaOf(export)); err != nil {
+			text += "; " + err.Error()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	})
+	mw, err := Middleware(Verifier(s, nil), "http://127.0.0.1/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mw(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	defer srv.Close()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint:   srv.URL,
+		HTTPClient: &http.Client{Transport: bearer{reader, http.DefaultTransport}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Content[0].(*mcp.TextContent).Text
+	if want := "reader@team; export_final needs the edit grant; reader holds read"; got != want {
+		t.Errorf("whoami = %q, want %q", got, want)
+	}
+
+	// Without the token the same endpoint will not even start a session.
+	anon := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil)
+	if _, err := anon.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
+		t.Errorf("connect without a token: %v, want a 401", err)
+	}
+}
