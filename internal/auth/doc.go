@@ -36,6 +36,12 @@
 // The file is written atomically with mode 0600. Load refuses a file that group or
 // others may write (whoever can write it can grant themselves admin) and warns when
 // others may read it: it holds no usable secret, but it tells who holds which grant.
+// A running server follows the file: Verify looks at its stamp at most once a second
+// and rereads it when it changed, so `darkroom token add` or `token remove` in
+// another process takes effect without a restart; a change that does not load (a
+// bad hand edit, a mode others may write) keeps the tokens read before, with a
+// warning. Add and Remove reread the file before they write it, so two processes
+// adding in turn do not drop each other's tokens.
 //
 // # JWTs
 //

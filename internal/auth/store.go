@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -45,12 +46,28 @@ type tokenFile struct {
 	Tokens []Record `json:"tokens"`
 }
 
-// Store is the token file, loaded. It is safe for concurrent use.
+// Store is the token file, loaded. It is safe for concurrent use, and it follows
+// the file: `darkroom token add` and `token remove` in another process take effect
+// in a running server within recheck (Verify looks at the file's stamp at most that
+// often; a stat costs about a microsecond).
 type Store struct {
 	path   string
 	policy *Policy
+	warn   func(string)
+	// now is the clock for recheck (time.Now; tests move it by hand).
+	now func() time.Time
 
-	mu     sync.RWMutex
+	mu      sync.RWMutex
+	set     *tokenSet
+	stamp   fs.FileInfo // of the file the set was read from; nil when there was none
+	checked time.Time
+}
+
+// recheck is how often Verify looks whether the token file changed.
+const recheck = time.Second
+
+// tokenSet is one reading of the file: never modified once published in Store.set.
+type tokenSet struct {
 	recs   []Record
 	byHash map[string]*Principal
 }
@@ -60,41 +77,56 @@ type Store struct {
 // for one others may read. Every record is checked: names and workspaces are #Name,
 // grants are the contract's, limits lie within #Limits.
 func Load(path string, policy *Policy, warn func(string)) (*Store, error) {
-	s := &Store{path: path, policy: policy, byHash: map[string]*Principal{}}
-	f, err := os.Open(path)
+	if warn == nil {
+		warn = func(string) {}
+	}
+	s := &Store{path: path, policy: policy, warn: warn, now: time.Now}
+	set, stamp, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	s.set, s.stamp, s.checked = set, stamp, s.now()
+	return s, nil
+}
+
+// read reads and checks the file.
+func (s *Store) read() (*tokenSet, fs.FileInfo, error) {
+	set := &tokenSet{byHash: map[string]*Principal{}}
+	f, err := os.Open(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return set, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("token file: %w", err)
+		return nil, nil, fmt.Errorf("token file: %w", err)
 	}
 	defer f.Close()
+	name := filepath.Base(s.path)
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("token file: %w", err)
+		return nil, nil, fmt.Errorf("token file: %w", err)
 	}
-	if err := checkMode(filepath.Base(path), st.Mode(), warn); err != nil {
-		return nil, err
+	if err := checkMode(name, st.Mode(), s.warn); err != nil {
+		return nil, nil, err
 	}
 	var b bytes.Buffer
 	if _, err := b.ReadFrom(io.LimitReader(f, maxTokenFile+1)); err != nil {
-		return nil, fmt.Errorf("token file %s: %w", filepath.Base(path), err)
+		return nil, nil, fmt.Errorf("token file %s: %w", name, err)
 	}
 	if b.Len() > maxTokenFile {
-		return nil, fmt.Errorf("token file %s: over %d bytes", filepath.Base(path), maxTokenFile)
+		return nil, nil, fmt.Errorf("token file %s: over %d bytes", name, maxTokenFile)
 	}
 	var tf tokenFile
 	dec := json.NewDecoder(&b)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
-		return nil, fmt.Errorf("token file %s: %w", filepath.Base(path), err)
+		return nil, nil, fmt.Errorf("token file %s: %w", name, err)
 	}
 	for i, r := range tf.Tokens {
-		if err := s.add(r); err != nil {
-			return nil, fmt.Errorf("token file %s: token %d: %w", filepath.Base(path), i, err)
+		if err := set.add(s.policy, r); err != nil {
+			return nil, nil, fmt.Errorf("token file %s: token %d: %w", name, i, err)
 		}
 	}
-	return s, nil
+	return set, st, nil
 }
 
 // checkMode refuses a token file others may write and warns about one they may read.
@@ -105,19 +137,56 @@ func checkMode(name string, m fs.FileMode, warn func(string)) error {
 	if m.Perm()&0o022 != 0 {
 		return fmt.Errorf("token file %s: mode %04o lets others write it and grant themselves anything; chmod 600 it", name, m.Perm())
 	}
-	if m.Perm()&0o044 != 0 && warn != nil {
+	if m.Perm()&0o044 != 0 {
 		warn(fmt.Sprintf("token file %s: mode %04o lets others read who holds which grant (no token); chmod 600 it", name, m.Perm()))
 	}
 	return nil
 }
 
-// add checks r and indexes it; the caller holds mu or owns s alone.
-func (s *Store) add(r Record) error {
-	c := s.policy.c
+// changed reports whether the file is not the one st describes.
+func changed(old fs.FileInfo, path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || old == nil {
+		return (err == nil) != (old != nil)
+	}
+	return !os.SameFile(old, st) || !st.ModTime().Equal(old.ModTime()) || st.Size() != old.Size() || st.Mode() != old.Mode()
+}
+
+// refresh rereads the file when it changed since it was read, at most once per
+// recheck. A file that no longer loads (a bad edit, a mode others may write) keeps
+// the tokens read before, with a warning.
+func (s *Store) refresh() {
+	t := s.now()
+	s.mu.RLock()
+	due := t.Sub(s.checked) >= recheck
+	s.mu.RUnlock()
+	if !due {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.Sub(s.checked) < recheck {
+		return
+	}
+	s.checked = t
+	if !changed(s.stamp, s.path) {
+		return
+	}
+	set, stamp, err := s.read()
+	if err != nil {
+		s.warn(fmt.Sprintf("%v; keeping the tokens loaded before", err))
+		return
+	}
+	s.set, s.stamp = set, stamp
+}
+
+// add checks r and indexes it in a set nobody else sees yet.
+func (set *tokenSet) add(policy *Policy, r Record) error {
+	c := policy.c
 	if err := c.CheckName("name", r.Name); err != nil {
 		return err
 	}
-	for _, o := range s.recs {
+	for _, o := range set.recs {
 		if o.Name == r.Name {
 			return darkroom.Errorf(darkroom.InvalidInput, "name: a token named %s exists", r.Name)
 		}
@@ -130,25 +199,58 @@ func (s *Store) add(r Record) error {
 	if err != nil || len(h) != sha256.Size {
 		return darkroom.Errorf(darkroom.InvalidInput, "sha256: want %d hex digits", 2*sha256.Size)
 	}
-	grants, err := s.policy.checkGrants(r.Grants)
+	grants, err := policy.checkGrants(r.Grants)
 	if err != nil {
 		return err
 	}
-	lim := s.policy.defaults
+	lim := policy.defaults
 	if r.Limits != nil {
 		if err := c.CheckLimits(*r.Limits); err != nil {
 			return err
 		}
 		lim = *r.Limits
 	}
-	if _, dup := s.byHash[r.SHA256]; dup {
+	if _, dup := set.byHash[r.SHA256]; dup {
 		return darkroom.Errorf(darkroom.InvalidInput, "sha256: %s has the hash of another token", r.Name)
 	}
 	r.Grants = grants
-	s.recs = append(s.recs, r)
-	s.byHash[r.SHA256] = &Principal{
+	set.recs = append(set.recs, r)
+	set.byHash[r.SHA256] = &Principal{
 		Name: r.Name, UserID: "token:" + r.Name, Grants: grants, Workspace: r.Workspace, Limits: lim,
 	}
+	return nil
+}
+
+// edit rereads the file (so another process's change is not overwritten), applies
+// change to a copy and saves it; the store's set changes only when the file did.
+func (s *Store) edit(change func(set *tokenSet) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, _, err := s.read()
+	if err != nil {
+		return err
+	}
+	next := &tokenSet{byHash: map[string]*Principal{}}
+	if err := change(cur); err != nil {
+		return err
+	}
+	for _, r := range cur.recs {
+		if err := next.add(s.policy, r); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(tokenFile{Tokens: next.recs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(s.path, append(b, '\n')); err != nil {
+		return fmt.Errorf("token file %s: %w", filepath.Base(s.path), err)
+	}
+	st, err := os.Stat(s.path)
+	if err != nil {
+		return fmt.Errorf("token file: %w", err)
+	}
+	s.set, s.stamp = next, st
 	return nil
 }
 
@@ -169,16 +271,10 @@ func (s *Store) Add(name string, grants []string, workspace string, limits *cont
 	if workspace == "" {
 		workspace = name
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.add(Record{Name: name, SHA256: hashToken(token), Grants: grants, Workspace: workspace, Limits: limits}); err != nil {
-		return "", fmt.Errorf("token add: %w", err)
-	}
-	if err := s.save(); err != nil {
-		// Not saved: forget it, so memory and file agree.
-		last := s.recs[len(s.recs)-1]
-		s.recs = s.recs[:len(s.recs)-1]
-		delete(s.byHash, last.SHA256)
+	err := s.edit(func(set *tokenSet) error {
+		return set.add(s.policy, Record{Name: name, SHA256: hashToken(token), Grants: grants, Workspace: workspace, Limits: limits})
+	})
+	if err != nil {
 		return "", fmt.Errorf("token add: %w", err)
 	}
 	return token, nil
@@ -186,20 +282,17 @@ func (s *Store) Add(name string, grants []string, workspace string, limits *cont
 
 // Remove deletes the token named name; its bearer is refused from then on.
 func (s *Store) Remove(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.recs, func(r Record) bool { return r.Name == name })
-	if i < 0 {
-		return darkroom.Errorf(darkroom.NotFound, "token remove: no token named %s", name)
-	}
-	old := slices.Clone(s.recs)
-	r := s.recs[i]
-	s.recs = slices.Delete(s.recs, i, i+1)
-	if err := s.save(); err != nil {
-		s.recs = old
+	err := s.edit(func(set *tokenSet) error {
+		i := slices.IndexFunc(set.recs, func(r Record) bool { return r.Name == name })
+		if i < 0 {
+			return darkroom.Errorf(darkroom.NotFound, "no token named %s", name)
+		}
+		set.recs = slices.Delete(set.recs, i, i+1)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("token remove: %w", err)
 	}
-	delete(s.byHash, r.SHA256)
 	return nil
 }
 
@@ -207,21 +300,9 @@ func (s *Store) Remove(name string) error {
 func (s *Store) Records() []Record {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := slices.Clone(s.recs)
+	out := slices.Clone(s.set.recs)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// save writes the file atomically (temp file, fsync, rename) with mode 0600.
-func (s *Store) save() error {
-	b, err := json.MarshalIndent(tokenFile{Tokens: s.recs}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(s.path, append(b, '\n')); err != nil {
-		return fmt.Errorf("token file %s: %w", filepath.Base(s.path), err)
-	}
-	return nil
 }
 
 func writeAtomic(path string, b []byte) error {
@@ -261,8 +342,9 @@ func writeAtomic(path string, b []byte) error {
 // sdkauth.ErrInvalidToken that does not contain the token.
 func (s *Store) Verify(token string) (*Principal, error) {
 	h := hashToken(token)
+	s.refresh()
 	s.mu.RLock()
-	p := s.byHash[h]
+	p := s.set.byHash[h]
 	s.mu.RUnlock()
 	if p == nil {
 		return nil, fmt.Errorf("%w: unknown bearer token", sdkauth.ErrInvalidToken)

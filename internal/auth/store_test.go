@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -193,6 +194,79 @@ func TestNoTokenInMessages(t *testing.T) {
 	for _, m := range msgs {
 		if strings.Contains(m, tok[:20]) || strings.Contains(m, tok[len(tok)-20:]) {
 			t.Errorf("a message carries the token: %s", m)
+		}
+	}
+}
+
+// A running server follows the file: a token added or removed by another process
+// (darkroom token add) counts from the next check, and a bad edit keeps the tokens
+// that were good.
+func TestStoreFollowsFile(t *testing.T) {
+	p := testPolicy(t)
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	server, err := Load(path, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	server.now = func() time.Time { return now }
+	server.checked = now
+	var warnings []string
+	server.warn = func(m string) { warnings = append(warnings, m) }
+
+	cli, _ := Load(path, p, nil)
+	stale, _ := Load(path, p, nil) // loaded before alice exists
+	alice, err := cli.Add("alice", []string{"edit"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.Verify(alice); err == nil {
+		t.Fatal("a token was seen before the recheck interval passed")
+	}
+	now = now.Add(recheck)
+	if _, err := server.Verify(alice); err != nil {
+		t.Fatalf("a token added by another process, after the recheck: %v", err)
+	}
+
+	// A process that loaded before alice was added does not drop her when it adds.
+	bob, err := stale.Add("bob", []string{"read"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(recheck)
+	if _, err := server.Verify(alice); err != nil {
+		t.Errorf("alice after another process added bob: %v", err)
+	}
+	if err := cli.Remove("alice"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(recheck)
+	if _, err := server.Verify(alice); err == nil {
+		t.Error("a removed token still passes after the recheck")
+	}
+	if _, err := server.Verify(bob); err != nil {
+		t.Errorf("bob: %v", err)
+	}
+
+	// A hand edit that breaks the file, or opens it to others' writes, keeps bob.
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(b), `"read"`, `"root"`, 1)), 0o600)
+	now = now.Add(recheck)
+	if _, err := server.Verify(bob); err != nil {
+		t.Errorf("bob after a bad edit: %v", err)
+	}
+	os.WriteFile(path, b, 0o600)
+	os.Chmod(path, 0o666)
+	now = now.Add(recheck)
+	if _, err := server.Verify(bob); err != nil {
+		t.Errorf("bob after a chmod 666: %v", err)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], `"root" is not one of`) || !strings.Contains(warnings[1], "lets others write it") {
+		t.Errorf("warnings %q", warnings)
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, bob[8:]) {
+			t.Errorf("a warning carries a token: %s", w)
 		}
 	}
 }
