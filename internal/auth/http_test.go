@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom/internal/contract"
 )
 
 func TestMetadataURL(t *testing.T) {
@@ -187,5 +190,55 @@ func TestStreamableHandlerSeesPrincipal(t *testing.T) {
 	anon := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil)
 	if _, err := anon.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
 		t.Errorf("connect without a token: %v, want a 401", err)
+	}
+}
+
+// Each principal's request bodies are bounded by its own max_input_bytes, whether
+// the size is announced or not.
+func TestLimitInput(t *testing.T) {
+	p := testPolicy(t)
+	s, _ := Load(filepath.Join(t.TempDir(), "tokens.json"), p, nil)
+	small, err := s.Add("small", []string{"read"}, "", &contract.Limits{RequestsPerMinute: 60, Burst: 1, ConcurrentCalls: 1, MaxInputBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := s.Add("big", []string{"read"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, _ := Middleware(Verifier(s, nil), testResource)
+	srv := httptest.NewServer(mw(LimitInput(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "read: "+err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		fmt.Fprintf(w, "%d", len(b))
+	}))))
+	defer srv.Close()
+	post := func(token string, body io.Reader) (int, string) {
+		req, _ := http.NewRequest("POST", srv.URL, body)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	body := strings.Repeat("x", 2048)
+	if code, msg := post(small, strings.NewReader(body)); code != 413 || msg != "a request of 2048 bytes is over small's limit of 1024 bytes" {
+		t.Errorf("small, 2 KiB announced: %d %s", code, msg)
+	}
+	// No Content-Length (a reader of unknown size is sent chunked).
+	if code, msg := post(small, io.MultiReader(strings.NewReader(body))); code != 413 || !strings.Contains(msg, "request body too large") {
+		t.Errorf("small, 2 KiB chunked: %d %s", code, msg)
+	}
+	if code, msg := post(small, strings.NewReader(body[:1024])); code != 200 || msg != "1024" {
+		t.Errorf("small, exactly 1 KiB: %d %s", code, msg)
+	}
+	if code, msg := post(big, strings.NewReader(body)); code != 200 || msg != "2048" {
+		t.Errorf("big (default limits), 2 KiB: %d %s", code, msg)
 	}
 }

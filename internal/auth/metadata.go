@@ -8,6 +8,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"darkroom/internal/limits"
 )
 
 // wellKnown is the RFC 9728 path prefix of a protected resource's metadata.
@@ -60,4 +62,26 @@ func Middleware(verify sdkauth.TokenVerifier, resource string) (func(http.Handle
 		ResourceMetadataURL:    mdURL,
 		AllowMissingExpiration: true,
 	}), nil
+}
+
+// LimitInput bounds each request body by its principal's max_input_bytes; it goes
+// after Middleware, which put the principal in the context. A body announced larger
+// is refused at once with 413 and the limit; one that grows past it while read fails
+// the read (http.MaxBytesReader), so no principal makes the server buffer more.
+func LimitInput(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context()))
+		if !ok {
+			http.Error(w, "no principal: LimitInput runs behind the bearer token middleware", http.StatusInternalServerError)
+			return
+		}
+		if err := limits.CheckInput(p.Name, r.ContentLength, p.Limits); err != nil {
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, p.Limits.MaxInputBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
