@@ -49,9 +49,10 @@
 // signature with the key named by kid (no other algorithm, so neither "none" nor an
 // HMAC keyed with a public key gets in), iss equal to the configured issuer, aud
 // containing the resource (oauthex.MatchesResource), exp required, nbf honoured, both
-// with a small leeway. The "scope" claim (space separated) gives the grants; scopes
-// that are not grants (openid, email) are ignored. A JWT principal's workspace is
-// derived from the issuer and subject (Principal.Workspace).
+// with a small leeway. The "scope" claim (space separated) or an "scp" list gives the
+// grants; scopes that are not grants (openid, email) are ignored. A JWT principal's
+// workspace is named from a hash of its issuer and subject: a #Name, and no two
+// subjects share one.
 //
 // Nothing here logs a token: errors name what failed (expired, wrong audience), never
 // the token, and the token file holds only hashes.

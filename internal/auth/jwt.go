@@ -167,7 +167,7 @@ func (d *numericDate) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// audience is aud: one string or a list.
+// audience is aud (or scp): one string or a list.
 type audience []string
 
 func (a *audience) UnmarshalJSON(b []byte) error {
@@ -191,6 +191,8 @@ type claims struct {
 	Exp   numericDate `json:"exp"`
 	Nbf   numericDate `json:"nbf"`
 	Scope string      `json:"scope"`
+	// Scp is the list some issuers (Okta, Entra ID) send instead of scope.
+	Scp audience `json:"scp"`
 }
 
 // Verify checks a compact JWS and returns its principal and expiry.
@@ -274,7 +276,7 @@ func (v *JWTVerifier) Verify(token string) (*Principal, time.Time, error) {
 		return nil, time.Time{}, invalid("no sub claim")
 	}
 	var grants []string
-	for _, s := range strings.Fields(c.Scope) {
+	for _, s := range append(strings.Fields(c.Scope), c.Scp...) {
 		if _, ok := v.policy.byName[s]; ok && !slices.Contains(grants, s) {
 			grants = append(grants, s)
 		}

@@ -154,6 +154,11 @@ func TestJWTAccepts(t *testing.T) {
 	if _, _, err := v.Verify(tok); err != nil {
 		t.Errorf("aud as one string, 10 s past exp: %v", err)
 	}
+	// Grants as an scp list, as some issuers send them.
+	p, _, err := v.Verify(k.sign(t, "RS256", "r1", with(with(goodClaims(), "scope", nil), "scp", []string{"admin", "offline_access"})))
+	if err != nil || strings.Join(p.Grants, " ") != "admin" {
+		t.Errorf("scp [admin offline_access]: %+v %v", p, err)
+	}
 	// Another subject of the same issuer gets another workspace.
 	p1, _, _ := v.Verify(k.sign(t, "ES256", "e1", goodClaims()))
 	p2, _, _ := v.Verify(k.sign(t, "ES256", "e1", with(goodClaims(), "sub", "auth0|7b2c")))
