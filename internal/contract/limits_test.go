@@ -1,8 +1,11 @@
 package contract
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"darkroom"
 )
@@ -159,5 +162,41 @@ func TestCheckNameMessage(t *testing.T) {
 	err := c.CheckName("workspace", "../etc")
 	if want := `workspace: "../etc" does not match "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// The contract refuses grants and limits that cannot mean what they say: a time
+// limit for a tool that does not exist, an admin that cannot reach every tool, a
+// grant_order that leaves a grant out, a read-only grant allowed destructive tools.
+func TestGrantsChecksInCUE(t *testing.T) {
+	base := fstest.MapFS{}
+	files, _ := filepath.Glob("../../contracts/*.cue")
+	for _, f := range append(files, "../../cue.mod/module.cue") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base[strings.TrimPrefix(f, "../../")] = &fstest.MapFile{Data: b}
+	}
+	grants := string(base["contracts/grants.cue"].Data)
+	for _, tc := range []struct{ old, new, want string }{
+		{"propagate_state: 300000", "propagate_statx: 300000", "_timeLimitTools.propagate_statx: conflicting values false and true"},
+		{`"render", "context", "augment"]`, `"render", "augment"]`, "_adminAllowsAll"},
+		{`grant_order: ["read", "validate", "augment", "edit", "admin"]`, `grant_order: ["read", "augment", "edit", "admin"]`, "_grantOrder.count: conflicting values 5 and 4"},
+		{"readOnlyOnly: true\n", "readOnlyOnly: true\n\t\tdestructive: true\n", "grants.read.destructive: conflicting values"},
+		{"default_ms: #Millis & 60000", "default_ms: #Millis & 10", "time_limits.default_ms: invalid value 10"},
+	} {
+		if !strings.Contains(grants, tc.old) {
+			t.Fatalf("grants.cue no longer has %q", tc.old)
+		}
+		fsys := fstest.MapFS{}
+		for k, v := range base {
+			fsys[k] = v
+		}
+		fsys["contracts/grants.cue"] = &fstest.MapFile{Data: []byte(strings.Replace(grants, tc.old, tc.new, 1))}
+		_, err := Load(fsys)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s → %s: %v, want an error with %q", tc.old, tc.new, err, tc.want)
+		}
 	}
 }
