@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +17,9 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"darkroom"
 	"darkroom/internal/contract"
+	"darkroom/internal/limits"
 )
 
 func TestMetadataURL(t *testing.T) {
@@ -240,5 +243,103 @@ func TestLimitInput(t *testing.T) {
 	}
 	if code, msg := post(big, strings.NewReader(body)); code != 200 || msg != "2048" {
 		t.Errorf("big (default limits), 2 KiB: %d %s", code, msg)
+	}
+}
+
+// The pieces in the order a server runs them, through the go-sdk's Streamable HTTP
+// handler: the bearer middleware, then per call the grant policy, the principal's
+// rate limit and the tool's time limit. Each refusal reaches the client coded.
+func TestServingPipeline(t *testing.T) {
+	p := testPolicy(t)
+	s, _ := Load(filepath.Join(t.TempDir(), "tokens.json"), p, nil)
+	tight := &contract.Limits{RequestsPerMinute: 60, Burst: 2, ConcurrentCalls: 2, MaxInputBytes: 1 << 20}
+	reader, _ := s.Add("reader", []string{"read"}, "", tight)
+	editor, err := s.Add("editor", []string{"edit"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	limiter := limits.New(func() time.Time { return now })
+	// export_final's limit has passed as soon as it starts.
+	deadlines := limits.Deadlines{Limits: contract.TimeLimits{Default: time.Hour, Tools: map[string]time.Duration{"export_final": time.Nanosecond}}}
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	for _, name := range []string{"render_preview", "export_final"} {
+		tool, _ := p.c.Tool(name)
+		meta := MetaOf(tool)
+		server.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fail := func(err error) (*mcp.CallToolResult, error) {
+				var e *darkroom.Error
+				errors.As(err, &e)
+				return &mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"code": e.Code, "details": e.Details}, Content: []mcp.Content{&mcp.TextContent{Text: e.Message}}}, nil
+			}
+			pr, _ := FromTokenInfo(req.Extra.TokenInfo)
+			if err := p.Allow(pr, meta); err != nil {
+				return fail(err)
+			}
+			release, err := limiter.Acquire(pr.UserID, pr.Limits)
+			if err != nil {
+				return fail(err)
+			}
+			defer release()
+			ctx, cancel := deadlines.Start(ctx, meta.Name, meta.Group)
+			defer cancel()
+			var werr error
+			if meta.Name == "export_final" {
+				<-ctx.Done() // an export that would outlive its limit
+				werr = darkroom.Wrap(darkroom.RenderError, ctx.Err(), "export harbour")
+			}
+			if err := limits.Result(ctx, werr, map[string]any{"rows_encoded": 0}); err != nil {
+				return fail(err)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	}
+	mw, _ := Middleware(Verifier(s, nil), testResource)
+	srv := httptest.NewServer(mw(LimitInput(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))))
+	t.Cleanup(srv.Close) // after the sessions' cleanups: Close waits for their streams
+
+	connect := func(token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
+			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, tool string) (string, map[string]any) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			return "ok", nil
+		}
+		sc := res.StructuredContent.(map[string]any)
+		d, _ := sc["details"].(map[string]any)
+		return sc["code"].(string), d
+	}
+	rc := connect(reader)
+	for i := range 2 {
+		if code, _ := call(rc, "render_preview"); code != "ok" {
+			t.Fatalf("reader's preview %d: %s", i, code)
+		}
+	}
+	if code, d := call(rc, "render_preview"); code != darkroom.LimitExceeded || d["retry_after_ms"] != float64(1000) {
+		t.Errorf("reader's 3rd preview in a burst of 2: %s %v, want limit_exceeded with retry_after_ms 1000", code, d)
+	}
+	now = now.Add(time.Second)
+	if code, _ := call(rc, "render_preview"); code != "ok" {
+		t.Errorf("reader's preview after retry_after_ms: %s", code)
+	}
+	if code, d := call(rc, "export_final"); code != darkroom.PermissionError || d["needed"] != "edit" {
+		t.Errorf("reader's export: %s %v, want permission_error needing edit", code, d)
+	}
+	ec := connect(editor)
+	code, d := call(ec, "export_final")
+	if code != darkroom.Timeout || d["tool"] != "export_final" || d["done"] == nil {
+		t.Errorf("editor's export past its limit: %s %v, want timeout with what was done", code, d)
 	}
 }
