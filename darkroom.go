@@ -32,6 +32,7 @@ const (
 	PermissionError = "permission_error"
 	LimitExceeded   = "limit_exceeded"
 	Unavailable     = "unavailable"
+	Timeout         = "timeout"
 	InternalError   = "internal_error"
 )
 
