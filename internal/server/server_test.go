@@ -89,14 +89,14 @@ func TestErrorCodeNamesAreInContract(t *testing.T) {
 	for _, code := range []string{
 		darkroom.InvalidInput, darkroom.NotFound, darkroom.StateError, darkroom.VersioningError,
 		darkroom.MaskingError, darkroom.RenderError, darkroom.PermissionError,
-		darkroom.LimitExceeded, darkroom.Unavailable, darkroom.InternalError,
+		darkroom.LimitExceeded, darkroom.Unavailable, darkroom.Timeout, darkroom.InternalError,
 	} {
 		if _, ok := s.Contract.ErrorCode(code); !ok {
 			t.Errorf("error code %q is not in contracts/errors.cue", code)
 		}
 	}
-	if got := len(s.Contract.ErrorCodes); got != 10 {
-		t.Errorf("contract has %d error codes, Go names 10", got)
+	if got := len(s.Contract.ErrorCodes); got != 11 {
+		t.Errorf("contract has %d error codes, Go names 11", got)
 	}
 }
 
