@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -438,7 +439,7 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		call["image_b64"] = base64.StdEncoding.EncodeToString(data)
 	}
 
-	var ws *server.Workspace
+	var ws *edit.Workspace
 	if stateful {
 		// The user named the photo on their own command line, so the CLI may read
 		// under the working directory unless told otherwise.

@@ -1,8 +1,9 @@
-package server
+package edit
 
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"sync"
@@ -14,8 +15,47 @@ import (
 	"darkroom/internal/vocab"
 )
 
-// What the editing tools share: turning an image's edit state into engine edits,
-// resolving masks, and the state_after every mutating tool returns.
+// What the editing verbs share: turning an image's edit state into engine edits,
+// resolving masks, and the state_after every mutating verb returns.
+
+// Editor is the editing service: the vocabulary it applies, the contract that
+// checks operation arguments and masks, and the workspace it edits in. The MCP
+// adapter and the CLI call it with decoded arguments; it returns domain types and
+// coded errors (*darkroom.Error), and knows nothing of MCP.
+type Editor struct {
+	Contract *contract.Contract
+	Vocab    *vocab.Vocabulary
+	Logger   *slog.Logger
+	// Workspace holds images and their history; the editing verbs need it.
+	Workspace *Workspace
+	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
+	WorkspaceErr error
+
+	ingestMu    sync.Mutex // see Ingest
+	catalogOnce sync.Once
+	ops         map[string]contract.Operation
+	opsErr      error
+}
+
+// New returns an editor over a contract and a vocabulary; set Workspace before
+// calling a verb that needs one.
+func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) *Editor {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Editor{Contract: c, Vocab: v, Logger: logger}
+}
+
+// RequireWorkspace returns the workspace, or unavailable when the editor has none.
+func (s *Editor) RequireWorkspace() (*Workspace, error) {
+	if s.Workspace == nil {
+		if s.WorkspaceErr != nil {
+			return nil, s.WorkspaceErr
+		}
+		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
+	}
+	return s.Workspace, nil
+}
 
 // Templates are the L1/L2 entries bound beneath an image's own edits (bind_layers),
 // kept in the versioned state so checkout brings them back too.
@@ -55,7 +95,7 @@ func SetStateTemplates(st *history.State, t Templates) {
 // Edits turns an edit state into engine edits: the templates at their defaults, then
 // every entry, each expanded through its vocabulary entry into catalog operations
 // whose arguments the contract checks and completes, with its mask resolved.
-func (s *Server) Edits(st history.State) ([]engine.Edit, error) {
+func (s *Editor) Edits(st history.State) ([]engine.Edit, error) {
 	t, err := StateTemplates(st)
 	if err != nil {
 		return nil, err
@@ -81,7 +121,7 @@ func (s *Server) Edits(st history.State) ([]engine.Edit, error) {
 	return edits, nil
 }
 
-func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
+func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 	entry, ok := s.Vocab.Entry(e.Primitive)
 	if !ok {
 		return nil, darkroom.Errorf(darkroom.NotFound, "no vocabulary entry %q (was its pack removed?)", e.Primitive)
@@ -119,7 +159,7 @@ func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
 // CheckMask validates a mask_spec as given (a named mask or a drawn one) and returns
 // it with its defaults filled: the form the state records, so equal masks compare
 // equal. A name that no pack defines, or a name given with a shape, is masking_error.
-func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
+func (s *Editor) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
 	spec, err := s.Contract.CheckValue(s.Contract.Lookup("#MaskRef"), "mask_spec", raw)
 	if err != nil {
 		return nil, err
@@ -145,7 +185,7 @@ func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
 
 // ResolveMask turns a recorded mask into a drawn #MaskSpec: a named mask's spec with
 // the given ranges added (intersected) and invert applied on top.
-func (s *Server) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
+func (s *Editor) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
 	var spec map[string]any
 	if err := json.Unmarshal(recorded, &spec); err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "recorded mask")
@@ -197,8 +237,8 @@ type Mutation struct {
 }
 
 // StateAfter describes an image's HEAD.
-func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
-	ws, err := s.workspace()
+func (s *Editor) StateAfter(imageID string) (StateAfter, history.State, error) {
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return StateAfter{}, history.State{}, err
 	}
@@ -261,8 +301,8 @@ func describeState(head history.Head, st history.State) (StateAfter, error) {
 // Mutate changes an image's state under its lock, checks that the result still
 // renders (every entry resolves), commits it as a snapshot labelled with the tool's
 // name and returns the #Mutation. An error from change leaves the state as it was.
-func (s *Server) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
-	ws, err := s.workspace()
+func (s *Editor) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return Mutation{}, err
 	}
@@ -290,7 +330,7 @@ func committedMutation(imageID string, c history.Committed) (Mutation, error) {
 }
 
 // Mutation describes an image's HEAD as a mutating tool returns it.
-func (s *Server) Mutation(imageID string) (Mutation, error) {
+func (s *Editor) Mutation(imageID string) (Mutation, error) {
 	sa, _, err := s.StateAfter(imageID)
 	if err != nil {
 		return Mutation{}, err
@@ -300,7 +340,7 @@ func (s *Server) Mutation(imageID string) (Mutation, error) {
 
 // FramingBound reports whether an entry drives an operation the catalog marks
 // framing_bound; propagate_state skips such entries unless told otherwise.
-func (s *Server) FramingBound(primitive string) (bool, error) {
+func (s *Editor) FramingBound(primitive string) (bool, error) {
 	e, ok := s.Vocab.Entry(primitive)
 	if !ok {
 		return false, nil
@@ -312,28 +352,25 @@ func (s *Server) FramingBound(primitive string) (bool, error) {
 	return slices.ContainsFunc(e.Operations, func(u vocab.OperationUse) bool { return ops[u.Op].FramingBound }), nil
 }
 
-// catalogs caches each contract's operation catalog by name: decoding it walks the
-// CUE value, which is slow and not safe to do from several goroutines at once.
-var catalogs = struct {
-	sync.Mutex
-	m map[*contract.Contract]map[string]contract.Operation
-}{m: map[*contract.Contract]map[string]contract.Operation{}}
+// operationsMu serializes decoding the catalog, for editors sharing one contract.
+var operationsMu sync.Mutex
 
-// catalog returns the contract's operations by name.
-func (s *Server) catalog() (map[string]contract.Operation, error) {
-	catalogs.Lock()
-	defer catalogs.Unlock()
-	if ops, ok := catalogs.m[s.Contract]; ok {
-		return ops, nil
-	}
-	list, err := s.Contract.Operations()
-	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
-	}
-	ops := make(map[string]contract.Operation, len(list))
-	for _, op := range list {
-		ops[op.Name] = op
-	}
-	catalogs.m[s.Contract] = ops
-	return ops, nil
+// catalog returns the contract's operations by name, decoded once per editor:
+// decoding walks the CUE value, which is slow and not safe to do from several
+// goroutines at once.
+func (s *Editor) catalog() (map[string]contract.Operation, error) {
+	s.catalogOnce.Do(func() {
+		operationsMu.Lock()
+		list, err := s.Contract.Operations()
+		operationsMu.Unlock()
+		if err != nil {
+			s.opsErr = darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
+			return
+		}
+		s.ops = make(map[string]contract.Operation, len(list))
+		for _, op := range list {
+			s.ops[op.Name] = op
+		}
+	})
+	return s.ops, s.opsErr
 }

@@ -31,6 +31,9 @@ const (
 	minPrefix   = 4 // shortest hash prefix Resolve accepts, as git does
 )
 
+// MainBranch is the branch Init creates and checks out.
+const MainBranch = mainBranch
+
 // Store is the versioned history of every image in one workspace. Its methods are safe
 // for concurrent use, also by several processes sharing the workspace: mutations of
 // one image are serialized, different images proceed in parallel.

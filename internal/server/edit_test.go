@@ -1,6 +1,7 @@
 package server
 
 import (
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -394,7 +395,7 @@ func TestSpotSource(t *testing.T) {
 		{"deepest inside when nothing fits", 0.5, 0.5, 0.25, 100, 100, 0.5 + 0.625/math.Sqrt2, 0.5 + 0.625/math.Sqrt2},
 	}
 	for _, tc := range tests {
-		x, y := spotSource(tc.x, tc.y, tc.r, tc.w, tc.h)
+		x, y := edit.SpotSource(tc.x, tc.y, tc.r, tc.w, tc.h)
 		if math.Abs(x-tc.wantX) > 1e-9 || math.Abs(y-tc.wantY) > 1e-9 {
 			t.Errorf("%s: source (%v, %v), want (%v, %v)", tc.name, x, y, tc.wantX, tc.wantY)
 		}
@@ -502,7 +503,7 @@ func TestWBFromGrayCardErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.s.Workspace.Root, filepath.FromSlash(meta.File)), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
+	ws, err := edit.OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +610,7 @@ func TestPropagateState(t *testing.T) {
 	if diff := cmp.Diff(want, viewEntries(t, f.state("cat"))); diff != "" {
 		t.Errorf("cat after propagation (-want +got):\n%s", diff)
 	}
-	if tpl, _ := StateTemplates(f.state("rocket")); tpl.L2 != "golden_hour" {
+	if tpl, _ := edit.StateTemplates(f.state("rocket")); tpl.L2 != "golden_hour" {
 		t.Errorf("rocket's templates %+v, want golden_hour copied", tpl)
 	}
 
@@ -777,7 +778,7 @@ func TestConcurrentEditsStateAfterIsOwnCommit(t *testing.T) {
 	for round := range 5 {
 		id := fmt.Sprintf("cup-%d", round)
 		f.ingest("coffee.png", id)
-		replies := make([]Mutation, len(names))
+		replies := make([]edit.Mutation, len(names))
 		var wg sync.WaitGroup
 		for i, name := range names {
 			wg.Go(func() {

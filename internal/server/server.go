@@ -24,48 +24,45 @@ import (
 
 	"darkroom"
 	"darkroom/internal/contract"
+	"darkroom/internal/edit"
 	"darkroom/internal/vocab"
 )
 
 // Server serves the contract's tools over MCP. Every tool is registered from the
-// contract (name, title, description, annotations, schemas); a handler only computes
-// the tool's data.
+// contract (name, title, description, annotations, schemas); a handler decodes the
+// checked arguments, calls the editing service and says what it did. The embedded
+// Editor is that service (its Contract, Vocab, Workspace and Logger are the
+// server's).
 type Server struct {
-	Contract *contract.Contract
-	Vocab    *vocab.Vocabulary
-	Logger   *slog.Logger
-	// Workspace holds images and their history; the editing tools need it.
-	Workspace *Workspace
-	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
-	WorkspaceErr error
+	*edit.Editor
 
 	handlers map[string]handler
-	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
-	// drives the internal_error path through the real binary.
-	fault string
+	// fault names a tool whose handler panics: a test hook (WithFault) that drives
+	// the internal_error path through the real handlers.
+	fault struct{ tool, by string }
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
 // returns the data, a one-line summary for people, or a coded error.
 type handler func(ctx context.Context, s *Server, args map[string]any) (data any, summary string, err error)
 
-// handlers maps every tool to its handler; each group's file adds its own.
-var handlers = map[string]handler{}
+// Option configures a Server.
+type Option func(*Server)
 
-func register(name string, h handler) {
-	if _, dup := handlers[name]; dup {
-		panic("server: handler registered twice: " + name)
-	}
-	handlers[name] = h
+// WithFault makes the named tool's handler panic, saying it was injected by by: a
+// test hook for the internal_error path. Only tests pass it (cmd/darkroom's read
+// DARKROOM_FAULT in their TestMain); the release binary never reads that variable.
+func WithFault(tool, by string) Option {
+	return func(s *Server) { s.fault.tool, s.fault.by = tool, by }
 }
 
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
-func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) (*Server, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
+	s := &Server{Editor: edit.New(c, v, logger), handlers: tools()}
+	for _, o := range opts {
+		o(s)
 	}
-	s := &Server{Contract: c, Vocab: v, Logger: logger, handlers: handlers, fault: os.Getenv("DARKROOM_FAULT")}
 	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
 		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
@@ -153,17 +150,6 @@ func DeprecationNote(t *contract.Tool) string {
 
 // deprecationMeta is the _meta key of a deprecated tool's result.
 const deprecationMeta = "darkroom/deprecation"
-
-// workspace returns the workspace, or unavailable when the server has none.
-func (s *Server) workspace() (*Workspace, error) {
-	if s.Workspace == nil {
-		if s.WorkspaceErr != nil {
-			return nil, s.WorkspaceErr
-		}
-		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
-	}
-	return s.Workspace, nil
-}
 
 // MCP builds the SDK server with every tool registered.
 func (s *Server) MCP(version string) *mcp.Server {
@@ -504,8 +490,8 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 			err = darkroom.Errorf(darkroom.InternalError, "%s: unexpected failure: %v", t.Name, p)
 		}
 	}()
-	if s.fault == t.Name {
-		panic("fault injected by DARKROOM_FAULT")
+	if s.fault.tool == t.Name {
+		panic("fault injected by " + s.fault.by)
 	}
 	return s.handlers[t.Name](ctx, s, args)
 }

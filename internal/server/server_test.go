@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"os"
 	"sort"
@@ -45,7 +46,7 @@ func TestHandlersMatchContract(t *testing.T) {
 		t.Fatalf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
 	var names []string
-	for n := range handlers {
+	for n := range tools() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -211,4 +212,11 @@ func TestCallThroughClient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newTestServer is a server over c and v with workspace ws, every tool wired.
+func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace) *Server {
+	s := &Server{Editor: edit.New(c, v, nil), handlers: tools()}
+	s.Workspace = ws
+	return s
 }
