@@ -376,6 +376,12 @@ type ErrorInfo struct {
 // internal_error result and the server goes on.
 func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mcp.CallToolResult {
 	env, summary := s.Invoke(ctx, name, raw)
+	return s.result(name, env, summary)
+}
+
+// result shapes a call's envelope as an MCP tool result: the one path for every
+// result, those of Call and the transport's own refusals (errorResult) alike.
+func (s *Server) result(name string, env Envelope, summary string) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: env, IsError: !env.Success}
 	if !env.Success {
 		summary = fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)
