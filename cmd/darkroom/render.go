@@ -153,7 +153,7 @@ func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {
 			}
 			args[k] = x
 		}
-		checked, err := c.CheckOperation(name, args)
+		checked, err := edit.CheckOperation(c, name, args)
 		if err != nil {
 			return nil, err
 		}

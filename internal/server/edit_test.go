@@ -117,6 +117,9 @@ func TestApplyPrimitiveErrors(t *testing.T) {
 		{"object for a scalar entry, out of range", map[string]any{"primitive_name": "exposure", "value": map[string]any{"ev": 5}}, darkroom.InvalidInput, "exposure: ev: 5 is outside [-4, 4]"},
 		{"object for a scalar entry, unknown parameter", map[string]any{"primitive_name": "exposure", "value": map[string]any{"stops": 1}}, darkroom.InvalidInput, "stops: field not allowed"},
 		{"scalar for an object entry", map[string]any{"primitive_name": "white_balance", "value": 100}, darkroom.InvalidInput, "takes an object"},
+		// A value of the wrong type names the parameter to fix and its range, not value.
+		{"word for a number", map[string]any{"primitive_name": "exposure", "value": "bright"}, darkroom.InvalidInput, `exposure: ev: got string "bright", want a number in [-4, 4]`},
+		{"word for a number in an object", map[string]any{"primitive_name": "white_balance", "value": map[string]any{"tint": "green"}}, darkroom.InvalidInput, `white_balance: tint: got string "green", want a number in [`},
 		{"unknown parameter", map[string]any{"primitive_name": "white_balance", "value": map[string]any{"kelvin": 100}}, darkroom.InvalidInput, "kelvin"},
 		{"value for an entry without parameters", map[string]any{"primitive_name": "film_noir", "value": 1}, darkroom.InvalidInput, "takes no value"},
 		{"strength above 1", map[string]any{"primitive_name": "exposure", "strength": 1.5}, darkroom.InvalidInput, "strength"},

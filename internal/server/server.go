@@ -463,6 +463,16 @@ func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	}
 	args, err := t.Check(raw)
 	if err != nil {
+		if t.Name == "apply_primitive" {
+			// A value of the wrong type is about the entry's parameter, which the
+			// tool's own schema cannot name.
+			var a struct {
+				Primitive string `json:"primitive_name"`
+			}
+			if json.Unmarshal(raw, &a) == nil {
+				err = s.ExplainValue(a.Primitive, err)
+			}
+		}
 		return s.failure(t, err), ""
 	}
 	if d := t.Deprecated; d != nil {
