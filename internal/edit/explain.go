@@ -100,4 +100,3 @@ func CheckOperation(c *contract.Contract, op string, args map[string]any) (engin
 
 // number prints a number as a person writes it: 5, -0.5, 1e-06.
 func number(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
