@@ -51,7 +51,11 @@ func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
 			return history.Entry{}, AtField(err, ed.Field)
 		}
 	}
-	return history.Entry{Primitive: e.Name, Layer: e.Layer, Values: values, Mask: mask, Strength: ed.Strength}, nil
+	entry := history.Entry{Primitive: e.Name, Layer: e.Layer, Values: values, Mask: mask, Strength: ed.Strength}
+	if err := s.CheckEntry(entry); err != nil {
+		return history.Entry{}, AtField(err, ed.Field)
+	}
+	return entry, nil
 }
 
 // checkMaskable refuses a mask on an entry that drives an operation the catalog marks

@@ -74,7 +74,7 @@ func StateTemplates(st history.State) (Templates, error) {
 		return t, nil
 	}
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return t, darkroom.Wrap(darkroom.InternalError, err, "state templates")
+		return t, darkroom.Wrap(darkroom.StateError, err, "stored state: templates")
 	}
 	return t, nil
 }
@@ -145,15 +145,56 @@ func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 			return nil, err
 		}
 	}
+	ops, err := s.catalog()
+	if err != nil {
+		return nil, err
+	}
 	var edits []engine.Edit
 	for _, call := range entry.Calls(e.Values) {
-		args, err := s.Contract.CheckOperation(call.Op, call.Args)
-		if err != nil {
-			return nil, darkroom.Wrap(darkroom.InternalError, err, "entry %s", e.Primitive)
+		op, ok := ops[call.Op]
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.InternalError, "entry %s: no operation %q in the catalog", e.Primitive, call.Op)
 		}
-		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: e.Strength})
+		edits = append(edits, engine.Edit{Op: call.Op, Args: withDefaults(op, call.Args), Mask: mask, Strength: e.Strength})
 	}
 	return edits, nil
+}
+
+// withDefaults completes an operation's arguments with the catalog's defaults. The
+// values were checked when their entry was applied (CheckEntry), so a render trusts
+// them and spends no CUE evaluation on them (TestCatalogDefaultsAreTheContracts
+// pins that this is what the contract's check would fill).
+func withDefaults(op contract.Operation, given map[string]any) engine.Args {
+	args := make(engine.Args, len(op.Args))
+	for _, a := range op.Args {
+		if a.Default != nil {
+			args[a.Name] = a.Default
+		}
+	}
+	for k, v := range given {
+		args[k] = v
+	}
+	return args
+}
+
+// CheckEntry checks a new entry before it is committed: its entry exists, its mask
+// resolves, and the operations it drives accept the arguments its values bind, by
+// the contract's own check. Entries already stored were checked so when applied; a
+// commit checks only the new ones.
+func (s *Editor) CheckEntry(e history.Entry) error {
+	entry, ok := s.Vocab.Entry(e.Primitive)
+	if !ok {
+		return darkroom.Errorf(darkroom.NotFound, "no vocabulary entry %q", e.Primitive)
+	}
+	if _, err := s.entryEdits(e); err != nil {
+		return err
+	}
+	for _, call := range entry.Calls(e.Values) {
+		if _, err := s.Contract.CheckOperation(call.Op, call.Args); err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "entry %s", e.Primitive)
+		}
+	}
+	return nil
 }
 
 // CheckMask validates a mask_spec as given (a named mask or a drawn one) and returns
@@ -188,7 +229,7 @@ func (s *Editor) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
 func (s *Editor) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
 	var spec map[string]any
 	if err := json.Unmarshal(recorded, &spec); err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "recorded mask")
+		return nil, darkroom.Wrap(darkroom.StateError, err, "stored state: recorded mask")
 	}
 	name, ok := spec["name"].(string)
 	if !ok {
@@ -298,21 +339,17 @@ func describeState(head history.Head, st history.State) (StateAfter, error) {
 	return sa, nil
 }
 
-// Mutate changes an image's state under its lock, checks that the result still
-// renders (every entry resolves), commits it as a snapshot labelled with the tool's
-// name and returns the #Mutation. An error from change leaves the state as it was.
+// Mutate changes an image's state under its lock, commits it as a snapshot labelled
+// with the tool's name and returns the #Mutation built from that commit. An error
+// from change leaves the state as it was. The stored entries are trusted; an entry
+// change adds must have passed CheckEntry (StateEntry does it), so a commit costs
+// the same however many entries the image has.
 func (s *Editor) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
 	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return Mutation{}, err
 	}
-	c, err := ws.History.Update(imageID, label, func(st *history.State) error {
-		if err := change(st); err != nil {
-			return err
-		}
-		_, err := s.Edits(*st)
-		return err
-	})
+	c, err := ws.History.Update(imageID, label, change)
 	if err != nil {
 		return Mutation{}, err
 	}
@@ -369,6 +406,19 @@ func (s *Editor) catalog() (map[string]contract.Operation, error) {
 		}
 		s.ops = make(map[string]contract.Operation, len(list))
 		for _, op := range list {
+			// Defaults as the contract's check returns them, decoded from JSON
+			// (numbers are float64), so a render's arguments are the check's.
+			op.Args = slices.Clone(op.Args)
+			for i, a := range op.Args {
+				b, err := json.Marshal(a.Default)
+				if err == nil {
+					err = json.Unmarshal(b, &op.Args[i].Default)
+				}
+				if err != nil {
+					s.opsErr = darkroom.Wrap(darkroom.InternalError, err, "operation catalog: %s.%s default", op.Name, a.Name)
+					return
+				}
+			}
 			s.ops[op.Name] = op
 		}
 	})

@@ -226,7 +226,11 @@ func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, 
 		if err != nil {
 			return err
 		}
-		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Mask: mask, Strength: opacity})
+		spot := history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Mask: mask, Strength: opacity}
+		if err := s.CheckEntry(spot); err != nil {
+			return err
+		}
+		st.Set(spot)
 		return nil
 	})
 	if err != nil {
@@ -370,7 +374,11 @@ func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, str
 				Message: fmt.Sprintf("the colour cast at (%.3g, %.3g) is too strong to correct: it needs temperature %.0f and tint %.3f, outside what %s allows (%v)", x, y, temp, tint, entry.Name, err),
 				Details: map[string]any{"temperature": temp, "tint": tint}}
 		}
-		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Strength: 1})
+		wb := history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Strength: 1}
+		if err := s.CheckEntry(wb); err != nil {
+			return err
+		}
+		st.Set(wb)
 		return nil
 	})
 	if err != nil {

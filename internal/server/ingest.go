@@ -171,6 +171,9 @@ func bindLayers(_ context.Context, s *Server, args map[string]any) (any, string,
 		if e.Layer != b.layer {
 			return nil, "", edit.FieldError(b.field, "%s is an %s entry; an %s template must be an %s entry (list_vocabulary with layer %s lists them)", e.Name, e.Layer, b.layer, b.layer, b.layer)
 		}
+		if err := s.CheckEntry(history.Entry{Primitive: e.Name, Strength: 1}); err != nil {
+			return nil, "", edit.AtField(err, b.field+".")
+		}
 	}
 	var bound edit.Templates
 	m, err := s.Mutate(id, "bind_layers", func(st *history.State) error {
