@@ -29,6 +29,13 @@ type PrimitiveEdit struct {
 // the state entry that records it: values checked and completed (never clamped), the
 // mask checked and completed, or the entry's default mask when none is given.
 func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
+	// JSON null is the same as absent: the defaults, the entry's default mask.
+	if string(ed.Value) == "null" {
+		ed.Value = nil
+	}
+	if string(ed.Mask) == "null" {
+		ed.Mask = nil
+	}
 	e, err := s.LookupEntry(ed.Field+"primitive_name", ed.Name)
 	if err != nil {
 		return history.Entry{}, err
@@ -143,3 +150,29 @@ func nonNil[T any](s []T) []T {
 // spotSourceDistance is how far from a spot apply_spot takes its source when none is
 // given, in radii: clear of the spot and its soft edge, close enough to match it.
 const spotSourceDistance = 2.5
+
+// Applied is what Apply did: the commit, the entry it set, and whether it replaced
+// an entry with the same primitive and mask.
+type Applied struct {
+	Mutation
+	Entry    history.Entry
+	Replaced bool
+}
+
+// Apply checks one primitive edit (StateEntry) and sets it on image id's HEAD as one
+// snapshot labelled "apply_primitive <name>".
+func (s *Editor) Apply(id string, ed PrimitiveEdit) (Applied, error) {
+	e, err := s.StateEntry(ed)
+	if err != nil {
+		return Applied{}, err
+	}
+	var replaced bool
+	m, err := s.Mutate(id, "apply_primitive "+ed.Name, func(st *history.State) error {
+		replaced = st.Set(e)
+		return nil
+	})
+	if err != nil {
+		return Applied{}, err
+	}
+	return Applied{Mutation: m, Entry: e, Replaced: replaced}, nil
+}

@@ -42,35 +42,28 @@ func (a editArgs) raw(name string) (json.RawMessage, error) {
 	return b, nil
 }
 
+type applyArgs struct {
+	ImageID   string          `json:"image_id"`
+	Primitive string          `json:"primitive_name"`
+	Value     json.RawMessage `json:"value"`
+	MaskSpec  json.RawMessage `json:"mask_spec"`
+	Strength  float64         `json:"strength"` // the contract fills the default
+}
+
 func applyPrimitive(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	a := editArgs(args)
-	id, name := stringArg(args, "image_id"), stringArg(args, "primitive_name")
-	value, err := a.raw("value")
+	a, err := decodeArgs[applyArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	mask, err := a.raw("mask_spec")
-	if err != nil {
-		return nil, "", err
-	}
-	strength, _ := a.number("strength")
-	e, err := s.StateEntry(edit.PrimitiveEdit{Name: name, Value: value, Mask: mask, Strength: strength})
-	if err != nil {
-		return nil, "", err
-	}
-	var replaced bool
-	m, err := s.Mutate(id, "apply_primitive "+name, func(st *history.State) error {
-		replaced = st.Set(e)
-		return nil
-	})
+	r, err := s.Apply(a.ImageID, edit.PrimitiveEdit{Name: a.Primitive, Value: a.Value, Mask: a.MaskSpec, Strength: a.Strength})
 	if err != nil {
 		return nil, "", err
 	}
 	verb := "applied"
-	if replaced {
+	if r.Replaced {
 		verb = "replaced"
 	}
-	return m, fmt.Sprintf("%s %s %s on %s; %s", verb, name, describeValues(e), id, describeMutation(m)), nil
+	return r.Mutation, fmt.Sprintf("%s %s %s on %s; %s", verb, a.Primitive, describeValues(r.Entry), a.ImageID, describeMutation(r.Mutation)), nil
 }
 
 // describeValues says what an entry was applied with, for the summary line.
