@@ -164,10 +164,8 @@ func (s *Server) MCP(version string) *mcp.Server {
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
 	for _, t := range s.Contract.Tools {
-		props, _ := t.InputSchema["properties"].(map[string]any)
-		_, readsPaths := props["path"] // a file the client names: ingest
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if readsPaths {
+			if t.ReadsClientFiles {
 				if ask := s.clientRoots(req); ask != nil {
 					return ask, nil
 				}

@@ -220,3 +220,24 @@ func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace
 	s.Workspace = ws
 	return s
 }
+
+// The contract says which tools read files the client names (readsClientFiles), and
+// the server asks for the client's roots only for those. A tool that takes a path
+// and does not say so would read it under --allow-root alone.
+func TestToolsThatTakeAPathReadClientFiles(t *testing.T) {
+	s := testServer(t)
+	n := 0
+	for _, tool := range s.Contract.Tools {
+		props, _ := tool.InputSchema["properties"].(map[string]any)
+		_, path := props["path"]
+		if path != tool.ReadsClientFiles {
+			t.Errorf("%s: a path parameter %v, readsClientFiles %v", tool.Name, path, tool.ReadsClientFiles)
+		}
+		if tool.ReadsClientFiles {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no tool reads client files: ingest does")
+	}
+}
