@@ -105,7 +105,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 		return Ingested{}, err
 	}
 	meta, err := json.Marshal(SourceMeta{File: file, SHA256: hash, Format: proxy.Format,
-		Width: proxy.Width, Height: proxy.Height, EXIF: proxy.Meta, Name: name})
+		Width: proxy.Width, Height: proxy.Height, EXIF: sourceEXIF(proxy.Meta), Name: name})
 	if err != nil {
 		return Ingested{}, darkroom.Wrap(darkroom.InternalError, err, "ingest %s: metadata", id)
 	}

@@ -509,13 +509,28 @@ func scrubPath(err error) error {
 // SourceMeta is what the workspace records of an ingested photo, as the history
 // store's metadata of the image.
 type SourceMeta struct {
-	File   string             `json:"file"`   // the copy, relative to the workspace root
-	SHA256 string             `json:"sha256"` // of the file's bytes: the preview cache key
-	Format string             `json:"format"`
-	Width  int                `json:"width"`
-	Height int                `json:"height"`
-	EXIF   engine.EXIFSummary `json:"exif"`
-	Name   string             `json:"name"` // the original file name, if any
+	File   string     `json:"file"`   // the copy, relative to the workspace root
+	SHA256 string     `json:"sha256"` // of the file's bytes: the preview cache key
+	Format string     `json:"format"`
+	Width  int        `json:"width"`
+	Height int        `json:"height"`
+	EXIF   SourceEXIF `json:"exif"`
+	Name   string     `json:"name"` // the original file name, if any
+}
+
+// SourceEXIF is the EXIF summary meta.json records, with its own JSON names: the
+// engine's struct may change without changing the file format.
+type SourceEXIF struct {
+	Orientation int     `json:"orientation"`
+	Make        string  `json:"make"`
+	Model       string  `json:"model"`
+	LensModel   string  `json:"lens_model"`
+	FocalLength float64 `json:"focal_length"` // millimetres
+}
+
+// sourceEXIF is the record of an engine EXIF summary.
+func sourceEXIF(x engine.EXIFSummary) SourceEXIF {
+	return SourceEXIF{Orientation: x.Orientation, Make: x.Make, Model: x.Model, LensModel: x.LensModel, FocalLength: x.FocalLength}
 }
 
 // Source returns an image's metadata and a loader of its bytes.
