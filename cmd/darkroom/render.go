@@ -112,29 +112,6 @@ func renderSized(out string, data []byte, edits []engine.Edit, eo engine.EncodeO
 	return img.W, img.H, src.Warnings, nil
 }
 
-func parseTwoPaths(fs interface {
-	Parse([]string) error
-	Args() []string
-}, args []string) (string, string, error) {
-	// Flags may come after the paths: parse them out wherever they are.
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", "", err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		paths = append(paths, rest[0])
-		args = rest[1:]
-	}
-	if len(paths) != 2 {
-		return "", "", usagef("want IN and OUT paths, got %d arguments %q", len(paths), paths)
-	}
-	return paths[0], paths[1], nil
-}
-
 // parseOps turns --op flags into edits whose arguments the catalog checked and
 // completed with defaults.
 func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {

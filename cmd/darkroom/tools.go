@@ -6,7 +6,6 @@ import (
 	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -665,26 +664,6 @@ func (m *Main) readInput(name string) ([]byte, error) {
 		return nil, darkroom.Wrap(darkroom.NotFound, err, "read %s", name)
 	}
 	return b, nil
-}
-
-// parseInterspersed parses flags wherever they are among the arguments and returns
-// the arguments that are not flags, in order; after "--" everything is an argument.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // printData prints a result's data for people, one field per line, keeping the
