@@ -52,6 +52,8 @@ type Tool struct {
 	// ReadsClientFiles marks a tool whose path parameter names a file on the
 	// client's side (the contract's readsClientFiles).
 	ReadsClientFiles bool
+	// Params names the tool's parameters, in the contract's order.
+	Params []string
 	// InputSchema and OutputSchema are the JSON Schemas generated from the tool's
 	// params and result (see Schema), as maps for code that reads their keywords.
 	InputSchema  map[string]any
@@ -228,7 +230,13 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 			return nil, fmt.Errorf("declares unknown error code %q", code)
 		}
 	}
-	var err error
+	it, err := t.params.Fields(cue.Optional(true))
+	if err != nil {
+		return nil, fmt.Errorf("params: %s", FormatError(err))
+	}
+	for it.Next() {
+		t.Params = append(t.Params, it.Selector().Unquoted())
+	}
 	if t.InputSchema, t.InputSchemaJSON, err = Schema(t.params); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -112,14 +112,12 @@ func checkAliases(c *contract.Contract) error {
 			errs = append(errs, fmt.Sprintf("%s: replacement %s is deprecated too (name its own replacement)", t.Name, r.Name))
 			continue
 		}
-		oldProps, _ := t.InputSchema["properties"].(map[string]any)
-		newProps, _ := r.InputSchema["properties"].(map[string]any)
 		for _, from := range slices.Sorted(maps.Keys(d.Rename)) {
 			to := d.Rename[from]
-			if _, ok := oldProps[from]; !ok {
+			if !slices.Contains(t.Params, from) {
 				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, t.Name, from))
 			}
-			if _, ok := newProps[to]; !ok {
+			if !slices.Contains(r.Params, to) {
 				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, r.Name, to))
 			}
 		}
@@ -128,7 +126,7 @@ func checkAliases(c *contract.Contract) error {
 				errs = append(errs, fmt.Sprintf("%s: does not declare %s, which its replacement %s returns", t.Name, code, r.Name))
 			}
 		}
-		if !reflect.DeepEqual(t.OutputSchema, r.OutputSchema) {
+		if !bytes.Equal(t.OutputSchemaJSON, r.OutputSchemaJSON) {
 			errs = append(errs, fmt.Sprintf("%s: its data is not its replacement %s's data", t.Name, r.Name))
 		}
 	}
