@@ -58,7 +58,7 @@ func (m *Main) contractDiff(args []string) error {
 	base := fs.String("base", "", "read OLD from this git revision of NEW's repository")
 	snapshot := fs.String("snapshot", "", "read OLD from the released snapshot directory (or its contract.json)")
 	release := fs.String("release", "", "judge contract_version against this released snapshot's version instead of OLD's")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(m.Stderr, contractDiffDoc)
 		return err
@@ -134,23 +134,6 @@ func (m *Main) contractDiff(args []string) error {
 		return errReported{exitVersionMismatch}
 	}
 	return nil
-}
-
-// parseInterleaved parses flags given before, between or after the positional
-// arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 func loadDir(dir string) (*contract.Contract, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"darkroom"
-	"darkroom/internal/server"
 )
 
 const demoSynopsis = `demo [--dir DIR]
@@ -53,11 +53,11 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: --dir %s", *dir)
 	}
 	photo := filepath.Join(absDir, "coffee.png")
-	if err := server.WriteFile(photo, darkroom.SamplePhoto); err != nil {
+	if err := edit.WriteFile(photo, darkroom.SamplePhoto); err != nil {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: write the sample photo")
 	}
 	// No --allow-root: the photo is readable because the client offers DIR as a root.
-	ws, err := server.OpenWorkspace(wsDir, nil)
+	ws, err := edit.OpenWorkspace(wsDir, nil)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +12,6 @@ import (
 
 	"darkroom"
 	"darkroom/internal/contract"
-	"darkroom/internal/server"
 	"darkroom/internal/vocab"
 )
 
@@ -42,7 +42,7 @@ func (m *Main) docs(args []string) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := server.WriteFile(p, files[n]); err != nil {
+		if err := edit.WriteFile(p, files[n]); err != nil {
 			return darkroom.Wrap(darkroom.InternalError, err, "write %s", p)
 		}
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,6 +43,8 @@ type Main struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// ServerOptions configure every server Run builds (tests set hooks here).
+	ServerOptions []server.Option
 
 	contract *contract.Contract
 	// usageShown is set when a command printed its usage: -h, or flags that do not
@@ -205,7 +208,7 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 
 // newServer loads the contract and the vocabulary and returns the server, with ws
 // (nil: none) as its workspace.
-func (m *Main) newServer(vocabDirs []string, ws *server.Workspace) (*server.Server, error) {
+func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server, error) {
 	c, err := m.loadContract()
 	if err != nil {
 		return nil, err
@@ -215,7 +218,7 @@ func (m *Main) newServer(vocabDirs []string, ws *server.Workspace) (*server.Serv
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := server.New(c, v, logger)
+	s, err := server.New(c, v, logger, m.ServerOptions...)
 	if err != nil {
 		return nil, err
 	}

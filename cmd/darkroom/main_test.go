@@ -19,13 +19,21 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"darkroom/internal/server"
+
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"darkroom": func() {
-			os.Exit((&Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}).Run(context.Background(), os.Args[1:]))
+			m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+			// The fault hook of the scripts that check the internal_error path: only
+			// the test binary reads DARKROOM_FAULT.
+			if tool := os.Getenv("DARKROOM_FAULT"); tool != "" {
+				m.ServerOptions = append(m.ServerOptions, server.WithFault(tool, "DARKROOM_FAULT"))
+			}
+			os.Exit(m.Run(context.Background(), os.Args[1:]))
 		},
 		// The CUE CLI at the version go.mod pins, for `cue vet` beside `darkroom vocab vet`.
 		"cue": func() { os.Exit(cuecmd.Main()) },

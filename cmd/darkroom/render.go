@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"darkroom"
 	"darkroom/internal/contract"
 	"darkroom/internal/engine"
-	"darkroom/internal/server"
 )
 
 const renderSynopsis = `render IN OUT [--size N] [--op NAME[:ARG=V,ARG=V...]]... [--seed N] [--quality Q] [--format jpeg|png|tiff] [--depth 8|16]
@@ -63,7 +63,7 @@ func (m *Main) render(args []string) error {
 	if *size == 0 {
 		// Full size: the engine's export, which streams pixel-by-pixel edits
 		// through the encoder in strips instead of holding full-size float images.
-		err = server.WriteFileFrom(out, func(wr io.Writer) error {
+		err = edit.WriteFileFrom(out, func(wr io.Writer) error {
 			res, err := engine.Export(wr, data, edits, engine.ExportOptions{Encode: eo, Seed: *seed})
 			w, h, warnings = res.Width, res.Height, res.Warnings
 			return err
@@ -106,33 +106,10 @@ func renderSized(out string, data []byte, edits []engine.Edit, eo engine.EncodeO
 	if err := engine.Encode(&buf, img, eo); err != nil {
 		return 0, 0, src.Warnings, err
 	}
-	if err := server.WriteFile(out, buf.Bytes()); err != nil {
+	if err := edit.WriteFile(out, buf.Bytes()); err != nil {
 		return 0, 0, src.Warnings, darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
 	return img.W, img.H, src.Warnings, nil
-}
-
-func parseTwoPaths(fs interface {
-	Parse([]string) error
-	Args() []string
-}, args []string) (string, string, error) {
-	// Flags may come after the paths: parse them out wherever they are.
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", "", err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		paths = append(paths, rest[0])
-		args = rest[1:]
-	}
-	if len(paths) != 2 {
-		return "", "", usagef("want IN and OUT paths, got %d arguments %q", len(paths), paths)
-	}
-	return paths[0], paths[1], nil
 }
 
 // parseOps turns --op flags into edits whose arguments the catalog checked and
@@ -153,7 +130,7 @@ func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {
 			}
 			args[k] = x
 		}
-		checked, err := c.CheckOperation(name, args)
+		checked, err := edit.CheckOperation(c, name, args)
 		if err != nil {
 			return nil, err
 		}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
+	"darkroom/internal/edit"
 	"fmt"
 	"os"
 	"time"
 
 	"darkroom"
 	"darkroom/internal/engine"
-	"darkroom/internal/server"
 )
 
 const sheetSynopsis = `contact-sheet IN OUT [--cell N] [--quality Q]
@@ -64,7 +64,7 @@ func (m *Main) contactSheet(args []string) error {
 	if err := engine.Encode(&buf, sheet, engine.EncodeOptions{Format: f, Quality: *quality}); err != nil {
 		return err
 	}
-	if err := server.WriteFile(out, buf.Bytes()); err != nil {
+	if err := edit.WriteFile(out, buf.Bytes()); err != nil {
 		return darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d, %d panels) in %s\n", out, sheet.W, sheet.H, len(panels), time.Since(start).Round(time.Millisecond))

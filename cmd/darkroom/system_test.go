@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -25,7 +26,6 @@ import (
 
 	"darkroom"
 	"darkroom/internal/history"
-	"darkroom/internal/server"
 )
 
 // System tests: the real binary, driven over stdio by the SDK's MCP client (a client
@@ -228,7 +228,7 @@ func TestPathSafety(t *testing.T) {
 	})
 	// Last: if the server cannot take the payload, the session may not survive it.
 	t.Run("image_b64_over_limit", func(t *testing.T) {
-		big := base64.StdEncoding.EncodeToString(make([]byte, server.MaxImageB64Bytes+1))
+		big := base64.StdEncoding.EncodeToString(make([]byte, edit.MaxImageB64Bytes+1))
 		r := callTool(t, cs, "ingest", map[string]any{"image_b64": big, "image_id": "big"})
 		if r.code() != darkroom.LimitExceeded {
 			t.Fatalf("code %q, want limit_exceeded (%+v)", r.code(), r.Error)

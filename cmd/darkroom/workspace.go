@@ -1,11 +1,11 @@
 package main
 
 import (
+	"darkroom/internal/edit"
 	"flag"
 	"os"
 
 	"darkroom"
-	"darkroom/internal/server"
 )
 
 // workspaceFlags are the flags of every command that keeps state: where the
@@ -21,7 +21,7 @@ func (w *workspaceFlags) register(fs *flag.FlagSet, allowDoc string) {
 }
 
 // workspaceDir is the workspace a command uses: --workspace, else
-// $DARKROOM_WORKSPACE, else server.DefaultWorkspace.
+// $DARKROOM_WORKSPACE, else edit.DefaultWorkspace.
 func (w *workspaceFlags) workspaceDir() (string, error) {
 	if w.dir != "" {
 		return w.dir, nil
@@ -29,7 +29,7 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 	if d := os.Getenv("DARKROOM_WORKSPACE"); d != "" {
 		return d, nil
 	}
-	d, err := server.DefaultWorkspace()
+	d, err := edit.DefaultWorkspace()
 	if err != nil {
 		return "", darkroom.Wrap(darkroom.Unavailable, err, "no default workspace: give --workspace DIR")
 	}
@@ -38,7 +38,7 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 
 // open opens the workspace with the --allow-root directories, or defaultAllow
 // when none was given.
-func (w *workspaceFlags) open(defaultAllow []string) (*server.Workspace, error) {
+func (w *workspaceFlags) open(defaultAllow []string) (*edit.Workspace, error) {
 	dir, err := w.workspaceDir()
 	if err != nil {
 		return nil, err
@@ -47,5 +47,5 @@ func (w *workspaceFlags) open(defaultAllow []string) (*server.Workspace, error) 
 	if len(allow) == 0 {
 		allow = defaultAllow
 	}
-	return server.OpenWorkspace(dir, allow)
+	return edit.OpenWorkspace(dir, allow)
 }

@@ -49,6 +49,11 @@ type Tool struct {
 	Annotations Annotations
 	Deprecated  *Deprecation
 	Errors      []string
+	// ReadsClientFiles marks a tool whose path parameter names a file on the
+	// client's side (the contract's readsClientFiles).
+	ReadsClientFiles bool
+	// Params names the tool's parameters, in the contract's order.
+	Params []string
 	// InputSchema and OutputSchema are the JSON Schemas generated from the tool's
 	// params and result (see Schema), as maps for code that reads their keywords.
 	InputSchema  map[string]any
@@ -194,8 +199,9 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 		Annotations Annotations  `json:"annotations"`
 		Deprecated  *Deprecation `json:"deprecated"`
 		Errors      []string     `json:"errors"`
+		ReadsFiles  bool         `json:"readsClientFiles"`
 	}
-	for _, f := range []string{"name", "title", "description", "group", "since", "annotations", "deprecated", "errors"} {
+	for _, f := range []string{"name", "title", "description", "group", "since", "annotations", "deprecated", "errors", "readsClientFiles"} {
 		fv := tv.LookupPath(cue.MakePath(cue.Str(f)))
 		if !fv.Exists() {
 			continue
@@ -207,7 +213,7 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 		if err := json.Unmarshal(b, map[string]any{
 			"name": &meta.Name, "title": &meta.Title, "description": &meta.Description,
 			"group": &meta.Group, "since": &meta.Since, "annotations": &meta.Annotations,
-			"deprecated": &meta.Deprecated, "errors": &meta.Errors,
+			"deprecated": &meta.Deprecated, "errors": &meta.Errors, "readsClientFiles": &meta.ReadsFiles,
 		}[f]); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -215,7 +221,7 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 	t := &Tool{
 		Name: meta.Name, Title: meta.Title, Description: meta.Description, Group: meta.Group,
 		Since: meta.Since, Annotations: meta.Annotations, Deprecated: meta.Deprecated,
-		Errors: meta.Errors, contract: c,
+		Errors: meta.Errors, ReadsClientFiles: meta.ReadsFiles, contract: c,
 		params: tv.LookupPath(cue.ParsePath("params")),
 		result: tv.LookupPath(cue.ParsePath("result")),
 	}
@@ -224,7 +230,13 @@ func buildTool(c *Contract, tv cue.Value) (*Tool, error) {
 			return nil, fmt.Errorf("declares unknown error code %q", code)
 		}
 	}
-	var err error
+	it, err := t.params.Fields(cue.Optional(true))
+	if err != nil {
+		return nil, fmt.Errorf("params: %s", FormatError(err))
+	}
+	for it.Next() {
+		t.Params = append(t.Params, it.Selector().Unquoted())
+	}
 	if t.InputSchema, t.InputSchemaJSON, err = Schema(t.params); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}

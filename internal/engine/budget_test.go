@@ -328,3 +328,54 @@ func TestExportChargeBoundedByImage(t *testing.T) {
 		}
 	}
 }
+
+// An export charges the decode budget for the frame its geometry grows to: pad
+// doubles a side and scale quadruples it, and the render holds the grown frame
+// whole, so charging the source's size would let such exports overrun the budget.
+func TestExportChargesGrownFrame(t *testing.T) {
+	var held int64
+	catalog["test_probe"] = opEntry{"effects", func(_ *runCtx, src *Image, _ Args) (*Image, error) {
+		decodeBudget.mu.Lock()
+		held = max(held, decodeBudget.used)
+		decodeBudget.mu.Unlock()
+		return src, nil
+	}, true}
+	defer delete(catalog, "test_probe")
+	data := bombPNG(t, 64, 64, 8)
+	for _, tc := range []struct {
+		edit Edit
+		w, h int
+	}{
+		{Edit{Op: "pad", Args: Args{"width": 2.0, "height": 2.0, "mode": "constant", "fill": 0.0}, Strength: 1}, 128, 128},
+		{Edit{Op: "scale", Args: Args{"factor": 4.0}, Strength: 1}, 256, 256},
+	} {
+		held = 0
+		res, err := Export(io.Discard, data, []Edit{tc.edit, {Op: "test_probe", Strength: 1}}, ExportOptions{Encode: EncodeOptions{Format: "png"}})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.edit.Op, err)
+		}
+		if res.Width != tc.w || res.Height != tc.h {
+			t.Fatalf("%s: exported %dx%d, want %dx%d", tc.edit.Op, res.Width, res.Height, tc.w, tc.h)
+		}
+		// The grown render and the scratch image beside it, at least.
+		if want := 2 * floatBytes(tc.w, tc.h); held < want {
+			t.Errorf("%s: the export held %d bytes of the budget, less than the %d its %dx%d frame needs", tc.edit.Op, held, want, tc.w, tc.h)
+		}
+	}
+}
+
+// An export whose context ends stops between strips instead of rendering on.
+func TestExportStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	catalog["test_cancel"] = opEntry{"light", func(_ *runCtx, src *Image, _ Args) (*Image, error) {
+		cancel()
+		return src, nil
+	}, true}
+	defer delete(catalog, "test_cancel")
+	defer func(b int) { exportBandBytes = b }(exportBandBytes)
+	exportBandBytes = 12 * 64 * 4 // many strips
+	_, err := Export(io.Discard, bombPNG(t, 64, 64, 8), []Edit{{Op: "test_cancel", Strength: 1}}, ExportOptions{Encode: EncodeOptions{Format: "jpeg", Quality: 90}, Context: ctx})
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("export after cancel: %v, want it stopped with context.Canceled", err)
+	}
+}

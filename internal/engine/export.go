@@ -4,7 +4,10 @@ import (
 	"context"
 	"image"
 	"io"
+	"math"
 	"runtime"
+
+	"darkroom"
 )
 
 // exportBandBytes bounds the float rows of one strip of a streamed export: with a
@@ -25,7 +28,8 @@ type ExportOptions struct {
 	// rendering ("encode" starts), so a caller can report progress. A streamed export
 	// renders and encodes together: "encode" comes when the last rows are rendered.
 	Stage func(next string)
-	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget).
+	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget),
+	// and an export whose context ends stops between strips of rows.
 	Context context.Context
 }
 
@@ -70,10 +74,17 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	for _, e := range edits {
 		allBand = allBand && bandEdit(e)
 	}
+	order, err := renderOrder(edits)
+	if err != nil {
+		return ExportResult{}, err
+	}
 	cost := func(w, h, o int) int64 {
 		if o >= 5 {
 			w, h = h, w
 		}
+		// The whole images are charged at the largest frame the geometry makes: pad
+		// and scale grow it (2x and 4x a side), and a render holds two images of it.
+		w, h = grownFrame(w, h, edits, order)
 		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
 		// Strips never hold more than the whole image: without the cap a small export
 		// on a many-core machine would be charged as much as a 24 MP one.
@@ -94,10 +105,6 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		return ExportResult{}, err
 	}
 	*release = d.release
-	order, err := renderOrder(edits)
-	if err != nil {
-		return ExportResult{}, err
-	}
 	res := func(w, h int, err error) (ExportResult, error) {
 		if err != nil {
 			return ExportResult{}, err
@@ -133,6 +140,9 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	stage("render")
 	// fromSource makes rows of the source with the prefix rendered on them.
 	fromSource := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		if err := cancelled(opt.Context); err != nil {
+			return nil, nil, err
+		}
 		in := &Image{W: W, H: y1 - y0, Pix: pool.get(3 * W * (y1 - y0))}
 		rows(y0, y1, in.Pix)
 		out, err := renderFrame(in, edits, prefix, ropt, frame{y0, W, H}, pool)
@@ -168,6 +178,9 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	// collector would not run again before the render has allocated hundreds of
 	// megabytes beside it; collecting here lets the render reuse that memory.
 	runtime.GC()
+	if err := cancelled(opt.Context); err != nil {
+		return ExportResult{}, err
+	}
 	out, err := renderOwned(img, edits, middle, ropt)
 	if err != nil {
 		return ExportResult{}, err
@@ -185,6 +198,9 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	// The suffix, band by band, from the rendered image into the encoder.
 	fromOut := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		if err := cancelled(opt.Context); err != nil {
+			return nil, nil, err
+		}
 		in := &Image{W: out.W, H: y1 - y0, Pix: out.Pix[3*y0*out.W : 3*y1*out.W]}
 		m, err := renderFrame(in, edits, suffix, ropt, frame{y0, out.W, out.H}, pool)
 		if err != nil || m == in {
@@ -324,4 +340,41 @@ func ycbcrColumns(m *image.YCbCr, o int) func(y0, y1 int, dst []float32) {
 			}
 		}
 	}
+}
+
+// cancelled is the error of an export whose context has ended, nil otherwise.
+func cancelled(ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return darkroom.Wrap(darkroom.Unavailable, ctx.Err(), "export stopped: the request was cancelled")
+}
+
+// grownFrame is the largest frame a w x h source reaches through the geometry edits
+// in order: pad (up to twice the long edge a side) and scale (up to 4x) grow it;
+// other geometry keeps it or shrinks it, so the frame before it stands.
+func grownFrame(w, h int, edits []Edit, order []int) (int, int) {
+	peakW, peakH := w, h
+	for _, i := range order {
+		e := edits[i]
+		r := args{a: e.Args}
+		nw, nh := w, h
+		switch e.Op {
+		case "pad":
+			fw, fh := r.num("width"), r.num("height")
+			long := float64(max(w, h))
+			nw, nh = max(w, int(math.Round(fw*long))), max(h, int(math.Round(fh*long)))
+		case "scale":
+			f := r.num("factor")
+			nw, nh = max(1, int(math.Round(f*float64(w)))), max(1, int(math.Round(f*float64(h))))
+		}
+		if r.err != nil {
+			continue // Render reports the bad argument
+		}
+		w, h = nw, nh
+		if int64(w)*int64(h) > int64(peakW)*int64(peakH) {
+			peakW, peakH = w, h
+		}
+	}
+	return peakW, peakH
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"darkroom"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"darkroom/internal/contract"
 )
@@ -137,5 +139,31 @@ func TestAliasServesReplacement(t *testing.T) {
 		if d, ok := got.Meta[deprecationMeta].(map[string]any); !ok || d["replacement"] != "list_vocabulary" || d["removeAfter"] != "0.3.0" {
 			t.Errorf("%s: _meta = %v", tt.old, got.Meta)
 		}
+	}
+}
+
+// A deprecated tool's call that the transport refuses before it runs (a message over
+// the line limit) says it is deprecated as a call that ran does: the note in the
+// summary line and the _meta key. Both come from one shaping path.
+func TestErrorResultOfDeprecatedTool(t *testing.T) {
+	c, err := aliasContract(t, listPrimitives(`{replacement: "list_vocabulary", removeAfter: "0.3.0"}`,
+		`{layer?: #Layer | null, tags?: [...#Name] | null, category?: #Name | null}`, "", `["invalid_input", "limit_exceeded", "internal_error"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v := loaded()
+	s, err := New(c, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.errorResult("list_primitives", darkroom.Errorf(darkroom.LimitExceeded, "list_primitives: the message is too long"))
+	if res == nil {
+		t.Fatal("no error result for a declared code")
+	}
+	if _, ok := res.Meta[deprecationMeta]; !ok {
+		t.Errorf("_meta of the refused call: %v, want %s", res.Meta, deprecationMeta)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "list_primitives is deprecated, use list_vocabulary") {
+		t.Errorf("summary of the refused call %q does not say the tool is deprecated", text)
 	}
 }

@@ -3,11 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,11 +112,11 @@ func contextFixture(t *testing.T, o fixtureOptions) (*Server, []string) {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join(dir, "photos"))
-	ws, err := OpenWorkspace(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
+	ws, err := edit.OpenWorkspace(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Contract: c, Vocab: v, Logger: slog.New(slog.DiscardHandler), Workspace: ws, handlers: handlers}
+	s := newTestServer(c, v, ws)
 	for _, id := range []string{"harbour", "harbour_2", "harbour_3"} {
 		if id != "harbour" || o.harbour {
 			addImage(t, s, id, photo)

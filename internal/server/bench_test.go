@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom/internal/vocab"
 )
 
 func connect(b *testing.B, srv *mcp.Server) *mcp.ClientSession {
@@ -72,5 +76,50 @@ func BenchmarkTypedSDKToolCall(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
+	}
+}
+
+// BenchmarkApplyPrimitive is one apply_primitive from the checked call to the commit
+// on an image that already has 0 or 25 entries. A commit checks only its new entry
+// and trusts the stored ones, so the two cost the same.
+func BenchmarkApplyPrimitive(b *testing.B) {
+	for _, n := range []int{0, 25} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			s := editServer(b)
+			id := "harbour"
+			addImage(b, s, id, testPhoto(b, 64, 48))
+			var names []string
+			for _, e := range s.Vocab.Select(vocab.Filter{Layer: "L1"}) {
+				if e.Category != "geometry" && e.Name != "exposure" && len(e.Parameters) > 0 {
+					names = append(names, e.Name)
+				}
+			}
+			for _, e := range s.Vocab.Select(vocab.Filter{Layer: "L3"}) {
+				if len(e.Parameters) > 0 {
+					names = append(names, e.Name)
+				}
+			}
+			if len(names) < n {
+				b.Fatalf("only %d entries to apply", len(names))
+			}
+			for _, name := range names[:n] {
+				env, _ := s.Invoke(context.Background(), "apply_primitive", json.RawMessage(fmt.Sprintf(`{"image_id": %q, "primitive_name": %q}`, id, name)))
+				if !env.Success {
+					b.Fatalf("%s: %+v", name, env.Error)
+				}
+			}
+			if sa, _, err := s.StateAfter(id); err != nil || sa.EntryCount != n {
+				b.Fatalf("image has %d entries (%v), want %d", sa.EntryCount, err, n)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				raw := json.RawMessage(fmt.Sprintf(`{"image_id": %q, "primitive_name": "exposure", "value": %g}`, id, float64(i%400)/100-2))
+				if env, _ := s.Invoke(context.Background(), "apply_primitive", raw); !env.Success {
+					b.Fatal(env.Error)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"darkroom/internal/edit"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -33,17 +34,7 @@ import (
 // Text files and proposals are replaced atomically; a gap is appended with fsync.
 // Changes to tastes, briefs and notes go through a proposal the user confirms.
 
-func init() {
-	register("read_context", readContext)
-	register("log_vocabulary_gap", logVocabularyGap)
-	register("propose_taste_update", proposeTasteUpdate)
-	register("confirm_taste_update", confirmTasteUpdate)
-	register("propose_notes_update", proposeNotesUpdate)
-	register("confirm_notes_update", confirmNotesUpdate)
-}
-
 const (
-	contextDir    = "context"
 	tastesFile    = "tastes.md"
 	gapsFile      = "gaps.jsonl"
 	proposalsFile = "proposals.json"
@@ -82,28 +73,28 @@ func (p contextProposal) sameTarget(q contextProposal) bool {
 
 // contextPath is a context file: tastes and the logs at the top, a brief or notes
 // under the image's directory.
-func contextPath(ws *Workspace, imageID, name string) string {
+func contextPath(ws *edit.Workspace, imageID, name string) string {
 	if imageID == "" {
-		return filepath.Join(ws.Root, contextDir, name)
+		return filepath.Join(ws.Root, edit.ContextDir, name)
 	}
-	return filepath.Join(ws.Root, contextDir, history.DirName(imageID), name)
+	return filepath.Join(ws.Root, edit.ContextDir, history.DirName(imageID), name)
 }
 
 // readContextFile returns a context file's text, "" when it does not exist.
-func readContextFile(ws *Workspace, path string) (string, error) {
+func readContextFile(ws *edit.Workspace, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", ws.fsError(err, "read %s", ws.rel(path))
+		return "", ws.FSError(err, "read %s", ws.Rel(path))
 	}
 	return string(b), nil
 }
 
 // writeContextFile replaces a context file atomically and durably, creating its
 // directory.
-func writeContextFile(ws *Workspace, path, text string) error {
+func writeContextFile(ws *edit.Workspace, path, text string) error {
 	if err := mkdirDurable(ws, filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -113,7 +104,7 @@ func writeContextFile(ws *Workspace, path, text string) error {
 // mkdirDurable creates dir (and its parents) and fsyncs the parent of each directory
 // it made, so a file written and fsynced in it is not lost with its directory after a
 // power cut.
-func mkdirDurable(ws *Workspace, dir string) error {
+func mkdirDurable(ws *edit.Workspace, dir string) error {
 	var made []string
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
@@ -122,11 +113,11 @@ func mkdirDurable(ws *Workspace, dir string) error {
 		made = append(made, d)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ws.fsError(err, "create %s", ws.rel(dir))
+		return ws.FSError(err, "create %s", ws.Rel(dir))
 	}
 	for _, d := range made {
-		if err := syncDir(filepath.Dir(d)); err != nil {
-			return ws.fsError(err, "create %s", ws.rel(d))
+		if err := edit.SyncDir(filepath.Dir(d)); err != nil {
+			return ws.FSError(err, "create %s", ws.Rel(d))
 		}
 	}
 	return nil
@@ -142,14 +133,18 @@ func optionalString(args map[string]any, name string) *string {
 func contextTime() string { return time.Now().UTC().Format(time.RFC3339) }
 
 func readContext(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
 	id := stringArg(args, "image_id")
-	log, err := recentLog(ws, id, recentContext) // not_found for an unknown image
+	_, recent, err := s.Log(id, recentContext) // not_found for an unknown image
 	if err != nil {
 		return nil, "", err
+	}
+	log := make([]historyLogEntry, len(recent))
+	for i, e := range recent {
+		log[i] = viewLogEntry(e)
 	}
 	texts := map[string]string{}
 	for key, path := range map[string]string{
@@ -185,14 +180,14 @@ func readContext(_ context.Context, s *Server, args map[string]any) (any, string
 // readGaps returns the last limit gaps logged for an image, newest first, and how
 // many it has in all. A line a crash left torn is skipped. The caller holds
 // contextMu.
-func readGaps(ws *Workspace, id string, limit int) ([]contextGap, int, error) {
+func readGaps(ws *edit.Workspace, id string, limit int) ([]contextGap, int, error) {
 	path := contextPath(ws, "", gapsFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []contextGap{}, 0, nil
 	}
 	if err != nil {
-		return nil, 0, ws.fsError(err, "read %s", ws.rel(path))
+		return nil, 0, ws.FSError(err, "read %s", ws.Rel(path))
 	}
 	defer f.Close()
 	var all []contextGap
@@ -206,7 +201,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]contextGap, int, error) {
 		all = append(all, g)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, 0, ws.fsError(err, "read %s", ws.rel(path))
+		return nil, 0, ws.FSError(err, "read %s", ws.Rel(path))
 	}
 	out := []contextGap{}
 	for i := len(all) - 1; i >= 0 && len(out) < limit; i-- {
@@ -218,7 +213,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]contextGap, int, error) {
 // appendGap appends one line to the gap log and fsyncs it. If a crash left the last
 // line without its newline, one is written first so the new line stays whole. The
 // caller holds contextMu.
-func appendGap(ws *Workspace, g contextGap) error {
+func appendGap(ws *edit.Workspace, g contextGap) error {
 	path := contextPath(ws, "", gapsFile)
 	line, err := json.Marshal(g)
 	if err != nil {
@@ -231,13 +226,13 @@ func appendGap(ws *Workspace, g contextGap) error {
 	_, statErr := os.Lstat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return ws.fsError(err, "append to %s", ws.rel(path))
+		return ws.FSError(err, "append to %s", ws.Rel(path))
 	}
 	defer f.Close()
 	if errors.Is(statErr, fs.ErrNotExist) {
 		// The log was just created: its name must outlive a power cut like its lines.
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			return ws.fsError(err, "append to %s", ws.rel(path))
+		if err := edit.SyncDir(filepath.Dir(path)); err != nil {
+			return ws.FSError(err, "append to %s", ws.Rel(path))
 		}
 	}
 	if info, err := f.Stat(); err == nil && info.Size() > 0 {
@@ -247,16 +242,16 @@ func appendGap(ws *Workspace, g contextGap) error {
 		}
 	}
 	if _, err := f.Write(line); err != nil {
-		return ws.fsError(err, "append to %s", ws.rel(path))
+		return ws.FSError(err, "append to %s", ws.Rel(path))
 	}
 	if err := f.Sync(); err != nil {
-		return ws.fsError(err, "append to %s", ws.rel(path))
+		return ws.FSError(err, "append to %s", ws.Rel(path))
 	}
 	return nil
 }
 
 func logVocabularyGap(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -286,27 +281,27 @@ func logVocabularyGap(_ context.Context, s *Server, args map[string]any) (any, s
 
 // readProposals returns the pending proposals, oldest first. The caller holds
 // contextMu.
-func readProposals(ws *Workspace) ([]contextProposal, error) {
+func readProposals(ws *edit.Workspace) ([]contextProposal, error) {
 	path := contextPath(ws, "", proposalsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []contextProposal{}, nil
 	}
 	if err != nil {
-		return nil, ws.fsError(err, "read %s", ws.rel(path))
+		return nil, ws.FSError(err, "read %s", ws.Rel(path))
 	}
 	var ps []contextProposal
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ps); err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s is damaged", ws.rel(path))
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s is damaged", ws.Rel(path))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: data after the list", ws.rel(path))
+		return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: data after the list", ws.Rel(path))
 	}
 	for _, p := range ps {
 		if p.Target != "tastes" && p.ImageID == nil {
-			return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: proposal %s for %s names no image", ws.rel(path), p.ID, p.Target)
+			return nil, darkroom.Errorf(darkroom.InternalError, "%s is damaged: proposal %s for %s names no image", ws.Rel(path), p.ID, p.Target)
 		}
 	}
 	if ps == nil {
@@ -315,7 +310,7 @@ func readProposals(ws *Workspace) ([]contextProposal, error) {
 	return ps, nil
 }
 
-func writeProposals(ws *Workspace, ps []contextProposal) error {
+func writeProposals(ws *edit.Workspace, ps []contextProposal) error {
 	b, err := json.MarshalIndent(ps, "", "  ")
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode proposals")
@@ -332,7 +327,7 @@ func newProposalID() (string, error) {
 }
 
 // addProposal records p as pending, superseding a pending proposal for the same text.
-func addProposal(ws *Workspace, p contextProposal) (map[string]any, error) {
+func addProposal(ws *edit.Workspace, p contextProposal) (map[string]any, error) {
 	id, err := newProposalID()
 	if err != nil {
 		return nil, err
@@ -360,7 +355,7 @@ func addProposal(ws *Workspace, p contextProposal) (map[string]any, error) {
 
 // confirmProposal applies a pending proposal whose target is one of targets (the other
 // confirm tool handles the rest) and removes it.
-func confirmProposal(ws *Workspace, id string, targets ...string) (map[string]any, contextProposal, error) {
+func confirmProposal(ws *edit.Workspace, id string, targets ...string) (map[string]any, contextProposal, error) {
 	contextMu.Lock()
 	defer contextMu.Unlock()
 	ps, err := readProposals(ws)
@@ -399,7 +394,7 @@ func confirmProposal(ws *Workspace, id string, targets ...string) (map[string]an
 }
 
 func proposeTasteUpdate(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -413,7 +408,7 @@ func proposeTasteUpdate(_ context.Context, s *Server, args map[string]any) (any,
 }
 
 func proposeNotesUpdate(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -445,7 +440,7 @@ func describeProposal(data map[string]any) string {
 }
 
 func confirmTasteUpdate(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -457,7 +452,7 @@ func confirmTasteUpdate(_ context.Context, s *Server, args map[string]any) (any,
 }
 
 func confirmNotesUpdate(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}

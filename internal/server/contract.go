@@ -5,10 +5,6 @@ import (
 	"fmt"
 )
 
-func init() {
-	register("get_contract", getContract)
-}
-
 type toolView struct {
 	Name       string      `json:"name"`
 	Title      string      `json:"title"`

@@ -2,35 +2,23 @@ package server
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"darkroom"
 	"darkroom/internal/engine"
 	"darkroom/internal/history"
-	"darkroom/internal/vocab"
 )
 
 // The edit tools: apply_primitive, apply_per_region, apply_spot, wb_from_gray_card,
 // remove_module, reset and propagate_state. Each validates everything it was given
 // before it commits, and commits through Mutate, so a failing call leaves the image as
 // it was and a successful one is exactly one snapshot per image.
-
-func init() {
-	register("apply_primitive", applyPrimitive)
-	register("apply_per_region", applyPerRegion)
-	register("apply_spot", applySpot)
-	register("wb_from_gray_card", wbFromGrayCard)
-	register("remove_module", removeModule)
-	register("reset", resetImage)
-	register("propagate_state", propagateState)
-}
 
 // editArgs reads arguments the contract has checked and completed with defaults.
 type editArgs map[string]any
@@ -54,183 +42,28 @@ func (a editArgs) raw(name string) (json.RawMessage, error) {
 	return b, nil
 }
 
-// primitiveEdit is one primitive to apply as a tool gives it. field is where it came from in
-// the arguments ("" or "regions.2."), so errors name the exact path.
-type primitiveEdit struct {
-	field    string
-	name     string
-	value    json.RawMessage
-	mask     json.RawMessage // nil: the entry's default mask, if any
-	strength float64
-}
-
-// stateEntry validates an edit against the vocabulary and the contract and returns
-// the state entry that records it: values checked and completed (never clamped), the
-// mask checked and completed, or the entry's default mask when none is given.
-func (s *Server) stateEntry(ed primitiveEdit) (history.Entry, error) {
-	e, err := s.lookupEntry(ed.field+"primitive_name", ed.name)
-	if err != nil {
-		return history.Entry{}, err
-	}
-	values, err := s.Vocab.Values(s.Contract, e, ed.value)
-	if err != nil {
-		return history.Entry{}, atField(err, ed.field)
-	}
-	mask := ed.mask
-	if mask == nil && e.DefaultMask != "" {
-		mask, _ = json.Marshal(map[string]string{"name": e.DefaultMask})
-	}
-	if mask != nil {
-		if ed.mask != nil {
-			if err := s.checkMaskable(e, ed.field+"mask_spec"); err != nil {
-				return history.Entry{}, err
-			}
-		}
-		if mask, err = s.CheckMask(mask); err != nil {
-			return history.Entry{}, atField(err, ed.field)
-		}
-	}
-	return history.Entry{Primitive: e.Name, Layer: e.Layer, Values: values, Mask: mask, Strength: ed.strength}, nil
-}
-
-// checkMaskable refuses a mask on an entry that drives an operation the catalog marks
-// not maskable (geometry applies to the whole frame).
-func (s *Server) checkMaskable(e *vocab.Entry, field string) error {
-	ops, err := s.catalog()
-	if err != nil {
-		return err
-	}
-	for _, u := range e.Operations {
-		if op, ok := ops[u.Op]; ok && !op.Maskable {
-			return &darkroom.Error{Code: darkroom.MaskingError,
-				Message: fmt.Sprintf("%s: %s drives %s, which cannot be masked: it applies to the whole frame", field, e.Name, u.Op),
-				Details: map[string]any{"field": field, "entry": e.Name, "operation": u.Op}}
-		}
-	}
-	return nil
-}
-
-// lookupEntry returns the vocabulary entry name, or not_found suggesting the closest
-// names (by spelling and by alias) so the agent can retry at once.
-func (s *Server) lookupEntry(field, name string) (*vocab.Entry, error) {
-	if e, ok := s.Vocab.Entry(name); ok {
-		return e, nil
-	}
-	close := s.closeEntries(name)
-	msg := fmt.Sprintf("%s: no vocabulary entry %q", field, name)
-	if len(close) > 0 {
-		msg += fmt.Sprintf("; did you mean %s?", strings.Join(close, ", "))
-	}
-	msg += " (list_vocabulary lists them all)"
-	return nil, &darkroom.Error{Code: darkroom.NotFound, Message: msg,
-		Details: map[string]any{"field": field, "name": name, "suggestions": nonNil(close)}}
-}
-
-// closeEntries returns up to five entry names close to name: an alias that matches it,
-// a name that contains it or is contained in it, or one a few edits away.
-func (s *Server) closeEntries(name string) []string {
-	norm := func(x string) string {
-		return strings.Map(func(r rune) rune {
-			if r == ' ' || r == '-' {
-				return '_'
-			}
-			return r
-		}, strings.ToLower(strings.TrimSpace(x)))
-	}
-	n := norm(name)
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, e := range s.Vocab.Entries {
-		d := editDistance(n, e.Name)
-		for _, a := range e.Aliases {
-			if norm(a) == n {
-				d = 0
-			}
-		}
-		if len(n) >= 3 && (strings.Contains(e.Name, n) || strings.Contains(n, e.Name)) {
-			d = min(d, 1)
-		}
-		if d <= max(2, len(n)/4) {
-			cs = append(cs, cand{e.Name, d})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var out []string
-	for _, c := range cs[:min(len(cs), 5)] {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// atField prefixes a coded error's message with a path in the arguments (a region),
-// keeping its code and details.
-func atField(err error, field string) error {
-	field = strings.TrimSuffix(field, ".")
-	var de *darkroom.Error
-	if field == "" || !errors.As(err, &de) {
-		return err
-	}
-	details := maps.Clone(de.Details)
-	if details == nil {
-		details = map[string]any{}
-	}
-	details["at"] = field
-	return &darkroom.Error{Code: de.Code, Message: field + ": " + de.Message, Details: details, Err: de.Err}
+type applyArgs struct {
+	ImageID   string          `json:"image_id"`
+	Primitive string          `json:"primitive_name"`
+	Value     json.RawMessage `json:"value"`
+	MaskSpec  json.RawMessage `json:"mask_spec"`
+	Strength  float64         `json:"strength"` // the contract fills the default
 }
 
 func applyPrimitive(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	a := editArgs(args)
-	id, name := stringArg(args, "image_id"), stringArg(args, "primitive_name")
-	value, err := a.raw("value")
+	a, err := decodeArgs[applyArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	mask, err := a.raw("mask_spec")
-	if err != nil {
-		return nil, "", err
-	}
-	strength, _ := a.number("strength")
-	e, err := s.stateEntry(primitiveEdit{name: name, value: value, mask: mask, strength: strength})
-	if err != nil {
-		return nil, "", err
-	}
-	var replaced bool
-	m, err := s.Mutate(id, "apply_primitive "+name, func(st *history.State) error {
-		replaced = st.Set(e)
-		return nil
-	})
+	r, err := s.Apply(a.ImageID, edit.PrimitiveEdit{Name: a.Primitive, Value: a.Value, Mask: a.MaskSpec, Strength: a.Strength})
 	if err != nil {
 		return nil, "", err
 	}
 	verb := "applied"
-	if replaced {
+	if r.Replaced {
 		verb = "replaced"
 	}
-	return m, fmt.Sprintf("%s %s %s on %s; %s", verb, name, describeValues(e), id, describeMutation(m)), nil
+	return r.Mutation, fmt.Sprintf("%s %s %s on %s; %s", verb, a.Primitive, describeValues(r.Entry), a.ImageID, describeMutation(r.Mutation)), nil
 }
 
 // describeValues says what an entry was applied with, for the summary line.
@@ -259,7 +92,7 @@ func describeValues(e history.Entry) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func describeMutation(m Mutation) string {
+func describeMutation(m edit.Mutation) string {
 	n := m.StateAfter.EntryCount
 	return fmt.Sprintf("%d %s, head %.12s", n, plural(n, "entry", "entries"), m.SnapshotHash)
 }
@@ -293,7 +126,7 @@ func applyPerRegion(_ context.Context, s *Server, args map[string]any) (any, str
 			return nil, "", err
 		}
 		strength, _ := ra.number("strength")
-		e, err := s.stateEntry(primitiveEdit{field: field, name: name, value: value, mask: mask, strength: strength})
+		e, err := s.StateEntry(edit.PrimitiveEdit{Field: field, Name: name, Value: value, Mask: mask, Strength: strength})
 		if err != nil {
 			return nil, "", err
 		}
@@ -326,12 +159,8 @@ func objectArg(v any) map[string]any {
 	return m
 }
 
-// spotSourceDistance is how far from a spot apply_spot takes its source when none is
-// given, in radii: clear of the spot and its soft edge, close enough to match it.
-const spotSourceDistance = 2.5
-
 func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -354,7 +183,7 @@ func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, 
 			Message: "source_x, source_y: the source is the spot itself; pick a clean area beside it",
 			Details: map[string]any{"fields": []any{map[string]any{"path": "source_x", "message": "equal to x, y"}}}}
 	}
-	entry, err := s.lookupEntry("kind", kind+"_spot")
+	entry, err := s.LookupEntry("kind", kind+"_spot")
 	if err != nil {
 		return nil, "", err
 	}
@@ -379,7 +208,7 @@ func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, 
 			return err
 		}
 		if !hasX {
-			sx, sy = spotSource(x, y, radius, w, h)
+			sx, sy = edit.SpotSource(x, y, radius, w, h)
 		}
 		long := float64(max(w, h))
 		offset, _ := json.Marshal(map[string]float64{
@@ -390,7 +219,11 @@ func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, 
 		if err != nil {
 			return err
 		}
-		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Mask: mask, Strength: opacity})
+		spot := history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Mask: mask, Strength: opacity}
+		if err := s.CheckEntry(spot); err != nil {
+			return err
+		}
+		st.Set(spot)
 		return nil
 	})
 	if err != nil {
@@ -402,7 +235,7 @@ func applySpot(_ context.Context, s *Server, args map[string]any) (any, string, 
 // frameSize returns the size of the image that the detail stage sees for state st:
 // the source's own when st has no geometry, else the preview's after geometry, whose
 // aspect ratio is the full-size frame's.
-func (s *Server) frameSize(ws *Workspace, meta SourceMeta, load engine.Loader, st history.State) (int, int, error) {
+func (s *Server) frameSize(ws *edit.Workspace, meta edit.SourceMeta, load engine.Loader, st history.State) (int, int, error) {
 	edits, err := s.Edits(st)
 	if err != nil {
 		return 0, 0, err
@@ -418,37 +251,12 @@ func (s *Server) frameSize(ws *Workspace, meta SourceMeta, load engine.Loader, s
 	}
 	img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: geom})
 	if err != nil {
-		if resourceFailure(err) {
+		if edit.ResourceFailure(err) {
 			return 0, 0, err
 		}
 		return 0, 0, darkroom.Wrap(darkroom.InternalError, err, "frame of %s after its geometry", meta.File)
 	}
 	return img.W, img.H, nil
-}
-
-// spotSource picks a source for a spot of radius r (a fraction of the long edge) at
-// (x, y) in a w x h frame: spotSourceDistance radii away, to the right, left, below,
-// above or diagonally, the first whose whole disc lies inside the frame; when none
-// does (a spot near a corner of a tiny frame), the one that lies deepest inside.
-func spotSource(x, y, r float64, w, h int) (float64, float64) {
-	fw, fh := float64(w), float64(h)
-	long := max(fw, fh)
-	cx, cy, rp := x*fw, y*fh, r*long
-	d := spotSourceDistance * rp
-	diag := d / math.Sqrt2
-	best, bx, by := math.Inf(-1), cx, cy
-	for _, o := range [][2]float64{{d, 0}, {-d, 0}, {0, d}, {0, -d}, {diag, diag}, {-diag, diag}, {diag, -diag}, {-diag, -diag}} {
-		px, py := cx+o[0], cy+o[1]
-		// How far the disc's edge is inside the frame (negative: it sticks out).
-		inside := min(px, fw-px, py, fh-py) - rp
-		if inside >= 0 {
-			return px / fw, py / fh
-		}
-		if inside > best {
-			best, bx, by = inside, px, py
-		}
-	}
-	return min(max(bx/fw, 0), 1), min(max(by/fh, 0), 1)
 }
 
 // Limits of a grey reference for wb_from_gray_card.
@@ -470,13 +278,13 @@ const (
 
 // wbData is #WBFromGrayCardData.
 type wbData struct {
-	Mutation
+	edit.Mutation
 	Temperature float64 `json:"temperature"`
 	Tint        float64 `json:"tint"`
 }
 
 func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -527,12 +335,12 @@ func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, str
 		}
 		img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: early})
 		if err != nil {
-			if resourceFailure(err) {
+			if edit.ResourceFailure(err) {
 				return err
 			}
 			return darkroom.Wrap(darkroom.RenderError, err, "render %s to sample the grey card", id)
 		}
-		patch, clipped := samplePatch(img, x, y, radius)
+		patch, clipped := engine.SamplePatch(img, x, y, radius, grayClipLevel)
 		lum := 0.2126*patch[0] + 0.7152*patch[1] + 0.0722*patch[2]
 		where := fmt.Sprintf("the patch at (%.3g, %.3g)", x, y)
 		switch {
@@ -559,7 +367,11 @@ func wbFromGrayCard(_ context.Context, s *Server, args map[string]any) (any, str
 				Message: fmt.Sprintf("the colour cast at (%.3g, %.3g) is too strong to correct: it needs temperature %.0f and tint %.3f, outside what %s allows (%v)", x, y, temp, tint, entry.Name, err),
 				Details: map[string]any{"temperature": temp, "tint": tint}}
 		}
-		st.Set(history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Strength: 1})
+		wb := history.Entry{Primitive: entry.Name, Layer: entry.Layer, Values: values, Strength: 1}
+		if err := s.CheckEntry(wb); err != nil {
+			return err
+		}
+		st.Set(wb)
 		return nil
 	})
 	if err != nil {
@@ -573,42 +385,6 @@ func grayError(format string, args ...any) error {
 	return darkroom.Errorf(darkroom.InvalidInput, format, args...)
 }
 
-// samplePatch returns the mean linear RGB of img over the disc at (x, y) (fractions
-// of the width and height) of radius r (a fraction of the long edge), and the share
-// of its pixels with a channel at white. A disc smaller than a pixel samples the
-// pixel under (x, y).
-func samplePatch(img *engine.Image, x, y, r float64) ([3]float64, float64) {
-	cx, cy := x*float64(img.W), y*float64(img.H)
-	rp := r * float64(max(img.W, img.H))
-	var sum [3]float64
-	n, clipped := 0, 0
-	add := func(px, py int) {
-		i := 3 * (py*img.W + px)
-		c := img.Pix[i : i+3]
-		for k := range 3 {
-			sum[k] += float64(c[k])
-		}
-		if max(c[0], c[1], c[2]) >= grayClipLevel {
-			clipped++
-		}
-		n++
-	}
-	for py := max(int(cy-rp), 0); py <= min(int(cy+rp), img.H-1); py++ {
-		for px := max(int(cx-rp), 0); px <= min(int(cx+rp), img.W-1); px++ {
-			if math.Hypot(float64(px)+0.5-cx, float64(py)+0.5-cy) <= rp {
-				add(px, py)
-			}
-		}
-	}
-	if n == 0 {
-		add(min(int(cx), img.W-1), min(int(cy), img.H-1))
-	}
-	for k := range sum {
-		sum[k] /= float64(n)
-	}
-	return sum, float64(clipped) / float64(n)
-}
-
 func removeModule(_ context.Context, s *Server, args map[string]any) (any, string, error) {
 	id, name := stringArg(args, "image_id"), stringArg(args, "module_name")
 	var removed int
@@ -618,7 +394,7 @@ func removeModule(_ context.Context, s *Server, args map[string]any) (any, strin
 		}
 		// Removing works for an entry whose pack is gone too; only when nothing is
 		// removed does the vocabulary say whether the name was a typo.
-		if _, err := s.lookupEntry("module_name", name); err != nil {
+		if _, err := s.LookupEntry("module_name", name); err != nil {
 			return err
 		}
 		applied := map[string]bool{}
@@ -643,7 +419,7 @@ func plural(n int, one, many string) string {
 }
 
 func resetImage(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return nil, "", err
 	}
@@ -668,10 +444,10 @@ func resetImage(_ context.Context, s *Server, args map[string]any) (any, string,
 
 // propagateData is #PropagateStateData.
 type propagateData struct {
-	SourceImageID string     `json:"source_image_id"`
-	Copied        []string   `json:"copied"`
-	Skipped       []string   `json:"skipped"`
-	Targets       []Mutation `json:"targets"`
+	SourceImageID string          `json:"source_image_id"`
+	Copied        []string        `json:"copied"`
+	Skipped       []string        `json:"skipped"`
+	Targets       []edit.Mutation `json:"targets"`
 }
 
 func propagateState(_ context.Context, s *Server, args map[string]any) (any, string, error) {
@@ -683,10 +459,10 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 	for i, t := range targets {
 		field := fmt.Sprintf("target_image_ids.%d", i)
 		if t == src {
-			return nil, "", fieldError(field, "%s is the source image", t)
+			return nil, "", edit.FieldError(field, "%s is the source image", t)
 		}
 		if j := slices.Index(targets, t); j < i {
-			return nil, "", fieldError(field, "%s is already target_image_ids.%d", t, j)
+			return nil, "", edit.FieldError(field, "%s is already target_image_ids.%d", t, j)
 		}
 	}
 	_, source, err := s.StateAfter(src)
@@ -696,7 +472,7 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 	for i, name := range exclude {
 		inSource := slices.ContainsFunc(source.Entries, func(e history.Entry) bool { return e.Primitive == name })
 		if _, ok := s.Vocab.Entry(name); !ok && !inSource {
-			_, err := s.lookupEntry(fmt.Sprintf("exclude_ops.%d", i), name)
+			_, err := s.LookupEntry(fmt.Sprintf("exclude_ops.%d", i), name)
 			return nil, "", err
 		}
 	}
@@ -728,11 +504,11 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 		note(&copied, e.Primitive)
 		entries = append(entries, e)
 	}
-	srcT, err := StateTemplates(source)
+	srcT, err := edit.StateTemplates(source)
 	if err != nil {
 		return nil, "", err
 	}
-	var templates Templates
+	var templates edit.Templates
 	for _, p := range []struct{ from, to *string }{{&srcT.L1, &templates.L1}, {&srcT.L2, &templates.L2}} {
 		if *p.from == "" {
 			continue
@@ -752,7 +528,7 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 		for _, e := range entries {
 			st.Set(e)
 		}
-		t, err := StateTemplates(*st)
+		t, err := edit.StateTemplates(*st)
 		if err != nil {
 			return err
 		}
@@ -762,7 +538,7 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 		if templates.L2 != "" {
 			t.L2 = templates.L2
 		}
-		SetStateTemplates(st, t)
+		edit.SetStateTemplates(st, t)
 		return nil
 	}
 
@@ -771,23 +547,23 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 	for _, t := range targets {
 		_, st, err := s.StateAfter(t)
 		if err != nil {
-			return nil, "", atField(err, "target "+t)
+			return nil, "", edit.AtField(err, "target "+t)
 		}
 		next := st.Clone()
 		if err := apply(&next); err != nil {
-			return nil, "", atField(err, "target "+t)
+			return nil, "", edit.AtField(err, "target "+t)
 		}
 		if _, err := s.Edits(next); err != nil {
-			return nil, "", atField(err, "target "+t)
+			return nil, "", edit.AtField(err, "target "+t)
 		}
 		if _, err := history.Hash(next); err != nil {
-			return nil, "", atField(err, "target "+t)
+			return nil, "", edit.AtField(err, "target "+t)
 		}
 	}
 	// The history has no transaction across images: a target can still fail here (a
 	// full disk, its files damaged in between), after earlier targets were committed.
 	// The error then names the ones already updated.
-	data := propagateData{SourceImageID: src, Copied: nonNil(copied), Skipped: nonNil(skipped), Targets: []Mutation{}}
+	data := propagateData{SourceImageID: src, Copied: nonNil(copied), Skipped: nonNil(skipped), Targets: []edit.Mutation{}}
 	for _, t := range targets {
 		m, err := s.Mutate(t, "propagate_state from "+src, apply)
 		if err != nil {
@@ -796,9 +572,9 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 				done[i] = d.ImageID
 			}
 			if len(done) > 0 {
-				return nil, "", atField(err, fmt.Sprintf("target %s (already updated: %s)", t, strings.Join(done, ", ")))
+				return nil, "", edit.AtField(err, fmt.Sprintf("target %s (already updated: %s)", t, strings.Join(done, ", ")))
 			}
-			return nil, "", atField(err, "target "+t)
+			return nil, "", edit.AtField(err, "target "+t)
 		}
 		data.Targets = append(data.Targets, m)
 	}
@@ -808,10 +584,4 @@ func propagateState(_ context.Context, s *Server, args map[string]any) (any, str
 		summary += " (skipped " + strings.Join(data.Skipped, ", ") + ")"
 	}
 	return data, summary, nil
-}
-
-func fieldError(field, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	return &darkroom.Error{Code: darkroom.InvalidInput, Message: field + ": " + msg,
-		Details: map[string]any{"fields": []any{map[string]any{"path": field, "message": msg}}}}
 }

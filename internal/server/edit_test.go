@@ -1,6 +1,7 @@
 package server
 
 import (
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -116,6 +117,9 @@ func TestApplyPrimitiveErrors(t *testing.T) {
 		{"object for a scalar entry, out of range", map[string]any{"primitive_name": "exposure", "value": map[string]any{"ev": 5}}, darkroom.InvalidInput, "exposure: ev: 5 is outside [-4, 4]"},
 		{"object for a scalar entry, unknown parameter", map[string]any{"primitive_name": "exposure", "value": map[string]any{"stops": 1}}, darkroom.InvalidInput, "stops: field not allowed"},
 		{"scalar for an object entry", map[string]any{"primitive_name": "white_balance", "value": 100}, darkroom.InvalidInput, "takes an object"},
+		// A value of the wrong type names the parameter to fix and its range, not value.
+		{"word for a number", map[string]any{"primitive_name": "exposure", "value": "bright"}, darkroom.InvalidInput, `exposure: ev: got string "bright", want a number in [-4, 4]`},
+		{"word for a number in an object", map[string]any{"primitive_name": "white_balance", "value": map[string]any{"tint": "green"}}, darkroom.InvalidInput, `white_balance: tint: got string "green", want a number in [`},
 		{"unknown parameter", map[string]any{"primitive_name": "white_balance", "value": map[string]any{"kelvin": 100}}, darkroom.InvalidInput, "kelvin"},
 		{"value for an entry without parameters", map[string]any{"primitive_name": "film_noir", "value": 1}, darkroom.InvalidInput, "takes no value"},
 		{"strength above 1", map[string]any{"primitive_name": "exposure", "strength": 1.5}, darkroom.InvalidInput, "strength"},
@@ -394,7 +398,7 @@ func TestSpotSource(t *testing.T) {
 		{"deepest inside when nothing fits", 0.5, 0.5, 0.25, 100, 100, 0.5 + 0.625/math.Sqrt2, 0.5 + 0.625/math.Sqrt2},
 	}
 	for _, tc := range tests {
-		x, y := spotSource(tc.x, tc.y, tc.r, tc.w, tc.h)
+		x, y := edit.SpotSource(tc.x, tc.y, tc.r, tc.w, tc.h)
 		if math.Abs(x-tc.wantX) > 1e-9 || math.Abs(y-tc.wantY) > 1e-9 {
 			t.Errorf("%s: source (%v, %v), want (%v, %v)", tc.name, x, y, tc.wantX, tc.wantY)
 		}
@@ -502,7 +506,7 @@ func TestWBFromGrayCardErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.s.Workspace.Root, filepath.FromSlash(meta.File)), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
+	ws, err := edit.OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +613,7 @@ func TestPropagateState(t *testing.T) {
 	if diff := cmp.Diff(want, viewEntries(t, f.state("cat"))); diff != "" {
 		t.Errorf("cat after propagation (-want +got):\n%s", diff)
 	}
-	if tpl, _ := StateTemplates(f.state("rocket")); tpl.L2 != "golden_hour" {
+	if tpl, _ := edit.StateTemplates(f.state("rocket")); tpl.L2 != "golden_hour" {
 		t.Errorf("rocket's templates %+v, want golden_hour copied", tpl)
 	}
 
@@ -756,63 +760,5 @@ func TestCatalogMatchesEngine(t *testing.T) {
 	}
 	if diff := cmp.Diff(catalog, engineOps); diff != "" {
 		t.Errorf("operations: catalog (-) vs engine (+):\n%s", diff)
-	}
-}
-
-// Every reply of concurrent edits on one image describes its own commit: state_after
-// is the state the call committed, not HEAD read again after a later call moved it
-// (issue 11). Each call adds one entry, so the 20 replies carry 20 different entry
-// counts, 1 to 20, one per position in the history.
-func TestConcurrentEditsStateAfterIsOwnCommit(t *testing.T) {
-	f := newEdFixture(t)
-	var names []string
-	for _, e := range f.s.Vocab.Select(vocab.Filter{Layer: "L1"}) {
-		if e.Category != "geometry" && len(e.Parameters) > 0 && len(names) < 20 {
-			names = append(names, e.Name)
-		}
-	}
-	if len(names) != 20 {
-		t.Fatalf("only %d primitives to apply", len(names))
-	}
-	for round := range 5 {
-		id := fmt.Sprintf("cup-%d", round)
-		f.ingest("coffee.png", id)
-		replies := make([]Mutation, len(names))
-		var wg sync.WaitGroup
-		for i, name := range names {
-			wg.Go(func() {
-				raw := mustJSON(t, map[string]any{"image_id": id, "primitive_name": name})
-				env, _ := f.s.Invoke(t.Context(), "apply_primitive", raw)
-				if !env.Success {
-					t.Errorf("%s: %+v", name, env.Error)
-					return
-				}
-				b, err := json.Marshal(env.Data)
-				if err == nil {
-					err = json.Unmarshal(b, &replies[i])
-				}
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
-				}
-			})
-		}
-		wg.Wait()
-		counts := map[int]bool{}
-		for i, m := range replies {
-			if m.StateAfter.Head != m.SnapshotHash {
-				t.Errorf("round %d, %s: state_after.head %s, but the call committed %s", round, names[i], m.StateAfter.Head, m.SnapshotHash)
-			}
-			st, err := f.s.Workspace.History.Get(id, m.SnapshotHash)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.StateAfter.EntryCount != len(st.Entries) {
-				t.Errorf("round %d, %s: state_after.entry_count %d, but the committed state has %d entries", round, names[i], m.StateAfter.EntryCount, len(st.Entries))
-			}
-			counts[m.StateAfter.EntryCount] = true
-		}
-		if len(counts) != len(names) {
-			t.Errorf("round %d: %d replies carry only %d different entry counts", round, len(names), len(counts))
-		}
 	}
 }

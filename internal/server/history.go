@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,109 +14,81 @@ import (
 // The history tools: snapshot, checkout, branch, tag, log and diff, each a thin map
 // onto internal/history. The mutating ones return the #Mutation.
 
-func init() {
-	register("snapshot", snapshotTool)
-	register("checkout", checkoutTool)
-	register("branch", branchTool)
-	register("tag", tagTool)
-	register("log", logTool)
-	register("diff", diffTool)
+// Each handler decodes its checked arguments into its own struct (a misspelt field
+// is a compile error), calls the editor and says what it did.
+
+type snapshotArgs struct {
+	ImageID string `json:"image_id"`
+	Label   string `json:"label"`
 }
 
-// defaultSnapshotLabel labels a snapshot taken without a label, so the log still
-// says which tool made it.
-const defaultSnapshotLabel = "snapshot"
-
 func snapshotTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[snapshotArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	label := stringArg(args, "label")
+	m, err := s.Snapshot(a.ImageID, a.Label)
+	if err != nil {
+		return nil, "", err
+	}
+	label := a.Label
 	if label == "" {
-		label = defaultSnapshotLabel
+		label = edit.DefaultSnapshotLabel
 	}
-	// Update commits HEAD's own state under the image's lock: reading it first and
-	// committing it after would undo an edit made in between.
-	c, err := ws.History.Update(id, label, func(*history.State) error { return nil })
-	if err != nil {
-		return nil, "", err
-	}
-	m, err := committedMutation(id, c)
-	if err != nil {
-		return nil, "", err
-	}
-	return m, fmt.Sprintf("snapshot %s of %s: %q", abbrev(m.SnapshotHash), id, label), nil
+	return m, fmt.Sprintf("snapshot %s of %s: %q", abbrev(m.SnapshotHash), a.ImageID, label), nil
+}
+
+type checkoutArgs struct {
+	ImageID   string `json:"image_id"`
+	RefOrHash string `json:"ref_or_hash"`
 }
 
 func checkoutTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[checkoutArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id, spec := stringArg(args, "image_id"), stringArg(args, "ref_or_hash")
-	h, err := ws.History.Checkout(id, spec)
+	m, err := s.Checkout(a.ImageID, a.RefOrHash)
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := s.mutationAt(id, h.Hash)
-	if err != nil {
-		return nil, "", err
-	}
-	return m, fmt.Sprintf("%s: checked out %s, %s", id, spec, describeHead(m.StateAfter)), nil
+	return m, fmt.Sprintf("%s: checked out %s, %s", a.ImageID, a.RefOrHash, describeHead(m.StateAfter)), nil
+}
+
+type branchArgs struct {
+	ImageID string `json:"image_id"`
+	Name    string `json:"name"`
+	From    string `json:"from"`
 }
 
 func branchTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[branchArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id, name, from := stringArg(args, "image_id"), stringArg(args, "name"), stringArg(args, "from")
-	if _, err := ws.History.Branch(id, name, from); err != nil {
-		return nil, "", err
-	}
-	// The full ref: a tag of the same name cannot exist (Branch refuses it), but
-	// the spec should not depend on that.
-	h, err := ws.History.Checkout(id, "refs/heads/"+name)
+	m, err := s.Branch(a.ImageID, a.Name, a.From)
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := s.mutationAt(id, h.Hash)
-	if err != nil {
-		return nil, "", err
-	}
-	return m, fmt.Sprintf("%s: created branch %s at %s and checked it out", id, name, abbrev(m.SnapshotHash)), nil
+	return m, fmt.Sprintf("%s: created branch %s at %s and checked it out", a.ImageID, a.Name, abbrev(m.SnapshotHash)), nil
+}
+
+type tagArgs struct {
+	ImageID string `json:"image_id"`
+	Name    string `json:"name"`
+	Hash    string `json:"hash"`
 }
 
 func tagTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[tagArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id, name, spec := stringArg(args, "image_id"), stringArg(args, "name"), stringArg(args, "hash")
-	e, err := ws.History.Tag(id, name, spec)
+	m, err := s.Tag(a.ImageID, a.Name, a.Hash)
 	if err != nil {
 		return nil, "", err
 	}
-	// HEAD stays where it was; snapshot_hash is what the tag names.
-	m, err := s.mutationAt(id, e.Hash)
-	if err != nil {
-		return nil, "", err
-	}
-	return m, fmt.Sprintf("%s: tagged %s as %s", id, abbrev(e.Hash), name), nil
-}
-
-// mutationAt is the #Mutation of an operation that produced or named snapshot hash.
-// It is the operation's own hash, not HEAD read again afterwards: by then a
-// concurrent call may have moved HEAD (state_after says where it is now).
-func (s *Server) mutationAt(id, hash string) (Mutation, error) {
-	m, err := s.Mutation(id)
-	if err != nil {
-		return Mutation{}, err
-	}
-	m.SnapshotHash = hash
-	return m, nil
+	return m, fmt.Sprintf("%s: tagged %s as %s", a.ImageID, abbrev(m.SnapshotHash), a.Name), nil
 }
 
 // historyLogEntry is the #LogEntry of the contract.
@@ -146,36 +119,26 @@ func viewLogEntry(e history.LogEntry) historyLogEntry {
 	return v
 }
 
-// recentLog returns an image's last limit operations as #LogEntry, newest first.
-func recentLog(ws *Workspace, id string, limit int) ([]historyLogEntry, error) {
-	entries, err := ws.History.Log(id, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]historyLogEntry, len(entries))
-	for i, e := range entries {
-		out[i] = viewLogEntry(e)
-	}
-	return out, nil
+type logArgs struct {
+	ImageID string `json:"image_id"`
+	Limit   int    `json:"limit"` // the contract fills the default
 }
 
 func logTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[logArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	limit, _ := args["limit"].(float64) // the contract fills the default
-	head, err := ws.History.Head(id)
+	head, log, err := s.Log(a.ImageID, a.Limit)
 	if err != nil {
 		return nil, "", err
 	}
-	entries, err := recentLog(ws, id, int(limit))
-	if err != nil {
-		return nil, "", err
+	entries := make([]historyLogEntry, len(log))
+	for i, e := range log {
+		entries[i] = viewLogEntry(e)
 	}
-	data := map[string]any{"image_id": id, "head": head.Hash, "entries": entries}
-	return data, fmt.Sprintf("%s: %d operations, HEAD at %s", id, len(entries), abbrev(head.Hash)), nil
+	data := map[string]any{"image_id": a.ImageID, "head": head.Hash, "entries": entries}
+	return data, fmt.Sprintf("%s: %d operations, HEAD at %s", a.ImageID, len(entries), abbrev(head.Hash)), nil
 }
 
 // historyEntry is the #StateEntry of the contract: an entry with its mask as the
@@ -201,34 +164,21 @@ type historyChange struct {
 	New historyEntry `json:"new"`
 }
 
-// resolveSpec resolves a spec (HEAD when empty) to its hash and state.
-func resolveSpec(ws *Workspace, id, spec string) (string, history.State, error) {
-	if spec == "" {
-		spec = "HEAD"
-	}
-	hash, err := ws.History.Resolve(id, spec)
-	if err != nil {
-		return "", history.State{}, err
-	}
-	st, err := ws.History.Get(id, hash)
-	return hash, st, err
+type diffArgs struct {
+	ImageID string `json:"image_id"`
+	HashA   string `json:"hash_a"`
+	HashB   string `json:"hash_b"`
 }
 
 func diffTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[diffArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	hashA, a, err := resolveSpec(ws, id, stringArg(args, "hash_a"))
+	va, vb, d, err := s.Diff(a.ImageID, a.HashA, a.HashB)
 	if err != nil {
 		return nil, "", err
 	}
-	hashB, b, err := resolveSpec(ws, id, stringArg(args, "hash_b"))
-	if err != nil {
-		return nil, "", err
-	}
-	d := history.Diff(a, b)
 	added := make([]historyEntry, len(d.Added))
 	for i, e := range d.Added {
 		added[i] = viewStateEntry(e)
@@ -242,10 +192,10 @@ func diffTool(_ context.Context, s *Server, args map[string]any) (any, string, e
 		changed[i] = historyChange{Old: viewStateEntry(c.Old), New: viewStateEntry(c.New)}
 	}
 	data := map[string]any{
-		"image_id": id, "hash_a": hashA, "hash_b": hashB,
+		"image_id": a.ImageID, "hash_a": va.Hash, "hash_b": vb.Hash,
 		"added": added, "removed": removed, "changed": changed,
 	}
-	return data, describeDiff(id, hashA, hashB, d), nil
+	return data, describeDiff(a.ImageID, va.Hash, vb.Hash, d), nil
 }
 
 // describeDiff is the summary line of a diff. It also names what the data cannot
@@ -271,7 +221,7 @@ func abbrev(hash string) string {
 	return hash
 }
 
-func describeHead(sa StateAfter) string {
+func describeHead(sa edit.StateAfter) string {
 	if sa.Branch != nil {
 		return fmt.Sprintf("on branch %s at %s", *sa.Branch, abbrev(sa.Head))
 	}

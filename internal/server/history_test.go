@@ -3,11 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -45,11 +45,11 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 func editServer(t testing.TB) *Server {
 	t.Helper()
 	c, v := loaded()
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Server{Contract: c, Vocab: v, Logger: slog.New(slog.DiscardHandler), Workspace: ws, handlers: handlers}
+	return newTestServer(c, v, ws)
 }
 
 // testPhoto is a w x h JPEG with a colour gradient, so edits visibly change it.
@@ -81,7 +81,7 @@ func addImage(t testing.TB, s *Server, id string, data []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := json.Marshal(SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
+	meta, err := json.Marshal(edit.SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +215,8 @@ func head(t testing.TB, s *Server, id string) history.Head {
 func ptr[T any](v T) *T { return &v }
 
 // stateAfter reads a mutation's state_after.
-func stateAfter(d map[string]any) StateAfter {
-	var m Mutation
+func stateAfter(d map[string]any) edit.StateAfter {
+	var m edit.Mutation
 	b, _ := json.Marshal(d)
 	json.Unmarshal(b, &m)
 	return m.StateAfter
@@ -242,7 +242,7 @@ func TestSnapshot(t *testing.T) {
 			if d["snapshot_hash"] != edited {
 				t.Errorf("snapshot_hash %v, want HEAD's %s", d["snapshot_hash"], edited)
 			}
-			want := StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}
+			want := edit.StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}
 			if diff := cmp.Diff(want, stateAfter(d)); diff != "" {
 				t.Errorf("state_after (-want +got):\n%s", diff)
 			}
@@ -289,14 +289,14 @@ func TestCheckout(t *testing.T) {
 	}
 	tests := []struct {
 		spec string
-		want StateAfter
+		want edit.StateAfter
 	}{
-		{"baseline", StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
-		{"main", StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
-		{base[:8], StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
-		{"refs/heads/main", StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
-		{"refs/tags/baseline", StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
-		{"HEAD", StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
+		{"baseline", edit.StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
+		{"main", edit.StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
+		{base[:8], edit.StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
+		{"refs/heads/main", edit.StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
+		{"refs/tags/baseline", edit.StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
+		{"HEAD", edit.StateAfter{Head: base, Detached: true, Layers: []string{}, Masks: []string{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -335,14 +335,14 @@ func TestBranch(t *testing.T) {
 	tests := []struct {
 		name string
 		args map[string]any
-		want StateAfter
+		want edit.StateAfter
 	}{
 		{"from HEAD", map[string]any{"image_id": "harbour", "name": "moody"},
-			StateAfter{Head: edited, Branch: ptr("moody"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
+			edit.StateAfter{Head: edited, Branch: ptr("moody"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}},
 		{"from a tag", map[string]any{"image_id": "harbour", "name": "fresh", "from": "baseline"},
-			StateAfter{Head: base, Branch: ptr("fresh"), Layers: []string{}, Masks: []string{}}},
+			edit.StateAfter{Head: base, Branch: ptr("fresh"), Layers: []string{}, Masks: []string{}}},
 		{"from null", map[string]any{"image_id": "harbour", "name": "again", "from": nil},
-			StateAfter{Head: base, Branch: ptr("again"), Layers: []string{}, Masks: []string{}}},
+			edit.StateAfter{Head: base, Branch: ptr("again"), Layers: []string{}, Masks: []string{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -404,7 +404,7 @@ func TestTag(t *testing.T) {
 				t.Errorf("snapshot_hash %v, want the tagged %s", d["snapshot_hash"], tt.wantHash)
 			}
 			// HEAD does not move.
-			want := StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}
+			want := edit.StateAfter{Head: edited, Branch: ptr("main"), EntryCount: 1, Layers: []string{"L1"}, Masks: []string{}}
 			if diff := cmp.Diff(want, stateAfter(d)); diff != "" {
 				t.Errorf("state_after (-want +got):\n%s", diff)
 			}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -116,7 +117,7 @@ func newEdFixture(t testing.TB) *edFixture {
 	if err := os.WriteFile(filepath.Join(photos, "notes.txt"), []byte("not a photo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(filepath.Join(t.TempDir(), "ws"), []string{photos})
+	ws, err := edit.OpenWorkspace(filepath.Join(t.TempDir(), "ws"), []string{photos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,16 +387,16 @@ func TestDecodeImageB64(t *testing.T) {
 		"data URL":   "data:image/png;base64," + enc,
 		"line break": enc[:8] + "\r\n" + enc[8:],
 	} {
-		got, err := decodeImageB64(in)
+		got, err := edit.DecodeImageB64(in)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: %q, %v", name, got, err)
 		}
 	}
-	over := strings.Repeat("A", base64.StdEncoding.EncodedLen(MaxImageB64Bytes)+4)
-	if _, err := decodeImageB64(over); darkroom.Code(err) != darkroom.LimitExceeded {
-		t.Errorf("payload over %d bytes: %v, want limit_exceeded", MaxImageB64Bytes, err)
+	over := strings.Repeat("A", base64.StdEncoding.EncodedLen(edit.MaxImageB64Bytes)+4)
+	if _, err := edit.DecodeImageB64(over); darkroom.Code(err) != darkroom.LimitExceeded {
+		t.Errorf("payload over %d bytes: %v, want limit_exceeded", edit.MaxImageB64Bytes, err)
 	}
-	if _, err := decodeImageB64("a!b"); darkroom.Code(err) != darkroom.InvalidInput {
+	if _, err := edit.DecodeImageB64("a!b"); darkroom.Code(err) != darkroom.InvalidInput {
 		t.Errorf("bad base64: %v, want invalid_input", err)
 	}
 }
@@ -412,8 +413,8 @@ func TestImageIDFromName(t *testing.T) {
 		strings.Repeat("a", 80):                     strings.Repeat("a", 64),
 		"photo.final.version.jpg":                   "photo_final_version",
 	} {
-		if got := imageIDFromName(name); got != want {
-			t.Errorf("imageIDFromName(%q) = %q, want %q", name, got, want)
+		if got := edit.ImageIDFromName(name); got != want {
+			t.Errorf("edit.ImageIDFromName(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
@@ -482,19 +483,19 @@ func TestBindLayers(t *testing.T) {
 	f.ingest("coffee.png", "cup")
 	steps := []struct {
 		args map[string]any
-		want Templates
+		want edit.Templates
 	}{
-		{map[string]any{"l1_template": "lift_underexposed"}, Templates{L1: "lift_underexposed"}},
-		{map[string]any{"l2_template": "film_noir", "l1_template": nil}, Templates{L1: "lift_underexposed", L2: "film_noir"}},
-		{map[string]any{"l1_template": "recover_overexposed", "l2_template": "golden_hour"}, Templates{L1: "recover_overexposed", L2: "golden_hour"}},
+		{map[string]any{"l1_template": "lift_underexposed"}, edit.Templates{L1: "lift_underexposed"}},
+		{map[string]any{"l2_template": "film_noir", "l1_template": nil}, edit.Templates{L1: "lift_underexposed", L2: "film_noir"}},
+		{map[string]any{"l1_template": "recover_overexposed", "l2_template": "golden_hour"}, edit.Templates{L1: "recover_overexposed", L2: "golden_hour"}},
 		// Binding the same again is idempotent: the same state, so the same hash.
-		{map[string]any{"l2_template": "golden_hour"}, Templates{L1: "recover_overexposed", L2: "golden_hour"}},
+		{map[string]any{"l2_template": "golden_hour"}, edit.Templates{L1: "recover_overexposed", L2: "golden_hour"}},
 	}
 	var prev string
 	for i, st := range steps {
 		st.args["image_id"] = "cup"
 		d := f.ok("bind_layers", st.args)
-		got, err := StateTemplates(f.state("cup"))
+		got, err := edit.StateTemplates(f.state("cup"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,8 +565,8 @@ func TestEditToolsInternalError(t *testing.T) {
 	} {
 		t.Run(tool, func(t *testing.T) {
 			f := f.sub(t)
-			f.s.fault = tool
-			defer func() { f.s.fault = "" }()
+			WithFault(tool, "the test")(f.s)
+			defer WithFault("", "")(f.s)
 			e := f.fail(tool, args, darkroom.InternalError)
 			if e["recoverable"] != false {
 				t.Errorf("internal_error is recoverable: %v", e)

@@ -1,42 +1,19 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"errors"
+	"darkroom/internal/edit"
 	"fmt"
-	"image"
-	"image/jpeg"
-	"image/png"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/image/tiff"
-
-	"darkroom"
-	"darkroom/internal/engine"
 )
 
 // The render tools: render_preview and compare draw from the cached proxy and show
 // the agent the picture; export_final renders the source at full resolution.
 
-func init() {
-	register("render_preview", renderPreview)
-	register("compare", compareTool)
-	register("export_final", exportFinal)
-}
-
 const (
-	// previewQuality is the JPEG quality of previews and comparisons: small enough to
-	// inline, good enough to judge colour and tone.
-	previewQuality = 88
 	// maxInlineBytes caps the picture carried in a result's content.
 	maxInlineBytes = 1 << 20
-	// exportStages are decode, render, encode and write.
-	exportStages = 4
 )
 
 // picture is a rendered JPEG that a result also shows as MCP image content, when it
@@ -89,269 +66,69 @@ type compareData struct {
 	picture
 }
 
-// renderFailure reports why a version cannot be drawn. A failure of the version
-// itself is a render_error to the agent: a corrupt source copy (the decoder's
-// invalid_input), an entry whose pack is gone (not_found), a mask that no longer
-// resolves. A failure of the server's resources keeps its own code, since it says
-// what to do: limit_exceeded (the decode budget: retry later), permission_error and
-// unavailable (the workspace), and an internal error stays one.
-func renderFailure(err error, format string, args ...any) error {
-	if resourceFailure(err) {
-		return err
-	}
-	e := darkroom.Wrap(darkroom.RenderError, err, format, args...)
-	var de *darkroom.Error
-	if errors.As(err, &de) && de.Details != nil {
-		e.Details = de.Details
-	}
-	return e
-}
-
-// resourceFailure says err is about the server's resources (memory, the workspace's
-// disk and permissions) or a bug, not about what was asked: wrapping it in a
-// tool-specific code would hide what the client can do about it.
-func resourceFailure(err error) bool {
-	switch darkroom.Code(err) {
-	case darkroom.LimitExceeded, darkroom.PermissionError, darkroom.Unavailable, darkroom.InternalError:
-		return true
-	}
-	return false
-}
-
-// renderVersion is one resolved version of an image, ready to render.
-type renderVersion struct {
-	spec  string
-	hash  string
-	edits []engine.Edit
-}
-
-// resolveVersion resolves spec (HEAD when empty) and turns its state into engine
-// edits.
-func (s *Server) resolveVersion(ws *Workspace, id, spec string) (renderVersion, error) {
-	if spec == "" {
-		spec = "HEAD"
-	}
-	hash, st, err := resolveSpec(ws, id, spec)
-	if err != nil {
-		return renderVersion{}, err
-	}
-	edits, err := s.Edits(st)
-	if err != nil {
-		return renderVersion{}, renderFailure(err, "image %s at %s", id, abbrev(hash))
-	}
-	return renderVersion{spec: spec, hash: hash, edits: edits}, nil
-}
-
-// checkedInt reads an integer argument the contract checked; ok is false when it is
-// absent or null.
-func checkedInt(args map[string]any, name string) (n int, ok bool) {
-	f, ok := args[name].(float64)
-	return int(f), ok
+type renderArgs struct {
+	ImageID   string `json:"image_id"`
+	RefOrHash string `json:"ref_or_hash"`
+	Size      int    `json:"size"` // the contract fills the default
 }
 
 func renderPreview(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[renderArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	size, _ := checkedInt(args, "size") // the contract fills the default
-	meta, load, err := ws.Source(id)
+	r, pic, err := s.Preview(a.ImageID, a.RefOrHash, a.Size)
 	if err != nil {
 		return nil, "", err
 	}
-	v, err := s.resolveVersion(ws, id, stringArg(args, "ref_or_hash"))
-	if err != nil {
-		return nil, "", err
-	}
-	img, err := ws.Previews.Preview(engine.PreviewRequest{Key: meta.SHA256, Load: load, Edits: v.edits, LongEdge: size})
-	if err != nil {
-		return nil, "", renderFailure(err, "preview of %s at %s", id, abbrev(v.hash))
-	}
-	path, b, err := writePreview(ws, id, fmt.Sprintf("%s-%d.jpg", v.hash[:12], size), img)
-	if err != nil {
-		return nil, "", err
-	}
-	pic, inline := newPicture(b)
-	d := &renderData{ImageID: id, Hash: v.hash, Path: path, Width: img.W, Height: img.H, Bytes: int64(len(b)), Inline: inline, picture: pic}
-	return d, fmt.Sprintf("preview of %s at %s: %dx%d, %s, %s%s", id, abbrev(v.hash), img.W, img.H, humanBytes(d.Bytes), path, inlineNote(inline)), nil
+	p, inline := newPicture(pic.JPEG)
+	d := &renderData{ImageID: a.ImageID, Hash: r.Hash, Path: pic.Path, Width: pic.Width, Height: pic.Height, Bytes: int64(len(pic.JPEG)), Inline: inline, picture: p}
+	return d, fmt.Sprintf("preview of %s at %s: %dx%d, %s, %s%s", a.ImageID, abbrev(r.Hash), d.Width, d.Height, humanBytes(d.Bytes), d.Path, inlineNote(inline)), nil
+}
+
+type compareArgs struct {
+	ImageID string `json:"image_id"`
+	HashA   string `json:"hash_a"`
+	HashB   string `json:"hash_b"`
+	Size    int    `json:"size"`
 }
 
 func compareTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[compareArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	size, _ := checkedInt(args, "size")
-	meta, load, err := ws.Source(id)
+	va, vb, pic, err := s.Compare(a.ImageID, a.HashA, a.HashB, a.Size)
 	if err != nil {
 		return nil, "", err
 	}
-	a, err := s.resolveVersion(ws, id, stringArg(args, "hash_a"))
-	if err != nil {
-		return nil, "", err
-	}
-	b, err := s.resolveVersion(ws, id, stringArg(args, "hash_b"))
-	if err != nil {
-		return nil, "", err
-	}
-	proxy, err := ws.Previews.Proxy(meta.SHA256, load)
-	if err != nil {
-		return nil, "", renderFailure(err, "compare %s", id)
-	}
-	// Like a preview, a cell is never larger than the photo.
-	cell := max(16, min(size, max(proxy.Width, proxy.Height)))
-	sheet, err := engine.ContactSheet(proxy.Image, []engine.Panel{
-		{Label: versionLabel(a), Edits: a.edits},
-		{Label: versionLabel(b), Edits: b.edits},
-	}, cell)
-	if err != nil {
-		return nil, "", renderFailure(err, "compare %s", id)
-	}
-	path, jb, err := writePreview(ws, id, fmt.Sprintf("compare-%s-%s-%d.jpg", a.hash[:12], b.hash[:12], size), sheet)
-	if err != nil {
-		return nil, "", err
-	}
-	pic, inline := newPicture(jb)
-	d := &compareData{ImageID: id, HashA: a.hash, HashB: b.hash, Path: path, Width: sheet.W, Height: sheet.H, Bytes: int64(len(jb)), Inline: inline, picture: pic}
-	return d, fmt.Sprintf("%s: %s | %s side by side, %dx%d, %s, %s%s", id, versionLabel(a), versionLabel(b), sheet.W, sheet.H, humanBytes(d.Bytes), path, inlineNote(inline)), nil
+	p, inline := newPicture(pic.JPEG)
+	d := &compareData{ImageID: a.ImageID, HashA: va.Hash, HashB: vb.Hash, Path: pic.Path, Width: pic.Width, Height: pic.Height, Bytes: int64(len(pic.JPEG)), Inline: inline, picture: p}
+	return d, fmt.Sprintf("%s: %s | %s side by side, %dx%d, %s, %s%s", a.ImageID, edit.VersionLabel(va.Version), edit.VersionLabel(vb.Version), d.Width, d.Height, humanBytes(d.Bytes), d.Path, inlineNote(inline)), nil
 }
 
-// versionLabel names a version under its picture: the spec as the agent gave it and
-// the short hash ("main 1a2b3c4"), or just the hash when the spec was one.
-func versionLabel(v renderVersion) string {
-	if strings.HasPrefix(v.hash, v.spec) {
-		return abbrev(v.hash)
-	}
-	return v.spec + " " + abbrev(v.hash)
+type exportArgs struct {
+	ImageID   string `json:"image_id"`
+	RefOrHash string `json:"ref_or_hash"`
+	Format    string `json:"format"`
+	Quality   int    `json:"quality"`
+	Size      int    `json:"size"` // null: full resolution
 }
-
-// writePreview encodes img as a preview JPEG and writes it atomically under the
-// image's previews, returning the path and the bytes.
-func writePreview(ws *Workspace, id, name string, img *engine.Image) (string, []byte, error) {
-	var buf bytes.Buffer
-	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "jpeg", Quality: previewQuality}); err != nil {
-		return "", nil, renderFailure(err, "encode preview of %s", id)
-	}
-	dir, err := ws.Dir("previews", id)
-	if err != nil {
-		return "", nil, err
-	}
-	path := filepath.Join(dir, name)
-	if err := ws.WriteFile(path, buf.Bytes()); err != nil {
-		return "", nil, err
-	}
-	return path, buf.Bytes(), nil
-}
-
-// exportExt is the file extension of each export format.
-var exportExt = map[string]string{"jpeg": "jpg", "png": "png", "tiff": "tiff"}
 
 func exportFinal(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.workspace()
+	a, err := decodeArgs[exportArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	format := stringArg(args, "format")
-	quality, _ := checkedInt(args, "quality")
-	size, sized := checkedInt(args, "size")
-	_, load, err := ws.Source(id)
-	if err != nil {
-		return nil, "", err
-	}
-	v, err := s.resolveVersion(ws, id, stringArg(args, "ref_or_hash"))
-	if err != nil {
-		return nil, "", err
-	}
-	ext, ok := exportExt[format]
-	if !ok {
-		return nil, "", darkroom.Errorf(darkroom.InternalError, "export %s: no extension for format %q", id, format)
-	}
-	name := fmt.Sprintf("%s-%s.%s", id, v.hash[:12], ext)
-	if sized {
-		name = fmt.Sprintf("%s-%s-%d.%s", id, v.hash[:12], size, ext)
-	}
-	dir, err := ws.Dir("exports", id)
-	if err != nil {
-		return nil, "", err
-	}
-	path := filepath.Join(dir, name)
-
-	s.progress(ctx, 0, exportStages, "decode")
-	data, err := load()
-	if err != nil {
-		return nil, "", renderFailure(err, "export %s", id)
-	}
-	opt := engine.ExportOptions{
-		Encode:   engine.EncodeOptions{Format: format},
-		LongEdge: size,
-		Stage: func(next string) {
-			switch next {
-			case "render":
-				s.progress(ctx, 1, exportStages, "render")
-			case "encode":
-				s.progress(ctx, 2, exportStages, "encode")
-			}
-		},
-	}
-	switch format {
-	case "jpeg":
-		opt.Encode.Quality = quality
-	case "png":
-		opt.Encode.Depth = 16
-	}
-	var n int64
-	err = ws.WriteFileFrom(path, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
-		_, err := engine.Export(cw, data, v.edits, opt)
-		n = cw.n
-		if err != nil {
-			return renderFailure(err, "export %s at %s", id, abbrev(v.hash))
-		}
-		s.progress(ctx, 3, exportStages, "write")
-		return nil
+	x, err := s.Export(ctx, edit.ExportRequest{
+		ImageID: a.ImageID, Spec: a.RefOrHash, Format: a.Format, Quality: a.Quality, Size: a.Size,
+		Progress: func(done int, stage string) { s.progress(ctx, float64(done), edit.ExportStages, stage) },
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	w, h, err := fileDimensions(path, format)
-	if err != nil {
-		return nil, "", err
-	}
-	s.progress(ctx, 4, exportStages, "done")
-	d := &renderData{ImageID: id, Hash: v.hash, Path: path, Width: w, Height: h, Bytes: n}
-	return d, fmt.Sprintf("exported %s at %s: %dx%d %s, %s, %s", id, abbrev(v.hash), w, h, format, humanBytes(n), path), nil
-}
-
-// fileDimensions reads the pixel size of an exported file from its header: the
-// export's geometry edits decide it, so it is read back rather than predicted.
-func fileDimensions(path, format string) (int, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, darkroom.Wrap(darkroom.InternalError, err, "read back %s", path)
-	}
-	defer f.Close()
-	decode := map[string]func(io.Reader) (image.Config, error){
-		"jpeg": jpeg.DecodeConfig, "png": png.DecodeConfig, "tiff": tiff.DecodeConfig,
-	}[format]
-	cfg, err := decode(f)
-	if err != nil {
-		return 0, 0, darkroom.Wrap(darkroom.InternalError, err, "read back %s", path)
-	}
-	return cfg.Width, cfg.Height, nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	d := &renderData{ImageID: a.ImageID, Hash: x.Hash, Path: x.Path, Width: x.Width, Height: x.Height, Bytes: x.Bytes}
+	return d, fmt.Sprintf("exported %s at %s: %dx%d %s, %s, %s", a.ImageID, abbrev(x.Hash), x.Width, x.Height, a.Format, humanBytes(x.Bytes), x.Path), nil
 }
 
 func humanBytes(n int64) string {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"image"
 	"image/color"
@@ -69,9 +70,9 @@ func TestRenderPreview(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := mustCall(t, s, "render_preview", tt.args)
-			path := d["path"].(string)
+			path := filepath.Join(s.Workspace.Root, d["path"].(string))
 			want := map[string]any{"image_id": "harbour", "hash": tt.hash, "width": float64(tt.w), "height": float64(tt.h),
-				"path": filepath.Join(s.Workspace.Root, "previews", "harbour", tt.previewName), "bytes": d["bytes"], "inline": tt.wantInline}
+				"path": "previews/harbour/" + tt.previewName, "bytes": d["bytes"], "inline": tt.wantInline}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("data (-want +got):\n%s", diff)
 			}
@@ -210,7 +211,7 @@ func TestRenderContent(t *testing.T) {
 			}
 			// The file is linked as a resource last, with or without the picture.
 			link, ok := res.Content[len(res.Content)-1].(*mcp.ResourceLink)
-			rel, _ := filepath.Rel(s.Workspace.Root, d.Path)
+			rel := d.Path // relative to the workspace
 			if !ok || link.URI != "darkroom://workspace/"+filepath.ToSlash(rel) || link.MIMEType != "image/jpeg" || link.Size == nil || *link.Size != int64(d.Bytes) {
 				t.Fatalf("the last content is %T %+v, want a link to %s", res.Content[len(res.Content)-1], res.Content[len(res.Content)-1], rel)
 			}
@@ -227,7 +228,7 @@ func TestRenderContent(t *testing.T) {
 			if !ok || img.MIMEType != "image/jpeg" {
 				t.Fatalf("content[2] is %T %+v, want a JPEG image", res.Content[2], res.Content[2])
 			}
-			file, _ := os.ReadFile(d.Path)
+			file, _ := os.ReadFile(filepath.Join(s.Workspace.Root, d.Path))
 			if !bytes.Equal(img.Data, file) || len(file) != d.Bytes {
 				t.Errorf("the inline picture (%d bytes) is not the file (%d bytes, data says %d)", len(img.Data), len(file), d.Bytes)
 			}
@@ -260,11 +261,11 @@ func TestCompare(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := mustCall(t, s, "compare", tt.args)
-			wantPath := filepath.Join(s.Workspace.Root, "previews", "harbour", tt.file)
+			wantPath := "previews/harbour/" + tt.file
 			if d["hash_a"] != tt.hashA || d["hash_b"] != tt.hashB || d["path"] != wantPath {
 				t.Errorf("got %v, want hashes %s %s and path %s", d, tt.hashA, tt.hashB, wantPath)
 			}
-			w, h := decodeFile(t, wantPath)
+			w, h := decodeFile(t, filepath.Join(s.Workspace.Root, wantPath))
 			if float64(w) != d["width"] || float64(h) != d["height"] {
 				t.Errorf("file is %dx%d, data says %vx%v", w, h, d["width"], d["height"])
 			}
@@ -274,10 +275,10 @@ func TestCompare(t *testing.T) {
 			}
 		})
 	}
-	if got := versionLabel(renderVersion{spec: "main", hash: edited}); got != "main "+edited[:7] {
+	if got := edit.VersionLabel(edit.Version{Spec: "main", Hash: edited}); got != "main "+edited[:7] {
 		t.Errorf("label %q", got)
 	}
-	if got := versionLabel(renderVersion{spec: edited[:9], hash: edited}); got != edited[:7] {
+	if got := edit.VersionLabel(edit.Version{Spec: edited[:9], Hash: edited}); got != edited[:7] {
 		t.Errorf("label of a hash spec %q, want the short hash alone", got)
 	}
 
@@ -330,7 +331,7 @@ func TestExportFinal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]any{"image_id": "harbour", "hash": tt.hash, "path": path,
+			want := map[string]any{"image_id": "harbour", "hash": tt.hash, "path": "exports/harbour/" + tt.file,
 				"width": float64(tt.w), "height": float64(tt.h), "bytes": float64(info.Size()), "inline": false}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("data (-want +got):\n%s", diff)
@@ -400,7 +401,7 @@ func TestExportProgress(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, *req.Params)
-			if len(got) == exportStages+1 {
+			if len(got) == edit.ExportStages+1 {
 				close(all)
 			}
 		},
@@ -464,7 +465,7 @@ func TestRenderMaskedEdit(t *testing.T) {
 	applyEntries(t, s, "harbour", e)
 	masked := mustCall(t, s, "render_preview", map[string]any{"image_id": "harbour", "size": 128})
 	top := func(path string) (r float64) {
-		b, _ := os.ReadFile(path)
+		b, _ := os.ReadFile(filepath.Join(s.Workspace.Root, path))
 		m, err := jpeg.Decode(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)

@@ -55,7 +55,7 @@ func TestWorkspaceResources(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s has no resource URI", f.path)
 		}
-		rel, _ := filepath.Rel(s.Workspace.Root, f.path)
+		rel := f.path // relative to the workspace
 		if uri != "darkroom://workspace/"+filepath.ToSlash(rel) {
 			t.Errorf("URI %s for %s", uri, rel)
 		}
@@ -63,7 +63,7 @@ func TestWorkspaceResources(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read %s: %v", uri, err)
 		}
-		want, _ := os.ReadFile(f.path)
+		want, _ := os.ReadFile(filepath.Join(s.Workspace.Root, f.path))
 		if len(res.Contents) != 1 || !bytes.Equal(res.Contents[0].Blob, want) || res.Contents[0].MIMEType != f.mime || res.Contents[0].URI != uri {
 			t.Errorf("read %s: %d contents, want the file's %d bytes as %s", uri, len(res.Contents), len(want), f.mime)
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -24,48 +24,45 @@ import (
 
 	"darkroom"
 	"darkroom/internal/contract"
+	"darkroom/internal/edit"
 	"darkroom/internal/vocab"
 )
 
 // Server serves the contract's tools over MCP. Every tool is registered from the
-// contract (name, title, description, annotations, schemas); a handler only computes
-// the tool's data.
+// contract (name, title, description, annotations, schemas); a handler decodes the
+// checked arguments, calls the editing service and says what it did. The embedded
+// Editor is that service (its Contract, Vocab, Workspace and Logger are the
+// server's).
 type Server struct {
-	Contract *contract.Contract
-	Vocab    *vocab.Vocabulary
-	Logger   *slog.Logger
-	// Workspace holds images and their history; the editing tools need it.
-	Workspace *Workspace
-	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
-	WorkspaceErr error
+	*edit.Editor
 
 	handlers map[string]handler
-	// fault names a tool whose handler panics, from DARKROOM_FAULT: a test hook that
-	// drives the internal_error path through the real binary.
-	fault string
+	// fault names a tool whose handler panics: a test hook (WithFault) that drives
+	// the internal_error path through the real handlers.
+	fault struct{ tool, by string }
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
 // returns the data, a one-line summary for people, or a coded error.
 type handler func(ctx context.Context, s *Server, args map[string]any) (data any, summary string, err error)
 
-// handlers maps every tool to its handler; each group's file adds its own.
-var handlers = map[string]handler{}
+// Option configures a Server.
+type Option func(*Server)
 
-func register(name string, h handler) {
-	if _, dup := handlers[name]; dup {
-		panic("server: handler registered twice: " + name)
-	}
-	handlers[name] = h
+// WithFault makes the named tool's handler panic, saying it was injected by by: a
+// test hook for the internal_error path. Only tests pass it (cmd/darkroom's read
+// DARKROOM_FAULT in their TestMain); the release binary never reads that variable.
+func WithFault(tool, by string) Option {
+	return func(s *Server) { s.fault.tool, s.fault.by = tool, by }
 }
 
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
-func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) (*Server, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
+	s := &Server{Editor: edit.New(c, v, logger), handlers: tools()}
+	for _, o := range opts {
+		o(s)
 	}
-	s := &Server{Contract: c, Vocab: v, Logger: logger, handlers: handlers, fault: os.Getenv("DARKROOM_FAULT")}
 	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
 		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
@@ -115,14 +112,12 @@ func checkAliases(c *contract.Contract) error {
 			errs = append(errs, fmt.Sprintf("%s: replacement %s is deprecated too (name its own replacement)", t.Name, r.Name))
 			continue
 		}
-		oldProps, _ := t.InputSchema["properties"].(map[string]any)
-		newProps, _ := r.InputSchema["properties"].(map[string]any)
 		for _, from := range slices.Sorted(maps.Keys(d.Rename)) {
 			to := d.Rename[from]
-			if _, ok := oldProps[from]; !ok {
+			if !slices.Contains(t.Params, from) {
 				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, t.Name, from))
 			}
-			if _, ok := newProps[to]; !ok {
+			if !slices.Contains(r.Params, to) {
 				errs = append(errs, fmt.Sprintf("%s: rename %s: %s has no parameter %s", t.Name, from, r.Name, to))
 			}
 		}
@@ -131,7 +126,7 @@ func checkAliases(c *contract.Contract) error {
 				errs = append(errs, fmt.Sprintf("%s: does not declare %s, which its replacement %s returns", t.Name, code, r.Name))
 			}
 		}
-		if !reflect.DeepEqual(t.OutputSchema, r.OutputSchema) {
+		if !bytes.Equal(t.OutputSchemaJSON, r.OutputSchemaJSON) {
 			errs = append(errs, fmt.Sprintf("%s: its data is not its replacement %s's data", t.Name, r.Name))
 		}
 	}
@@ -154,17 +149,6 @@ func DeprecationNote(t *contract.Tool) string {
 // deprecationMeta is the _meta key of a deprecated tool's result.
 const deprecationMeta = "darkroom/deprecation"
 
-// workspace returns the workspace, or unavailable when the server has none.
-func (s *Server) workspace() (*Workspace, error) {
-	if s.Workspace == nil {
-		if s.WorkspaceErr != nil {
-			return nil, s.WorkspaceErr
-		}
-		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
-	}
-	return s.Workspace, nil
-}
-
 // MCP builds the SDK server with every tool registered.
 func (s *Server) MCP(version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "darkroom", Title: "darkroom", Version: version}, &mcp.ServerOptions{
@@ -178,10 +162,8 @@ func (s *Server) MCP(version string) *mcp.Server {
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
 	for _, t := range s.Contract.Tools {
-		props, _ := t.InputSchema["properties"].(map[string]any)
-		_, readsPaths := props["path"] // a file the client names: ingest
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if readsPaths {
+			if t.ReadsClientFiles {
 				if ask := s.clientRoots(req); ask != nil {
 					return ask, nil
 				}
@@ -390,6 +372,12 @@ type ErrorInfo struct {
 // internal_error result and the server goes on.
 func (s *Server) Call(ctx context.Context, name string, raw json.RawMessage) *mcp.CallToolResult {
 	env, summary := s.Invoke(ctx, name, raw)
+	return s.result(name, env, summary)
+}
+
+// result shapes a call's envelope as an MCP tool result: the one path for every
+// result, those of Call and the transport's own refusals (errorResult) alike.
+func (s *Server) result(name string, env Envelope, summary string) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: env, IsError: !env.Success}
 	if !env.Success {
 		summary = fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)
@@ -471,6 +459,16 @@ func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	}
 	args, err := t.Check(raw)
 	if err != nil {
+		if t.Name == "apply_primitive" {
+			// A value of the wrong type is about the entry's parameter, which the
+			// tool's own schema cannot name.
+			var a struct {
+				Primitive string `json:"primitive_name"`
+			}
+			if json.Unmarshal(raw, &a) == nil {
+				err = s.ExplainValue(a.Primitive, err)
+			}
+		}
 		return s.failure(t, err), ""
 	}
 	if d := t.Deprecated; d != nil {
@@ -504,8 +502,8 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 			err = darkroom.Errorf(darkroom.InternalError, "%s: unexpected failure: %v", t.Name, p)
 		}
 	}()
-	if s.fault == t.Name {
-		panic("fault injected by DARKROOM_FAULT")
+	if s.fault.tool == t.Name {
+		panic("fault injected by " + s.fault.by)
 	}
 	return s.handlers[t.Name](ctx, s, args)
 }

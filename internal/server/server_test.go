@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"darkroom/internal/edit"
 	"encoding/json"
 	"os"
 	"sort"
@@ -45,7 +46,7 @@ func TestHandlersMatchContract(t *testing.T) {
 		t.Fatalf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 	}
 	var names []string
-	for n := range handlers {
+	for n := range tools() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -210,5 +211,33 @@ func TestCallThroughClient(t *testing.T) {
 				t.Errorf("%v: got %s", tt.args, b)
 			}
 		}
+	}
+}
+
+// newTestServer is a server over c and v with workspace ws, every tool wired.
+func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace) *Server {
+	s := &Server{Editor: edit.New(c, v, nil), handlers: tools()}
+	s.Workspace = ws
+	return s
+}
+
+// The contract says which tools read files the client names (readsClientFiles), and
+// the server asks for the client's roots only for those. A tool that takes a path
+// and does not say so would read it under --allow-root alone.
+func TestToolsThatTakeAPathReadClientFiles(t *testing.T) {
+	s := testServer(t)
+	n := 0
+	for _, tool := range s.Contract.Tools {
+		props, _ := tool.InputSchema["properties"].(map[string]any)
+		_, path := props["path"]
+		if path != tool.ReadsClientFiles {
+			t.Errorf("%s: a path parameter %v, readsClientFiles %v", tool.Name, path, tool.ReadsClientFiles)
+		}
+		if tool.ReadsClientFiles {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no tool reads client files: ingest does")
 	}
 }

@@ -346,18 +346,7 @@ func (s *Server) errorResult(tool string, err error) *mcp.CallToolResult {
 	if !ok || !slices.Contains(t.Errors, darkroom.Code(err)) {
 		return nil
 	}
-	env := s.failure(t, err)
-	// The content is shaped as Call shapes an error's: the summary line, then the
-	// envelope as JSON for hosts that show a model only content.
-	res := &mcp.CallToolResult{
-		StructuredContent: env,
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("error %s: %s", env.Error.Code, env.Error.Message)}},
-	}
-	if b, err := json.Marshal(env); err == nil {
-		res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
-	}
-	return res
+	return s.result(tool, s.failure(t, err), "")
 }
 
 // awaitReplies blocks until every request read so far has its reply written.

@@ -7,12 +7,6 @@ import (
 	"darkroom/internal/vocab"
 )
 
-func init() {
-	register("list_vocabulary", listVocabulary)
-	register("list_masks_vocabulary", listMasksVocabulary)
-	register("list_available_transforms", listAvailableTransforms)
-}
-
 type entryView struct {
 	Name        string          `json:"name"`
 	Pack        string          `json:"pack"`

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"darkroom"
+	"darkroom/internal/edit"
 )
 
 // A file inside the allowed root is swapped, again and again, for a symbolic link to
@@ -59,7 +60,7 @@ func TestReadAllowedSwapRace(t *testing.T) {
 			if err := os.Link(real, photo); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := OpenWorkspace(t.TempDir(), []string{root})
+			ws, err := edit.OpenWorkspace(t.TempDir(), []string{root})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestReadAllowedFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo.jpg"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(t.TempDir(), []string{root})
+	ws, err := edit.OpenWorkspace(t.TempDir(), []string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,10 +290,10 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 	check("a directory", err)
 	blocker := filepath.Join(t.TempDir(), "blocker")
 	os.WriteFile(blocker, nil, 0o644)
-	_, err = OpenWorkspace(filepath.Join(blocker, "ws"), nil)
+	_, err = edit.OpenWorkspace(filepath.Join(blocker, "ws"), nil)
 	check("bad workspace", err)
 	// An unwritable context: the gap log's place is taken by a directory.
-	if err := os.MkdirAll(filepath.Join(ws.Root, contextDir, gapsFile), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(ws.Root, edit.ContextDir, gapsFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e := f.call("log_vocabulary_gap", map[string]any{"image_id": "cup", "description": "no dodge tool"})["error"].(map[string]any)
@@ -308,14 +309,14 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 	check("damaged history", errors.New(e["message"].(string)))
 	check("redact", errors.New(ws.Redact("open "+filepath.Join(ws.Root, "images", "cup", "HEAD")+": no such file; root "+f.photos)))
 	// Permission denied, as the operating system reports it.
-	check("permission denied", ws.fsError(&fs.PathError{Op: "open", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: syscall.EACCES}, "append"))
+	check("permission denied", ws.FSError(&fs.PathError{Op: "open", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: syscall.EACCES}, "append"))
 }
 
 // A filesystem failure says what happened: permission_error when access is refused
 // (the RFC's example, an unwritable gap log), unavailable when the disk is full,
 // internal_error for the rest.
 func TestFSErrorCodes(t *testing.T) {
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestFSErrorCodes(t *testing.T) {
 		syscall.EACCES: darkroom.PermissionError, syscall.EPERM: darkroom.PermissionError, syscall.EROFS: darkroom.PermissionError,
 		syscall.ENOSPC: darkroom.Unavailable, syscall.EIO: darkroom.InternalError,
 	} {
-		err := ws.fsError(&fs.PathError{Op: "write", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: errno}, "append to %s", "context/gaps.jsonl")
+		err := ws.FSError(&fs.PathError{Op: "write", Path: filepath.Join(ws.Root, "context", "gaps.jsonl"), Err: errno}, "append to %s", "context/gaps.jsonl")
 		if got := darkroom.Code(err); got != want {
 			t.Errorf("%v: %s, want %s", errno, got, want)
 		}
@@ -333,7 +334,7 @@ func TestFSErrorCodes(t *testing.T) {
 	}
 	f := newEdFixture(t)
 	f.ingest("coffee.png", "cup")
-	ctx := filepath.Join(f.s.Workspace.Root, contextDir)
+	ctx := filepath.Join(f.s.Workspace.Root, edit.ContextDir)
 	os.MkdirAll(ctx, 0o755)
 	if err := os.Chmod(ctx, 0o555); err != nil {
 		t.Fatal(err)
@@ -347,7 +348,7 @@ func TestFSErrorCodes(t *testing.T) {
 // write in progress in another process, stay.
 func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 	root := t.TempDir()
-	old := time.Now().Add(-2 * staleTempAge)
+	old := time.Now().Add(-2 * time.Hour)
 	files := map[string]bool{ // name: removed
 		"previews/cup/.tmp-preview.jpg-123": true,
 		"exports/cup/.tmp-cup-abc.jpg-9":    true,
@@ -366,7 +367,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 			os.Chtimes(p, old, old)
 		}
 	}
-	if _, err := OpenWorkspace(root, nil); err != nil {
+	if _, err := edit.OpenWorkspace(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, removed := range files {
@@ -380,7 +381,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 // A write leaves its file whole under its name and no temporary file beside it; a
 // write that fails leaves nothing.
 func TestWriteFileFrom(t *testing.T) {
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package server
+package edit
 
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"sync"
@@ -14,8 +15,47 @@ import (
 	"darkroom/internal/vocab"
 )
 
-// What the editing tools share: turning an image's edit state into engine edits,
-// resolving masks, and the state_after every mutating tool returns.
+// What the editing verbs share: turning an image's edit state into engine edits,
+// resolving masks, and the state_after every mutating verb returns.
+
+// Editor is the editing service: the vocabulary it applies, the contract that
+// checks operation arguments and masks, and the workspace it edits in. The MCP
+// adapter and the CLI call it with decoded arguments; it returns domain types and
+// coded errors (*darkroom.Error), and knows nothing of MCP.
+type Editor struct {
+	Contract *contract.Contract
+	Vocab    *vocab.Vocabulary
+	Logger   *slog.Logger
+	// Workspace holds images and their history; the editing verbs need it.
+	Workspace *Workspace
+	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
+	WorkspaceErr error
+
+	ingestMu    sync.Mutex // see Ingest
+	catalogOnce sync.Once
+	ops         map[string]contract.Operation
+	opsErr      error
+}
+
+// New returns an editor over a contract and a vocabulary; set Workspace before
+// calling a verb that needs one.
+func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) *Editor {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Editor{Contract: c, Vocab: v, Logger: logger}
+}
+
+// RequireWorkspace returns the workspace, or unavailable when the editor has none.
+func (s *Editor) RequireWorkspace() (*Workspace, error) {
+	if s.Workspace == nil {
+		if s.WorkspaceErr != nil {
+			return nil, s.WorkspaceErr
+		}
+		return nil, darkroom.Errorf(darkroom.Unavailable, "no workspace: start darkroom with --workspace DIR")
+	}
+	return s.Workspace, nil
+}
 
 // Templates are the L1/L2 entries bound beneath an image's own edits (bind_layers),
 // kept in the versioned state so checkout brings them back too.
@@ -34,7 +74,7 @@ func StateTemplates(st history.State) (Templates, error) {
 		return t, nil
 	}
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return t, darkroom.Wrap(darkroom.InternalError, err, "state templates")
+		return t, darkroom.Wrap(darkroom.StateError, err, "stored state: templates")
 	}
 	return t, nil
 }
@@ -55,7 +95,7 @@ func SetStateTemplates(st *history.State, t Templates) {
 // Edits turns an edit state into engine edits: the templates at their defaults, then
 // every entry, each expanded through its vocabulary entry into catalog operations
 // whose arguments the contract checks and completes, with its mask resolved.
-func (s *Server) Edits(st history.State) ([]engine.Edit, error) {
+func (s *Editor) Edits(st history.State) ([]engine.Edit, error) {
 	t, err := StateTemplates(st)
 	if err != nil {
 		return nil, err
@@ -81,7 +121,7 @@ func (s *Server) Edits(st history.State) ([]engine.Edit, error) {
 	return edits, nil
 }
 
-func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
+func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 	entry, ok := s.Vocab.Entry(e.Primitive)
 	if !ok {
 		return nil, darkroom.Errorf(darkroom.NotFound, "no vocabulary entry %q (was its pack removed?)", e.Primitive)
@@ -105,21 +145,62 @@ func (s *Server) entryEdits(e history.Entry) ([]engine.Edit, error) {
 			return nil, err
 		}
 	}
+	ops, err := s.catalog()
+	if err != nil {
+		return nil, err
+	}
 	var edits []engine.Edit
 	for _, call := range entry.Calls(e.Values) {
-		args, err := s.Contract.CheckOperation(call.Op, call.Args)
-		if err != nil {
-			return nil, darkroom.Wrap(darkroom.InternalError, err, "entry %s", e.Primitive)
+		op, ok := ops[call.Op]
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.InternalError, "entry %s: no operation %q in the catalog", e.Primitive, call.Op)
 		}
-		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: e.Strength})
+		edits = append(edits, engine.Edit{Op: call.Op, Args: withDefaults(op, call.Args), Mask: mask, Strength: e.Strength})
 	}
 	return edits, nil
+}
+
+// withDefaults completes an operation's arguments with the catalog's defaults. The
+// values were checked when their entry was applied (CheckEntry), so a render trusts
+// them and spends no CUE evaluation on them (TestCatalogDefaultsAreTheContracts
+// pins that this is what the contract's check would fill).
+func withDefaults(op contract.Operation, given map[string]any) engine.Args {
+	args := make(engine.Args, len(op.Args))
+	for _, a := range op.Args {
+		if a.Default != nil {
+			args[a.Name] = a.Default
+		}
+	}
+	for k, v := range given {
+		args[k] = v
+	}
+	return args
+}
+
+// CheckEntry checks a new entry before it is committed: its entry exists, its mask
+// resolves, and the operations it drives accept the arguments its values bind, by
+// the contract's own check. Entries already stored were checked so when applied; a
+// commit checks only the new ones.
+func (s *Editor) CheckEntry(e history.Entry) error {
+	entry, ok := s.Vocab.Entry(e.Primitive)
+	if !ok {
+		return darkroom.Errorf(darkroom.NotFound, "no vocabulary entry %q", e.Primitive)
+	}
+	if _, err := s.entryEdits(e); err != nil {
+		return err
+	}
+	for _, call := range entry.Calls(e.Values) {
+		if _, err := s.Contract.CheckOperation(call.Op, call.Args); err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "entry %s", e.Primitive)
+		}
+	}
+	return nil
 }
 
 // CheckMask validates a mask_spec as given (a named mask or a drawn one) and returns
 // it with its defaults filled: the form the state records, so equal masks compare
 // equal. A name that no pack defines, or a name given with a shape, is masking_error.
-func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
+func (s *Editor) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
 	spec, err := s.Contract.CheckValue(s.Contract.Lookup("#MaskRef"), "mask_spec", raw)
 	if err != nil {
 		return nil, err
@@ -145,10 +226,10 @@ func (s *Server) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
 
 // ResolveMask turns a recorded mask into a drawn #MaskSpec: a named mask's spec with
 // the given ranges added (intersected) and invert applied on top.
-func (s *Server) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
+func (s *Editor) ResolveMask(recorded json.RawMessage) (map[string]any, error) {
 	var spec map[string]any
 	if err := json.Unmarshal(recorded, &spec); err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "recorded mask")
+		return nil, darkroom.Wrap(darkroom.StateError, err, "stored state: recorded mask")
 	}
 	name, ok := spec["name"].(string)
 	if !ok {
@@ -197,8 +278,8 @@ type Mutation struct {
 }
 
 // StateAfter describes an image's HEAD.
-func (s *Server) StateAfter(imageID string) (StateAfter, history.State, error) {
-	ws, err := s.workspace()
+func (s *Editor) StateAfter(imageID string) (StateAfter, history.State, error) {
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return StateAfter{}, history.State{}, err
 	}
@@ -258,21 +339,17 @@ func describeState(head history.Head, st history.State) (StateAfter, error) {
 	return sa, nil
 }
 
-// Mutate changes an image's state under its lock, checks that the result still
-// renders (every entry resolves), commits it as a snapshot labelled with the tool's
-// name and returns the #Mutation. An error from change leaves the state as it was.
-func (s *Server) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
-	ws, err := s.workspace()
+// Mutate changes an image's state under its lock, commits it as a snapshot labelled
+// with the tool's name and returns the #Mutation built from that commit. An error
+// from change leaves the state as it was. The stored entries are trusted; an entry
+// change adds must have passed CheckEntry (StateEntry does it), so a commit costs
+// the same however many entries the image has.
+func (s *Editor) Mutate(imageID, label string, change func(st *history.State) error) (Mutation, error) {
+	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return Mutation{}, err
 	}
-	c, err := ws.History.Update(imageID, label, func(st *history.State) error {
-		if err := change(st); err != nil {
-			return err
-		}
-		_, err := s.Edits(*st)
-		return err
-	})
+	c, err := ws.History.Update(imageID, label, change)
 	if err != nil {
 		return Mutation{}, err
 	}
@@ -290,7 +367,7 @@ func committedMutation(imageID string, c history.Committed) (Mutation, error) {
 }
 
 // Mutation describes an image's HEAD as a mutating tool returns it.
-func (s *Server) Mutation(imageID string) (Mutation, error) {
+func (s *Editor) Mutation(imageID string) (Mutation, error) {
 	sa, _, err := s.StateAfter(imageID)
 	if err != nil {
 		return Mutation{}, err
@@ -300,7 +377,7 @@ func (s *Server) Mutation(imageID string) (Mutation, error) {
 
 // FramingBound reports whether an entry drives an operation the catalog marks
 // framing_bound; propagate_state skips such entries unless told otherwise.
-func (s *Server) FramingBound(primitive string) (bool, error) {
+func (s *Editor) FramingBound(primitive string) (bool, error) {
 	e, ok := s.Vocab.Entry(primitive)
 	if !ok {
 		return false, nil
@@ -312,28 +389,38 @@ func (s *Server) FramingBound(primitive string) (bool, error) {
 	return slices.ContainsFunc(e.Operations, func(u vocab.OperationUse) bool { return ops[u.Op].FramingBound }), nil
 }
 
-// catalogs caches each contract's operation catalog by name: decoding it walks the
-// CUE value, which is slow and not safe to do from several goroutines at once.
-var catalogs = struct {
-	sync.Mutex
-	m map[*contract.Contract]map[string]contract.Operation
-}{m: map[*contract.Contract]map[string]contract.Operation{}}
+// operationsMu serializes decoding the catalog, for editors sharing one contract.
+var operationsMu sync.Mutex
 
-// catalog returns the contract's operations by name.
-func (s *Server) catalog() (map[string]contract.Operation, error) {
-	catalogs.Lock()
-	defer catalogs.Unlock()
-	if ops, ok := catalogs.m[s.Contract]; ok {
-		return ops, nil
-	}
-	list, err := s.Contract.Operations()
-	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
-	}
-	ops := make(map[string]contract.Operation, len(list))
-	for _, op := range list {
-		ops[op.Name] = op
-	}
-	catalogs.m[s.Contract] = ops
-	return ops, nil
+// catalog returns the contract's operations by name, decoded once per editor:
+// decoding walks the CUE value, which is slow and not safe to do from several
+// goroutines at once.
+func (s *Editor) catalog() (map[string]contract.Operation, error) {
+	s.catalogOnce.Do(func() {
+		operationsMu.Lock()
+		list, err := s.Contract.Operations()
+		operationsMu.Unlock()
+		if err != nil {
+			s.opsErr = darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
+			return
+		}
+		s.ops = make(map[string]contract.Operation, len(list))
+		for _, op := range list {
+			// Defaults as the contract's check returns them, decoded from JSON
+			// (numbers are float64), so a render's arguments are the check's.
+			op.Args = slices.Clone(op.Args)
+			for i, a := range op.Args {
+				b, err := json.Marshal(a.Default)
+				if err == nil {
+					err = json.Unmarshal(b, &op.Args[i].Default)
+				}
+				if err != nil {
+					s.opsErr = darkroom.Wrap(darkroom.InternalError, err, "operation catalog: %s.%s default", op.Name, a.Name)
+					return
+				}
+			}
+			s.ops[op.Name] = op
+		}
+	})
+	return s.ops, s.opsErr
 }

@@ -1,4 +1,4 @@
-package server
+package edit
 
 import (
 	"bufio"
@@ -169,10 +169,10 @@ func (w *Workspace) AllowedRoots() []string {
 // invalid_input: only local files are read.
 func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, "", fieldError("path", "empty or has a NUL byte")
+		return nil, "", FieldError("path", "empty or has a NUL byte")
 	}
 	if isURL(p) {
-		return nil, "", fieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
+		return nil, "", FieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == ".." {
@@ -181,7 +181,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", fieldError("path", "%s cannot be made absolute", p)
+		return nil, "", FieldError("path", "%s cannot be made absolute", p)
 	}
 	root, rel, ok := w.locate(abs)
 	if !ok {
@@ -191,7 +191,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	// From here on the file is named as the client gave it when relative, else
 	// relative to its root: never by the server's absolute path.
 	if filepath.IsAbs(p) {
-		p = w.rel(abs)
+		p = w.Rel(abs)
 	}
 	switch {
 	case errors.Is(err, errOutside):
@@ -209,7 +209,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, "", fieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
+		return nil, "", FieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
 	}
 	tooBig := func(n int64) error {
 		return &darkroom.Error{Code: darkroom.LimitExceeded,
@@ -288,7 +288,7 @@ func (w *Workspace) locate(abs string) (root, rel string, ok bool) {
 func (w *Workspace) Dir(kind, imageID string) (string, error) {
 	d := filepath.Join(w.Root, kind, history.DirName(imageID))
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return "", w.fsError(err, "create %s", w.rel(d))
+		return "", w.FSError(err, "create %s", w.Rel(d))
 	}
 	return d, nil
 }
@@ -307,7 +307,7 @@ const (
 // returns how many it removed.
 func (w *Workspace) removeStaleTemps(age time.Duration) int {
 	n := 0
-	for _, kind := range []string{"sources", "previews", "exports", contextDir} {
+	for _, kind := range []string{"sources", "previews", "exports", ContextDir} {
 		filepath.WalkDir(filepath.Join(w.Root, kind), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() || !isTempName(d.Name()) {
 				return nil
@@ -350,7 +350,7 @@ func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) erro
 	dir := filepath.Dir(name)
 	tmp, err := os.CreateTemp(dir, tempPrefix+filepath.Base(name)+"-*")
 	if err != nil {
-		return w.fsError(err, "write %s", w.rel(name))
+		return w.FSError(err, "write %s", w.Rel(name))
 	}
 	defer os.Remove(tmp.Name())
 	// err, not a new variable: a failed write or flush must stop the rename.
@@ -362,7 +362,7 @@ func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) erro
 			if errors.As(werr, &de) {
 				return werr
 			}
-			return w.fsError(werr, "write %s", w.rel(name))
+			return w.FSError(werr, "write %s", w.Rel(name))
 		}
 		err = bw.Flush()
 	}
@@ -376,10 +376,10 @@ func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) erro
 		err = os.Rename(tmp.Name(), name)
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = SyncDir(dir)
 	}
 	if err != nil {
-		return w.fsError(err, "write %s", w.rel(name))
+		return w.FSError(err, "write %s", w.Rel(name))
 	}
 	return nil
 }
@@ -395,9 +395,9 @@ func WriteFileFrom(name string, write func(io.Writer) error) error {
 	return (*Workspace)(nil).WriteFileFrom(name, write)
 }
 
-// syncDir makes a rename in dir durable: the file's own fsync does not cover the
+// SyncDir makes a rename in dir durable: the file's own fsync does not cover the
 // directory entry naming it.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -409,11 +409,11 @@ func syncDir(dir string) error {
 	return err
 }
 
-// fsError codes a failure of the file system under the workspace, naming files
+// FSError codes a failure of the file system under the workspace, naming files
 // relative to it: permission_error when the workspace refuses access (or is
 // read-only), unavailable when the disk is full (freeing space and retrying helps),
 // internal_error for the rest.
-func (w *Workspace) fsError(err error, format string, args ...any) error {
+func (w *Workspace) FSError(err error, format string, args ...any) error {
 	code := darkroom.InternalError
 	switch {
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
@@ -428,9 +428,9 @@ func (w *Workspace) fsError(err error, format string, args ...any) error {
 	return e
 }
 
-// rel names p for a client: relative to the workspace, else to the allowed root it
+// Rel names p for a client: relative to the workspace, else to the allowed root it
 // lies under, else by its base name; never the server's absolute path.
-func (w *Workspace) rel(p string) string {
+func (w *Workspace) Rel(p string) string {
 	if w == nil {
 		return p // outside a workspace the user named the file: no server path to hide
 	}
@@ -483,11 +483,11 @@ var tempName = regexp.MustCompile(regexp.QuoteMeta(tempPrefix) + `[^\s:/\\]*`)
 func (w *Workspace) scrub(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: w.rel(pe.Path), Err: pe.Err}
+		return &fs.PathError{Op: pe.Op, Path: w.Rel(pe.Path), Err: pe.Err}
 	}
 	var le *os.LinkError
 	if errors.As(err, &le) {
-		return &os.LinkError{Op: le.Op, Old: w.rel(le.Old), New: w.rel(le.New), Err: le.Err}
+		return &os.LinkError{Op: le.Op, Old: w.Rel(le.Old), New: w.Rel(le.New), Err: le.Err}
 	}
 	return err
 }
@@ -509,13 +509,28 @@ func scrubPath(err error) error {
 // SourceMeta is what the workspace records of an ingested photo, as the history
 // store's metadata of the image.
 type SourceMeta struct {
-	File   string             `json:"file"`   // the copy, relative to the workspace root
-	SHA256 string             `json:"sha256"` // of the file's bytes: the preview cache key
-	Format string             `json:"format"`
-	Width  int                `json:"width"`
-	Height int                `json:"height"`
-	EXIF   engine.EXIFSummary `json:"exif"`
-	Name   string             `json:"name"` // the original file name, if any
+	File   string     `json:"file"`   // the copy, relative to the workspace root
+	SHA256 string     `json:"sha256"` // of the file's bytes: the preview cache key
+	Format string     `json:"format"`
+	Width  int        `json:"width"`
+	Height int        `json:"height"`
+	EXIF   SourceEXIF `json:"exif"`
+	Name   string     `json:"name"` // the original file name, if any
+}
+
+// SourceEXIF is the EXIF summary meta.json records, with its own JSON names: the
+// engine's struct may change without changing the file format.
+type SourceEXIF struct {
+	Orientation int     `json:"orientation"`
+	Make        string  `json:"make"`
+	Model       string  `json:"model"`
+	LensModel   string  `json:"lens_model"`
+	FocalLength float64 `json:"focal_length"` // millimetres
+}
+
+// sourceEXIF is the record of an engine EXIF summary.
+func sourceEXIF(x engine.EXIFSummary) SourceEXIF {
+	return SourceEXIF{Orientation: x.Orientation, Make: x.Make, Model: x.Model, LensModel: x.LensModel, FocalLength: x.FocalLength}
 }
 
 // Source returns an image's metadata and a loader of its bytes.
@@ -532,7 +547,7 @@ func (w *Workspace) Source(imageID string) (SourceMeta, engine.Loader, error) {
 	load := func() ([]byte, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, w.fsError(err, "image %s: source copy", imageID)
+			return nil, w.FSError(err, "image %s: source copy", imageID)
 		}
 		return b, nil
 	}
@@ -563,3 +578,7 @@ func (w *Workspace) StoreSource(imageID, name string, data []byte) (string, stri
 	}
 	return filepath.ToSlash(rel), hash, nil
 }
+
+// ContextDir is the workspace directory of the context files (tastes, briefs, notes,
+// gaps, proposals).
+const ContextDir = "context"

@@ -1,0 +1,59 @@
+// Package edit is the editing layer: the service the MCP adapter (internal/server)
+// and the CLI call to ingest photos, apply, remove and reset entries, bind layer
+// templates, draw previews and comparisons, export, and move through an image's
+// history. It owns the rules of the editing model (DESIGN.md): an image's state is an
+// ordered list of entries, applying sets an entry in place, templates sit beneath
+// the image's own entries, and every mutation is one snapshot whose description
+// (Mutation, state_after) is built from what the store committed under the image's
+// lock, never from HEAD read again.
+//
+// It speaks domain types (history.Entry, history.State, Mutation, Resolved,
+// Exported) and returns coded errors, *darkroom.Error, whose codes are the
+// contract's closed enum (contracts/errors.cue); only the adapter turns them into an
+// envelope. It knows nothing of MCP. It consults the contract for what the
+// contract decides: the check of a new entry's operation arguments and of a mask,
+// and the operation catalog (decoded once per Editor).
+//
+// The Workspace is where everything lives: the history store, the copies of the
+// sources, previews, exports and context files, all written by one atomic and
+// durable writer (WriteFileFrom: a temporary file, fsync, rename, fsync of the
+// directory). Paths in results are relative to the workspace.
+//
+// # One apply_primitive, from the transport to the commit
+//
+// The value an agent sends is decoded from JSON once, checked once by CUE, and then
+// only moves forward:
+//
+//  1. internal/server, stdio transport: the JSON-RPC line is read and its head
+//     scanned (id, method, tool name) without decoding the arguments; the SDK
+//     hands tools/call to the tool's registered handler.
+//  2. server.Invoke: the contract checks the raw arguments against the tool's
+//     params (contract.Tool.Check: strict JSON, unified with CUE, defaults filled).
+//     A failure is invalid_input naming the field; a value of the wrong type is
+//     said in terms of the entry's parameter and range (Editor.ExplainValue).
+//  3. The handler from the one tool table (server.tools) decodes the checked
+//     arguments into its own struct (applyArgs: a misspelt field does not compile)
+//     and calls Editor.StateEntry with a PrimitiveEdit.
+//  4. Editor.StateEntry: the vocabulary checks the value against the entry's
+//     declared parameters (vocab.Values: shape, names, ranges; nothing clamped),
+//     the mask is checked and completed (CheckMask), and CheckEntry runs the
+//     contract's check of the operation arguments the values bind. This is the
+//     only CUE evaluation of the entry, and it happens before any lock is taken.
+//  5. Editor.Mutate: history.Store.Update runs the change under the image's lock:
+//     it reads HEAD's state, sets the entry (history.State.Set, replacing an
+//     entry with the same primitive and mask), encodes the canonical JSON, hashes
+//     it and commits object, log line and ref. The stored entries are not checked
+//     again: each was checked when it was applied, so a commit costs the same with
+//     25 entries as with none (BenchmarkApplyPrimitive in internal/server).
+//  6. Update returns history.Committed (the log entry, HEAD and the state as
+//     stored); committedMutation describes exactly that commit as the Mutation,
+//     so state_after.head is the call's own snapshot_hash however many calls race.
+//  7. The handler writes the summary line; server.Call shapes the envelope and
+//     the MCP result (one shaping path, also for the transport's own refusals).
+//
+// A render reads the other way and trusts the store: ResolveEdits resolves a spec
+// to its stored state, and Edits expands each entry through its vocabulary entry
+// into engine edits, completing the operation arguments from the catalog's
+// defaults without evaluating CUE. A stored state that does not decode is a
+// state_error; an entry whose pack is gone is a render_error.
+package edit

@@ -1,0 +1,81 @@
+package edit
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/history"
+	"darkroom/internal/vocab"
+)
+
+func testEditor(t testing.TB) *Editor {
+	t.Helper()
+	c, err := contract.Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := vocab.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vocab.Load(c, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(c, v, nil)
+}
+
+// A render trusts the store: it completes an entry's operation arguments with the
+// catalog's defaults instead of running the contract's check again. That must fill
+// exactly what the check fills, for every entry of the built-in vocabulary at its
+// defaults and at each parameter's bounds.
+func TestCatalogDefaultsAreTheContracts(t *testing.T) {
+	s := testEditor(t)
+	ops, err := s.catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range s.Vocab.Entries {
+		valueSets := []map[string]float64{{}}
+		for name, p := range e.Parameters {
+			valueSets = append(valueSets, map[string]float64{name: p.Min}, map[string]float64{name: p.Max})
+		}
+		for _, values := range valueSets {
+			for _, call := range e.Calls(values) {
+				want, err := s.Contract.CheckOperation(call.Op, call.Args)
+				if err != nil {
+					t.Errorf("%s %v: the contract refuses %s %v: %v", e.Name, values, call.Op, call.Args, err)
+					continue
+				}
+				got := withDefaults(ops[call.Op], call.Args)
+				if diff := cmp.Diff(want, map[string]any(got)); diff != "" {
+					t.Errorf("%s %v: %s arguments (-contract +catalog):\n%s", e.Name, values, call.Op, diff)
+				}
+				n++
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d operation calls compared: the vocabulary did not load", n)
+	}
+}
+
+// A stored state whose recorded mask or templates do not decode is a state_error:
+// the store is trusted, and a broken state is said to be one.
+func TestEditsOfBrokenStateIsStateError(t *testing.T) {
+	s := testEditor(t)
+	for name, st := range map[string]history.State{
+		"mask":      {Entries: []history.Entry{{Primitive: "exposure", Layer: "L1", Values: map[string]float64{"ev": 1}, Mask: []byte(`[1,2]`), Strength: 1}}},
+		"templates": {Entries: []history.Entry{}, Extra: map[string]json.RawMessage{"templates": json.RawMessage(`"L1"`)}},
+	} {
+		if _, err := s.Edits(st); err == nil || darkroom.Code(err) != darkroom.StateError {
+			t.Errorf("%s: %v, want state_error", name, err)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package server
+
+// tools is the one table of every tool's handler, built here and nowhere else: no
+// init() registration, no package-global map. A group's handlers sit in the file
+// named like its contract file (edit.go for tools_edit.cue, …).
+func tools() map[string]handler {
+	return map[string]handler{
+		// contract
+		"get_contract": getContract,
+		// vocabulary
+		"list_vocabulary":           listVocabulary,
+		"list_masks_vocabulary":     listMasksVocabulary,
+		"list_available_transforms": listAvailableTransforms,
+		// ingest
+		"ingest":      ingest,
+		"get_state":   getState,
+		"bind_layers": bindLayers,
+		// edit
+		"apply_primitive":   applyPrimitive,
+		"apply_per_region":  applyPerRegion,
+		"apply_spot":        applySpot,
+		"wb_from_gray_card": wbFromGrayCard,
+		"remove_module":     removeModule,
+		"reset":             resetImage,
+		"propagate_state":   propagateState,
+		// history
+		"snapshot": snapshotTool,
+		"checkout": checkoutTool,
+		"branch":   branchTool,
+		"tag":      tagTool,
+		"log":      logTool,
+		"diff":     diffTool,
+		// render
+		"render_preview": renderPreview,
+		"compare":        compareTool,
+		"export_final":   exportFinal,
+		// context
+		"read_context":         readContext,
+		"log_vocabulary_gap":   logVocabularyGap,
+		"propose_taste_update": proposeTasteUpdate,
+		"confirm_taste_update": confirmTasteUpdate,
+		"propose_notes_update": proposeNotesUpdate,
+		"confirm_notes_update": confirmNotesUpdate,
+	}
+}
