@@ -77,3 +77,12 @@ func normal16(u uint64) float32 {
 	a := normalTab[i]
 	return a + (normalTab[i+1]-a)*(float32(u&15)*(1.0/16))
 }
+
+// Hash returns 64 random bits that are a pure function of seed and the counter
+// (i, j, k), k below 4: the engine's generator for callers outside it (the
+// augmentation sampler), whose draws then, like the pixels', depend on nothing but
+// their keys, not on goroutines or on how many other draws were made.
+func Hash(seed uint64, i, j, k int) uint64 { return rnd(mix64(seed^golden), i, j, k) }
+
+// Uniform maps 64 random bits (a Hash) to [0, 1).
+func Uniform(bits uint64) float64 { return uniform(bits) }

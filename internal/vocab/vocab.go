@@ -33,8 +33,14 @@ type Vocabulary struct {
 	Entries []*Entry // sorted by name
 	Masks   []*Mask  // sorted by name
 
+	Presets []*Preset // sorted by name (presets.go)
+
 	entries map[string]*Entry
 	masks   map[string]*Mask
+
+	presets        map[string]*Preset
+	pendingPresets []pendingPreset
+	paramOrder     map[string][]string
 }
 
 // Pack is one manifest file.
@@ -353,6 +359,8 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 		}
 		if err := voc.add(src, v); err != nil {
 			perrs = append(perrs, err.Error())
+		} else if err := voc.addPresets(src, v); err != nil {
+			perrs = append(perrs, err.Error())
 		}
 	}
 	if len(perrs) > 0 {
@@ -363,6 +371,7 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 			perrs = append(perrs, fmt.Sprintf("entries.%s.default_mask: no mask named %q in any pack (pack %s)", e.Name, e.DefaultMask, e.Pack))
 		}
 	}
+	perrs = append(perrs, voc.resolvePresets()...)
 	if len(perrs) > 0 {
 		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s", strings.Join(perrs, "\n"))
 	}

@@ -1,0 +1,300 @@
+package augment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/engine"
+	"darkroom/internal/vocab"
+)
+
+var testAug = sync.OnceValues(func() (*Augmenter, error) {
+	c, err := contract.Load(os.DirFS("../.."))
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := vocab.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	v, err := vocab.Load(c, srcs)
+	if err != nil {
+		return nil, err
+	}
+	return &Augmenter{Vocab: v, Contract: c}, nil
+})
+
+func augmenter(t *testing.T) *Augmenter {
+	t.Helper()
+	a, err := testAug()
+	if err != nil {
+		t.Fatalf("load contract and vocabulary: %v", err)
+	}
+	return a
+}
+
+// testImage is a small image with structure everywhere, so that every transform
+// changes its bytes.
+func testImage(w, h int) *engine.Image {
+	m := engine.NewImage(w, h)
+	for y := range h {
+		for x := range w {
+			i := 3 * (y*w + x)
+			m.Pix[i] = float32(x) / float32(w)
+			m.Pix[i+1] = float32(y) / float32(h)
+			m.Pix[i+2] = float32((x/7+y/5)%2) * 0.6
+		}
+	}
+	return m
+}
+
+// mixed draws from ranges, fires steps by chance and uses the engine's seeded
+// operations (random crop, noise, cutout, elastic).
+var mixed = Pipeline{
+	{Entry: "rotate", Params: map[string]Value{"angle": {-20, 20}}, P: 0.8},
+	{Entry: "random_resized_crop", Params: map[string]Value{"scale": {0.4, 0.9}}, P: 1},
+	{Entry: "brightness_contrast", Params: map[string]Value{"brightness": {-0.5, 0.5}, "contrast": Fixed(0.2)}, P: 0.7},
+	{Entry: "gaussian_noise", Params: map[string]Value{"sigma": {0.02, 0.08}}, P: 1},
+	{Entry: "cutout", Params: map[string]Value{"holes": {1, 4}}, P: 0.5},
+	{Entry: "elastic_transform", Params: map[string]Value{"alpha": {0.01, 0.03}}, P: 0.5},
+	{Entry: "flip_horizontal", P: 0.5},
+}
+
+func encodeAll(t *testing.T, vs []*Variant) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(vs))
+	for i, v := range vs {
+		var b bytes.Buffer
+		if err := Encode(&b, v.Image, "PNG", 0); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b.Bytes()
+	}
+	return out
+}
+
+func run(t *testing.T, p Pipeline, seed uint64, count int) []*Variant {
+	t.Helper()
+	vs, err := augmenter(t).Run(testImage(64, 48), p, seed, count, nil)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return vs
+}
+
+func TestSameSeedSameBytes(t *testing.T) {
+	a, b := encodeAll(t, run(t, mixed, 7, 4)), encodeAll(t, run(t, mixed, 7, 4))
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("variant %d differs between two runs with seed 7", i)
+		}
+	}
+	// The variants of one batch differ from each other, or the seed did nothing.
+	for i := 1; i < len(a); i++ {
+		if bytes.Equal(a[0], a[i]) {
+			t.Errorf("variants 0 and %d are identical", i)
+		}
+	}
+}
+
+func TestSeedsDiffer(t *testing.T) {
+	a, b := encodeAll(t, run(t, mixed, 7, 3)), encodeAll(t, run(t, mixed, 8, 3))
+	for i := range a {
+		if bytes.Equal(a[i], b[i]) {
+			t.Errorf("variant %d is the same with seeds 7 and 8", i)
+		}
+	}
+}
+
+func TestVariantIndependentOfCount(t *testing.T) {
+	four, eight := run(t, mixed, 11, 4), run(t, mixed, 11, 8)
+	a, b := encodeAll(t, four), encodeAll(t, eight)
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("variant %d differs between count 4 and count 8", i)
+		}
+		if diff := cmp.Diff(four[i].Applied, eight[i].Applied, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Duration" }, cmp.Ignore())); diff != "" {
+			t.Errorf("variant %d: applied transforms differ (-count 4 +count 8):\n%s", i, diff)
+		}
+	}
+	one, err := augmenter(t).Variant(testImage(64, 48), mixed, 11, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := encodeAll(t, []*Variant{one}); !bytes.Equal(got[0], a[3]) {
+		t.Errorf("Variant(n=3) differs from Run's variant 3")
+	}
+}
+
+func TestCoreCountIndependent(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	a := encodeAll(t, run(t, mixed, 5, 3))
+	runtime.GOMAXPROCS(2)
+	b := encodeAll(t, run(t, mixed, 5, 3))
+	runtime.GOMAXPROCS(prev)
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("variant %d differs between GOMAXPROCS 1 and 2", i)
+		}
+	}
+}
+
+// TestSampling checks what the recorded draws say: values inside their ranges,
+// integers whole, fixed values as given, and p steering how often a step fires.
+func TestSampling(t *testing.T) {
+	vs := run(t, mixed, 3, 64)
+	fired := map[string]int{}
+	for _, v := range vs {
+		if len(v.Skipped) != 0 {
+			t.Fatalf("variant %d skipped %v", v.Index, v.Skipped)
+		}
+		for _, ap := range v.Applied {
+			if ap.Fired {
+				fired[ap.Entry]++
+			}
+			for _, s := range mixed {
+				if s.Entry != ap.Entry {
+					continue
+				}
+				for name, r := range s.Params {
+					got := ap.Values[name]
+					if got < r.Lo || got > r.Hi {
+						t.Errorf("%s.%s drew %v outside [%v, %v]", ap.Entry, name, got, r.Lo, r.Hi)
+					}
+				}
+			}
+			if ap.Entry == "cutout" && ap.Values["holes"] != float64(int(ap.Values["holes"])) {
+				t.Errorf("cutout.holes drew %v, not a whole number", ap.Values["holes"])
+			}
+		}
+	}
+	if fired["random_resized_crop"] != 64 || fired["gaussian_noise"] != 64 {
+		t.Errorf("steps with p 1 fired %d and %d times of 64", fired["random_resized_crop"], fired["gaussian_noise"])
+	}
+	if n := fired["flip_horizontal"]; n < 16 || n > 48 {
+		t.Errorf("a step with p 0.5 fired %d times of 64", n)
+	}
+}
+
+func TestPipelineJSON(t *testing.T) {
+	in := `[{"entry":"rotate","params":{"angle":[-15,15]},"p":0.7},{"entry":"flip_horizontal"},{"entry":"gaussian_noise","params":{"sigma":0.05},"p":0}]`
+	var p Pipeline
+	if err := json.Unmarshal([]byte(in), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := Pipeline{
+		{Entry: "rotate", Params: map[string]Value{"angle": {-15, 15}}, P: 0.7},
+		{Entry: "flip_horizontal", P: 1},
+		{Entry: "gaussian_noise", Params: map[string]Value{"sigma": Fixed(0.05)}, P: 0},
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("decoded pipeline (-want +got):\n%s", diff)
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Pipeline
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, back); diff != "" {
+		t.Errorf("config.json does not round-trip (-want +got):\n%s", diff)
+	}
+	// config.json fed back reproduces the bytes.
+	a := encodeAll(t, run(t, mixed, 9, 2))
+	cfg, err := json.Marshal(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again Pipeline
+	if err := json.Unmarshal(cfg, &again); err != nil {
+		t.Fatal(err)
+	}
+	b := encodeAll(t, run(t, again, 9, 2))
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("variant %d differs when the pipeline goes through config.json", i)
+		}
+	}
+	for _, bad := range []string{`[{"entry":"rotate","params":{"angle":[1,2,3]}}]`, `[{"entry":"rotate","params":{"angle":"x"}}]`} {
+		if err := json.Unmarshal([]byte(bad), &p); err == nil {
+			t.Errorf("%s decoded without error", bad)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Pipeline
+		path string
+	}{
+		{"p above 1", Pipeline{{Entry: "rotate", P: 1.5}}, "pipeline[0].p"},
+		{"empty range", Pipeline{{Entry: "flip_horizontal", P: 1}, {Entry: "rotate", Params: map[string]Value{"angle": {10, -10}}, P: 1}}, "pipeline[1].params.angle"},
+		{"unknown parameter", Pipeline{{Entry: "rotate", Params: map[string]Value{"degrees": Fixed(3)}, P: 1}}, "pipeline[0].params.degrees"},
+		{"fractional integer", Pipeline{{Entry: "random_rotate_90", Params: map[string]Value{"turns": {0.5, 2}}, P: 1}}, "pipeline[0].params.turns"},
+		{"range beyond the entry's", Pipeline{{Entry: "rotate", Params: map[string]Value{"angle": {0, 200}}, P: 1}}, "pipeline[0].params.angle"},
+	} {
+		err := augmenter(t).Check(tc.p)
+		var de *darkroom.Error
+		if !errors.As(err, &de) || de.Code != darkroom.InvalidInput {
+			t.Errorf("%s: Check = %v, want invalid_input", tc.name, err)
+			continue
+		}
+		if b, _ := json.Marshal(de.Details); !bytes.Contains(b, []byte(`"`+tc.path+`"`)) {
+			t.Errorf("%s: details %s do not name %s (message %q)", tc.name, b, tc.path, err)
+		}
+	}
+	if _, err := augmenter(t).Run(testImage(8, 8), mixed, 1, 65, nil); darkroom.Code(err) != darkroom.InvalidInput {
+		t.Errorf("count 65: %v, want invalid_input", err)
+	}
+}
+
+func TestSkippedUnknownEntry(t *testing.T) {
+	p := Pipeline{{Entry: "no_such_entry", P: 1}, {Entry: "flip_horizontal", P: 1}}
+	vs := run(t, p, 1, 1)
+	want := []Skipped{{Entry: "no_such_entry", Reason: `no vocabulary entry "no_such_entry"`, Code: darkroom.NotFound}}
+	if diff := cmp.Diff(want, vs[0].Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if len(vs[0].Applied) != 1 || !vs[0].Applied[0].Fired {
+		t.Errorf("the flip after the skipped step was not applied: %+v", vs[0].Applied)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for in, want := range map[string]string{"PNG": "png", "jpeg": "jpeg", "JPG": "jpeg", "WEBP": "webp", "webp": "webp"} {
+		if got, err := Format(in); err != nil || got != want {
+			t.Errorf("Format(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := Format("gif"); darkroom.Code(err) != darkroom.InvalidInput {
+		t.Errorf("Format(gif): %v, want invalid_input", err)
+	}
+}
+
+// TestDefaultMask: an entry with a default mask is applied through it, as on the
+// editing path: dramatic_sky (sky_gradient, the top of the frame) darkens the top
+// and leaves the bottom row exactly as it was.
+func TestDefaultMask(t *testing.T) {
+	src := testImage(64, 48)
+	v := run(t, Pipeline{{Entry: "dramatic_sky", P: 1}}, 1, 1)[0]
+	last := 3 * 47 * 64
+	if !slices.Equal(v.Image.Pix[last:], src.Pix[last:]) {
+		t.Error("dramatic_sky changed the bottom row, outside its sky mask")
+	}
+	if slices.Equal(v.Image.Pix[:3*64], src.Pix[:3*64]) {
+		t.Error("dramatic_sky left the top row unchanged")
+	}
+}

@@ -1,0 +1,217 @@
+package augment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"darkroom"
+	"darkroom/internal/contract"
+	"darkroom/internal/engine"
+	"darkroom/internal/vocab"
+)
+
+// Pipeline is an augmentation recipe: steps applied in order. Its JSON is the list
+// of steps, the config.json an augmentation writes and takes back.
+type Pipeline []Step
+
+// Step is one vocabulary entry with, per parameter, a fixed value or a range to
+// draw from, fired with probability P.
+type Step struct {
+	// Entry names a vocabulary entry.
+	Entry string `json:"entry"`
+	// Params holds a value or a range per parameter; an omitted parameter takes its
+	// declared default.
+	Params map[string]Value `json:"params,omitempty"`
+	// P is the probability that the step fires, in [0, 1]; 1 when the JSON omits it.
+	P float64 `json:"p"`
+}
+
+// UnmarshalJSON reads a step, P defaulting to 1.
+func (s *Step) UnmarshalJSON(b []byte) error {
+	type plain Step
+	v := struct {
+		plain
+		P *float64 `json:"p"`
+	}{}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Step(v.plain)
+	s.P = 1
+	if v.P != nil {
+		s.P = *v.P
+	}
+	return nil
+}
+
+// Value is a fixed value (Lo == Hi), written as a number, or a range [Lo, Hi] drawn
+// from uniformly (an integer parameter: each whole number in it equally likely),
+// written as a two-number list.
+type Value struct{ Lo, Hi float64 }
+
+// Fixed returns the Value v.
+func Fixed(v float64) Value { return Value{v, v} }
+
+// MarshalJSON writes a number or [lo, hi].
+func (v Value) MarshalJSON() ([]byte, error) {
+	if v.Lo == v.Hi {
+		return json.Marshal(v.Lo)
+	}
+	return json.Marshal([2]float64{v.Lo, v.Hi})
+}
+
+// UnmarshalJSON reads a number or [lo, hi].
+func (v *Value) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err == nil {
+		*v = Value{f, f}
+		return nil
+	}
+	var r []float64
+	if err := json.Unmarshal(b, &r); err != nil || len(r) != 2 {
+		return fmt.Errorf("a value is a number or a list [lo, hi], not %s", b)
+	}
+	*v = Value{r[0], r[1]}
+	return nil
+}
+
+// Augmenter runs pipelines against a vocabulary and the contract that checks
+// operation arguments.
+type Augmenter struct {
+	Vocab    *vocab.Vocabulary
+	Contract *contract.Contract
+}
+
+// Check validates a pipeline without rendering. A p outside [0, 1], a range whose lo
+// is above its hi, an unknown parameter, or a value or range end outside the entry's
+// declared range is invalid_input naming pipeline[i] and the parameter (ADR-079:
+// nothing is clamped). An entry no pack defines is not an error here: Run skips it
+// (not_found), as it skips a step whose render fails.
+func (a *Augmenter) Check(p Pipeline) error {
+	for i, s := range p {
+		field := fmt.Sprintf("pipeline[%d]", i)
+		if !(s.P >= 0 && s.P <= 1) {
+			return fieldError(field+".p", "%s (%s): p %v is outside [0, 1]", field, s.Entry, s.P)
+		}
+		e, ok := a.Vocab.Entry(s.Entry)
+		if !ok {
+			continue
+		}
+		lo, hi := map[string]float64{}, map[string]float64{}
+		for _, name := range sortedKeys(s.Params) {
+			v := s.Params[name]
+			par, ok := e.Parameters[name]
+			if !ok {
+				return fieldError(field+".params."+name, "%s (%s): no parameter %q; it has %v", field, s.Entry, name, e.ParameterNames())
+			}
+			if math.IsNaN(v.Lo) || math.IsNaN(v.Hi) || v.Lo > v.Hi {
+				return fieldError(field+".params."+name, "%s (%s): %s: range [%v, %v] is empty", field, s.Entry, name, v.Lo, v.Hi)
+			}
+			if par.Type == "integer" && (v.Lo != math.Trunc(v.Lo) || v.Hi != math.Trunc(v.Hi)) {
+				return fieldError(field+".params."+name, "%s (%s): %s is an integer, not [%v, %v]", field, s.Entry, name, v.Lo, v.Hi)
+			}
+			lo[name], hi[name] = v.Lo, v.Hi
+		}
+		if len(s.Params) == 0 {
+			continue
+		}
+		for _, ends := range []map[string]float64{lo, hi} {
+			b, err := json.Marshal(ends)
+			if err != nil {
+				return darkroom.Wrap(darkroom.InternalError, err, "%s", field)
+			}
+			if _, err := a.Vocab.Values(a.Contract, e, b); err != nil {
+				return inStep(field, err)
+			}
+		}
+	}
+	return nil
+}
+
+// inStep puts a parameter error of the vocabulary in the step's context: its message
+// and its field paths (a parameter name) prefixed with the step, its details kept.
+func inStep(field string, err error) error {
+	var de *darkroom.Error
+	if !errors.As(err, &de) {
+		return darkroom.Wrap(darkroom.InternalError, err, "%s", field)
+	}
+	out := &darkroom.Error{Code: de.Code, Message: field + ": " + de.Message, Details: map[string]any{}}
+	for k, v := range de.Details {
+		out.Details[k] = v
+	}
+	if fields, ok := de.Details["fields"].([]any); ok {
+		moved := make([]any, len(fields))
+		for i, f := range fields {
+			fm, ok := f.(map[string]any)
+			if !ok {
+				moved[i] = f
+				continue
+			}
+			c := map[string]any{}
+			for k, v := range fm {
+				c[k] = v
+			}
+			if path, ok := fm["path"].(string); ok {
+				c["path"] = field + ".params." + path
+			}
+			moved[i] = c
+		}
+		out.Details["fields"] = moved
+	}
+	return out
+}
+
+func fieldError(path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &darkroom.Error{Code: darkroom.InvalidInput, Message: msg, Details: map[string]any{
+		"fields": []any{map[string]any{"path": path, "message": msg}},
+	}}
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Draws. Every random choice of variant n's step t hangs off stepKey(seed, n, t), a
+// counter-based hash: what step t of variant n draws depends on nothing else, not on
+// the other steps, the other variants, how many variants were asked for or how many
+// cores there are. From the step key, counter (0, 0, 0) decides whether the step
+// fires, (1+i, 0, 1) draws the i-th parameter in name order, and (0, 0, 2) is the
+// seed of the step's render (which keys the engine's own random operations).
+
+func stepKey(seed uint64, variant, step int) uint64 { return engine.Hash(seed, variant, step, 0) }
+
+func fires(key uint64, p float64) bool {
+	return engine.Uniform(engine.Hash(key, 0, 0, 0)) < p
+}
+
+func renderSeed(key uint64) uint64 { return engine.Hash(key, 0, 0, 2) }
+
+// sample draws the step's parameter values: fixed ones as given, ranges uniformly
+// (integers: each whole number of the range equally likely). Omitted parameters are
+// left to their defaults.
+func sample(key uint64, s Step, e *vocab.Entry) map[string]float64 {
+	out := map[string]float64{}
+	for i, name := range sortedKeys(s.Params) {
+		v := s.Params[name]
+		if v.Lo == v.Hi {
+			out[name] = v.Lo
+			continue
+		}
+		u := engine.Uniform(engine.Hash(key, 1+i, 0, 1))
+		if par := e.Parameters[name]; par != nil && par.Type == "integer" {
+			out[name] = min(v.Lo+math.Floor(u*(v.Hi-v.Lo+1)), v.Hi)
+			continue
+		}
+		out[name] = v.Lo + u*(v.Hi-v.Lo)
+	}
+	return out
+}

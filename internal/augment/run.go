@@ -1,0 +1,166 @@
+package augment
+
+import (
+	"fmt"
+	"time"
+
+	"darkroom"
+	"darkroom/internal/engine"
+	"darkroom/internal/vocab"
+)
+
+// MaxVariants is the most variants one Run makes (the contract's count bound).
+const MaxVariants = 64
+
+// Applied is one step of a variant that was considered: the values drawn for it,
+// its probability, whether it fired, and how long its render took (0 when it did not
+// fire).
+type Applied struct {
+	Entry    string             `json:"entry"`
+	Values   map[string]float64 `json:"values"`
+	P        float64            `json:"p"`
+	Fired    bool               `json:"fired"`
+	Duration time.Duration      `json:"-"`
+}
+
+// Skipped is a step that could not be applied, with the contract's error code: an
+// entry no pack defines (not_found), arguments the operation refuses, a render that
+// fails (limit_exceeded for a scale too large, invalid_input for a crop that leaves
+// nothing, render_error).
+type Skipped struct {
+	Entry  string `json:"name"`
+	Reason string `json:"reason"`
+	Code   string `json:"code"`
+}
+
+// Variant is one augmented image.
+type Variant struct {
+	// Index is n, the variant's number, from 0.
+	Index int
+	Image *engine.Image
+	// Applied lists every step that rendered or was drawn not to fire, in order.
+	Applied []Applied
+	// Skipped lists the steps that could not be applied.
+	Skipped []Skipped
+	// InW, InH and OutW, OutH are the dimensions before and after.
+	InW, InH, OutW, OutH int
+	// Annotations are the caller's annotations moved as the pixels moved, nil when
+	// none were given; Dropped says which boxes and keypoints were removed and why.
+	Annotations *Annotations
+	Dropped     []Dropped
+}
+
+// Run makes count variants (1 to MaxVariants) of src, variant n being exactly what
+// Variant(src, p, seed, n, ann) makes: the same bytes whatever count is. The
+// pipeline is checked first (Check's errors).
+func (a *Augmenter) Run(src *engine.Image, p Pipeline, seed uint64, count int, ann *Annotations) ([]*Variant, error) {
+	if count < 1 || count > MaxVariants {
+		return nil, fieldError("count", "count %d is outside [1, %d]", count, MaxVariants)
+	}
+	if err := a.Check(p); err != nil {
+		return nil, err
+	}
+	if err := ann.check(src.W, src.H); err != nil {
+		return nil, err
+	}
+	out := make([]*Variant, count)
+	for n := range out {
+		v, err := a.variant(src, p, seed, n, ann)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+// Variant makes variant n of src: each step in order fires with its probability,
+// draws its values, and renders (engine.Render) the edits its entry resolves to, as
+// the editing path resolves them, with a seed of its own; every draw is keyed by
+// (seed, n, step). Annotations follow each geometry edit through the engine's
+// geometry maps. A step that cannot be applied is skipped and reported; only a bad
+// pipeline or bad annotations fail the call.
+func (a *Augmenter) Variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
+	if err := a.Check(p); err != nil {
+		return nil, err
+	}
+	if err := ann.check(src.W, src.H); err != nil {
+		return nil, err
+	}
+	return a.variant(src, p, seed, n, ann)
+}
+
+func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
+	v := &Variant{Index: n, InW: src.W, InH: src.H}
+	tr := newTracker(ann, src.W, src.H)
+	cur := src
+	for t, s := range p {
+		e, ok := a.Vocab.Entry(s.Entry)
+		if !ok {
+			v.Skipped = append(v.Skipped, Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound})
+			continue
+		}
+		key := stepKey(seed, n, t)
+		values := sample(key, s, e)
+		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: fires(key, s.P)}
+		if !rec.Fired {
+			v.Applied = append(v.Applied, rec)
+			continue
+		}
+		start := time.Now()
+		edits, err := a.edits(e, values)
+		opt := engine.RenderOptions{Seed: renderSeed(key)}
+		var out *engine.Image
+		if err == nil {
+			out, err = engine.Render(cur, edits, opt)
+		}
+		var maps []engine.GeoMap
+		if err == nil && tr != nil {
+			maps, err = engine.GeometryMaps(cur.W, cur.H, edits, opt)
+		}
+		if err != nil {
+			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
+			continue
+		}
+		for i := range maps {
+			tr.apply(&maps[i])
+		}
+		rec.Duration = time.Since(start)
+		v.Applied = append(v.Applied, rec)
+		cur = out
+	}
+	if cur == src {
+		cur = src.Clone()
+	}
+	v.Image, v.OutW, v.OutH = cur, cur.W, cur.H
+	if tr != nil {
+		v.Annotations, v.Dropped = tr.result(cur.W, cur.H)
+	}
+	return v, nil
+}
+
+// edits resolves an entry with values into engine edits, as the editing path does:
+// the entry's operation calls, their arguments completed and checked by the contract,
+// under the entry's default mask if it declares one.
+func (a *Augmenter) edits(e *vocab.Entry, values map[string]float64) ([]engine.Edit, error) {
+	var mask *engine.Mask
+	if e.DefaultMask != "" {
+		mk, ok := a.Vocab.Mask(e.DefaultMask)
+		if !ok {
+			return nil, darkroom.Errorf(darkroom.MaskingError, "entry %s: no mask named %q", e.Name, e.DefaultMask)
+		}
+		var err error
+		if mask, err = engine.DecodeMask(mk.Spec); err != nil {
+			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
+		}
+	}
+	var edits []engine.Edit
+	for _, call := range e.Calls(values) {
+		args, err := a.Contract.CheckOperation(call.Op, call.Args)
+		if err != nil {
+			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
+		}
+		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: 1})
+	}
+	return edits, nil
+}

@@ -1,0 +1,233 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+
+	"darkroom"
+)
+
+// cocoInput is what darkroom reads of a COCO instances file. Categories, info and
+// licenses are carried to the output verbatim.
+type cocoInput struct {
+	Info        json.RawMessage   `json:"info"`
+	Licenses    json.RawMessage   `json:"licenses"`
+	Images      []cocoImageIn     `json:"images"`
+	Annotations []cocoAnnIn       `json:"annotations"`
+	Categories  []json.RawMessage `json:"categories"`
+}
+
+type cocoImageIn struct {
+	ID       json.Number `json:"id"`
+	FileName string      `json:"file_name"`
+	Width    int         `json:"width"`
+	Height   int         `json:"height"`
+}
+
+type cocoAnnIn struct {
+	ImageID    json.Number `json:"image_id"`
+	CategoryID int         `json:"category_id"`
+	BBox       []float64   `json:"bbox"`
+	IsCrowd    *int        `json:"iscrowd"`
+	Keypoints  []float64   `json:"keypoints"`
+}
+
+// cocoMeta is the dataset-level part of a COCO file that every variant shares; it is
+// kept in darkroom-dataset.json so Merge can write the output file from manifests.
+type cocoMeta struct {
+	File       string            `json:"file"`
+	Info       json.RawMessage   `json:"info,omitempty"`
+	Licenses   json.RawMessage   `json:"licenses,omitempty"`
+	Categories []json.RawMessage `json:"categories"`
+}
+
+// cocoSet is a parsed COCO file: the objects of each image by its relative path.
+type cocoSet struct {
+	meta    cocoMeta
+	objects map[string][]Object
+	errs    map[string]error // per image: a bad annotation
+}
+
+// parseCOCO reads a COCO instances file. images are the relative paths of the images
+// found in the folder; a COCO image is matched by file_name as a path relative to the
+// folder, or by base name when that is unique among the images. A file that is not a
+// COCO file at all is an error for the whole dataset; a bad annotation is an error
+// for its image only.
+func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
+	var in cocoInput
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&in); err != nil {
+		return nil, labelErr(name, "not a COCO instances file: %v", err)
+	}
+	byBase := map[string][]string{}
+	have := map[string]bool{}
+	for _, p := range images {
+		have[p] = true
+		byBase[path.Base(p)] = append(byBase[path.Base(p)], p)
+	}
+	names := map[int]string{}
+	for i, c := range in.Categories {
+		var cat struct {
+			ID   *int   `json:"id"`
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(c, &cat); err != nil || cat.ID == nil {
+			return nil, labelErr(name, "categories[%d] has no integer id", i)
+		}
+		names[*cat.ID] = cat.Name
+	}
+	s := &cocoSet{
+		meta:    cocoMeta{File: name, Info: in.Info, Licenses: in.Licenses, Categories: in.Categories},
+		objects: map[string][]Object{},
+		errs:    map[string]error{},
+	}
+	if s.meta.Categories == nil {
+		s.meta.Categories = []json.RawMessage{}
+	}
+	type img struct {
+		rel  string
+		w, h int
+	}
+	byID := map[string]img{}
+	for i, im := range in.Images {
+		rel := path.Clean(im.FileName)
+		if !have[rel] {
+			if c := byBase[path.Base(rel)]; len(c) == 1 {
+				rel = c[0]
+			} else {
+				// An image the folder does not hold (or cannot tell apart): its
+				// annotations have nothing to move with.
+				byID[im.ID.String()] = img{}
+				continue
+			}
+		}
+		if _, dup := s.objects[rel]; dup {
+			return nil, labelErr(name, "images[%d]: %s is listed twice", i, rel)
+		}
+		s.objects[rel] = []Object{}
+		byID[im.ID.String()] = img{rel, im.Width, im.Height}
+	}
+	for i, a := range in.Annotations {
+		im, ok := byID[a.ImageID.String()]
+		if !ok {
+			return nil, labelErr(name, "annotations[%d]: image_id %s is not in images", i, a.ImageID)
+		}
+		if im.rel == "" || s.errs[im.rel] != nil {
+			continue
+		}
+		bad := func(format string, args ...any) {
+			s.errs[im.rel] = labelErr(name, "annotations[%d] (image %s): "+format, append([]any{i, im.rel}, args...)...)
+		}
+		if len(a.BBox) != 4 {
+			bad("bbox has %d numbers, want [x, y, width, height]", len(a.BBox))
+			continue
+		}
+		if a.BBox[2] < 0 || a.BBox[3] < 0 || anyNonFinite(a.BBox) || anyNonFinite(a.Keypoints) {
+			bad("bbox %v is not a box", a.BBox)
+			continue
+		}
+		cat, ok := names[a.CategoryID]
+		if !ok {
+			bad("category_id %d is not in categories", a.CategoryID)
+			continue
+		}
+		if len(a.Keypoints)%3 != 0 {
+			bad("%d keypoint numbers are not triples x, y, v", len(a.Keypoints))
+			continue
+		}
+		o := Object{Class: a.CategoryID, Name: cat, Box: [4]float64{a.BBox[0], a.BBox[1], a.BBox[0] + a.BBox[2], a.BBox[1] + a.BBox[3]}}
+		if a.IsCrowd != nil {
+			o.Attrs = map[string]string{"iscrowd": fmt.Sprint(*a.IsCrowd)}
+		}
+		for k := 0; k < len(a.Keypoints); k += 3 {
+			o.Keypoints = append(o.Keypoints, Keypoint{X: a.Keypoints[k], Y: a.Keypoints[k+1], V: int(a.Keypoints[k+2])})
+		}
+		s.objects[im.rel] = append(s.objects[im.rel], o)
+	}
+	return s, nil
+}
+
+func anyNonFinite(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// cocoAnn is one output annotation as a manifest record keeps it (no ids: those are
+// numbered when the file is written, in manifest order).
+type cocoAnn struct {
+	CategoryID   int       `json:"category_id"`
+	BBox         []float64 `json:"bbox"`
+	Area         float64   `json:"area"`
+	IsCrowd      int       `json:"iscrowd"`
+	Keypoints    []float64 `json:"keypoints,omitempty"`
+	NumKeypoints *int      `json:"num_keypoints,omitempty"`
+}
+
+func toCOCO(objs []Object) []cocoAnn {
+	anns := []cocoAnn{}
+	for _, o := range objs {
+		w, h := o.Box[2]-o.Box[0], o.Box[3]-o.Box[1]
+		a := cocoAnn{CategoryID: o.Class, BBox: []float64{o.Box[0], o.Box[1], w, h}, Area: w * h}
+		fmt.Sscan(o.Attrs["iscrowd"], &a.IsCrowd)
+		if len(o.Keypoints) > 0 {
+			n := 0
+			for _, k := range o.Keypoints {
+				a.Keypoints = append(a.Keypoints, k.X, k.Y, float64(k.V))
+				if k.V > 0 {
+					n++
+				}
+			}
+			a.NumKeypoints = &n
+		}
+		anns = append(anns, a)
+	}
+	return anns
+}
+
+// formatCOCO writes the output COCO file from sorted manifest records: image ids
+// 1..n in record order, annotation ids 1..m, so it depends on nothing but the records.
+func formatCOCO(meta *cocoMeta, recs []Record) ([]byte, error) {
+	type imageOut struct {
+		ID       int    `json:"id"`
+		FileName string `json:"file_name"`
+		Width    int    `json:"width"`
+		Height   int    `json:"height"`
+	}
+	type annOut struct {
+		ID      int `json:"id"`
+		ImageID int `json:"image_id"`
+		cocoAnn
+	}
+	out := struct {
+		Info        json.RawMessage   `json:"info,omitempty"`
+		Licenses    json.RawMessage   `json:"licenses,omitempty"`
+		Images      []imageOut        `json:"images"`
+		Annotations []annOut          `json:"annotations"`
+		Categories  []json.RawMessage `json:"categories"`
+	}{Info: meta.Info, Licenses: meta.Licenses, Images: []imageOut{}, Annotations: []annOut{}, Categories: meta.Categories}
+	for _, r := range recs {
+		if r.COCO == nil {
+			continue
+		}
+		id := len(out.Images) + 1
+		out.Images = append(out.Images, imageOut{id, r.Output, r.Width, r.Height})
+		for _, a := range *r.COCO {
+			out.Annotations = append(out.Annotations, annOut{len(out.Annotations) + 1, id, a})
+		}
+	}
+	// Compact, like the COCO releases: indenting puts every number of every bbox on
+	// a line of its own.
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "encode %s", meta.File)
+	}
+	return append(b, '\n'), nil
+}

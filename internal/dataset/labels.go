@@ -1,0 +1,355 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/encoding/yaml"
+
+	"darkroom"
+)
+
+// Label formats, as they appear in dataset.json and in Labels.Format.
+const (
+	FormatNone = ""
+	FormatYOLO = "yolo"
+	FormatCOCO = "coco"
+	FormatVOC  = "voc"
+)
+
+// Labels are one image's annotations in the neutral form an AugmentFunc moves:
+// pixel coordinates with the origin at the top-left corner of the top-left pixel,
+// x to the right and y down, whatever format they were read from.
+type Labels struct {
+	// Format is where they came from and how the variant's labels are written back;
+	// the runner sets it and ignores what an AugmentFunc returns here.
+	Format string `json:"format,omitempty"`
+	// Width and Height are the size of the image the coordinates refer to.
+	Width   int      `json:"width"`
+	Height  int      `json:"height"`
+	Objects []Object `json:"objects,omitempty"`
+	// Mask is the image's label mask (masks/<dir>/<stem>.png), the same size as the
+	// image, or nil. Its pixel values are class ids and must be moved, never
+	// interpolated.
+	Mask image.Image `json:"-"`
+}
+
+// Object is one annotated object: a box, a class and optional keypoints.
+type Object struct {
+	// Class is the YOLO class index or the COCO category_id; for VOC it is the
+	// index of Name in the dataset's class list.
+	Class int    `json:"class"`
+	Name  string `json:"name,omitempty"`
+	// Box is [x0, y0, x1, y1] in pixels, x0 <= x1, y0 <= y1.
+	Box       [4]float64 `json:"box"`
+	Keypoints []Keypoint `json:"keypoints,omitempty"`
+	// Attrs carries what the format says about an object that geometry does not
+	// change (VOC pose, truncated, difficult; COCO iscrowd); an AugmentFunc copies it.
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+// Keypoint is a point in pixels. V is the COCO / YOLO-pose visibility: 0 not
+// labelled, 1 labelled but hidden, 2 visible; a format without visibility reads 2.
+type Keypoint struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	V int     `json:"v"`
+}
+
+func labelErr(name, format string, args ...any) *darkroom.Error {
+	e := darkroom.Errorf(darkroom.InvalidInput, "labels %s: "+format, append([]any{name}, args...)...)
+	e.Details = map[string]any{"file": name}
+	return e
+}
+
+// ParseYOLO reads a YOLO label file: one object per line, "class cx cy w h" with the
+// centre and size normalised to the image (0..1), optionally followed by keypoints
+// (YOLO pose) as kdim numbers each (x y, or x y v when kdim is 3; 0 means "guess":
+// 3 when the count divides by 3, else 2). Blank lines are ignored. name is the
+// file's relative path, for errors only.
+func ParseYOLO(name string, data []byte, w, h, kdim int) ([]Object, error) {
+	var objs []Object
+	for i, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		n := i + 1
+		if len(f) < 5 {
+			return nil, labelErr(name, "line %d: %d fields, want class cx cy w h", n, len(f))
+		}
+		cls, err := strconv.Atoi(f[0])
+		if err != nil || cls < 0 {
+			return nil, labelErr(name, "line %d: class %q is not a non-negative integer", n, f[0])
+		}
+		var v [4]float64
+		for j := range 4 {
+			x, err := strconv.ParseFloat(f[1+j], 64)
+			if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+				return nil, labelErr(name, "line %d: %q is not a number in [0, 1]", n, f[1+j])
+			}
+			v[j] = x
+		}
+		o := Object{Class: cls, Box: [4]float64{
+			(v[0] - v[2]/2) * float64(w), (v[1] - v[3]/2) * float64(h),
+			(v[0] + v[2]/2) * float64(w), (v[1] + v[3]/2) * float64(h),
+		}}
+		if rest := f[5:]; len(rest) > 0 {
+			d := kdim
+			if d == 0 {
+				d = 2
+				if len(rest)%3 == 0 {
+					d = 3
+				}
+			}
+			if len(rest)%d != 0 {
+				return nil, labelErr(name, "line %d: %d keypoint numbers are not a multiple of %d", n, len(rest), d)
+			}
+			for k := 0; k < len(rest); k += d {
+				var p [3]float64
+				for j := range d {
+					x, err := strconv.ParseFloat(rest[k+j], 64)
+					if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+						return nil, labelErr(name, "line %d: keypoint value %q is not a number", n, rest[k+j])
+					}
+					p[j] = x
+				}
+				kp := Keypoint{X: p[0] * float64(w), Y: p[1] * float64(h), V: 2}
+				if d == 3 {
+					kp.V = int(p[2])
+					if float64(kp.V) != p[2] || kp.V < 0 || kp.V > 2 {
+						return nil, labelErr(name, "line %d: keypoint visibility %q is not 0, 1 or 2", n, rest[k+2])
+					}
+				}
+				o.Keypoints = append(o.Keypoints, kp)
+			}
+		}
+		objs = append(objs, o)
+	}
+	return objs, nil
+}
+
+// FormatYOLOFile writes objects as a YOLO label file for an image of w x h pixels, six
+// decimals per number; keypoints take kdim numbers each (3 writes the visibility).
+func FormatYOLOFile(objs []Object, w, h, kdim int) []byte {
+	var b bytes.Buffer
+	num := func(x float64) {
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(x, 'f', 6, 64))
+	}
+	for _, o := range objs {
+		b.WriteString(strconv.Itoa(o.Class))
+		x0, y0, x1, y1 := o.Box[0], o.Box[1], o.Box[2], o.Box[3]
+		num((x0 + x1) / 2 / float64(w))
+		num((y0 + y1) / 2 / float64(h))
+		num((x1 - x0) / float64(w))
+		num((y1 - y0) / float64(h))
+		for _, k := range o.Keypoints {
+			num(k.X / float64(w))
+			num(k.Y / float64(h))
+			if kdim == 3 {
+				b.WriteByte(' ')
+				b.WriteString(strconv.Itoa(k.V))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// ParseClassesTxt reads classes.txt: one class name per line, the line's index is
+// the class id. Trailing blank lines are dropped.
+func ParseClassesTxt(data []byte) []string {
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return lines
+}
+
+// ParseDataYAML reads the class names and keypoint shape of an Ultralytics data.yaml:
+// names is a list or a map from index to name; kpt_shape is [count, dim].
+func ParseDataYAML(name string, data []byte) (names []string, kdim int, err error) {
+	// cuelang.org/go v0.17.1's YAML decoder panics on some malformed input ("\r\r0",
+	// found by FuzzLabels): a bad data.yaml is the user's error, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			names, kdim, err = nil, 0, labelErr(name, "not YAML (the decoder failed: %v)", p)
+		}
+	}()
+	f, err := yaml.Extract(name, data)
+	if err != nil {
+		return nil, 0, labelErr(name, "not YAML: %v", firstLine(err.Error()))
+	}
+	v := cuecontext.New().BuildFile(f)
+	if v.Err() != nil {
+		return nil, 0, labelErr(name, "not YAML: %v", firstLine(v.Err().Error()))
+	}
+	var doc struct {
+		Names    any   `json:"names"`
+		KptShape []int `json:"kpt_shape"`
+	}
+	if err := v.Decode(&doc); err != nil {
+		return nil, 0, labelErr(name, "names or kpt_shape has the wrong shape: %v", firstLine(err.Error()))
+	}
+	switch n := doc.Names.(type) {
+	case nil:
+	case []any:
+		for i, x := range n {
+			s, ok := x.(string)
+			if !ok {
+				return nil, 0, labelErr(name, "names[%d] is not a string", i)
+			}
+			names = append(names, s)
+		}
+	case map[string]any:
+		names = make([]string, len(n))
+		for k, x := range n {
+			i, err := strconv.Atoi(k)
+			s, ok := x.(string)
+			if err != nil || i < 0 || i >= len(n) || !ok {
+				return nil, 0, labelErr(name, "names: want a list, or a map from 0..%d to strings", len(n)-1)
+			}
+			names[i] = s
+		}
+	default:
+		return nil, 0, labelErr(name, "names: want a list or a map")
+	}
+	if len(doc.KptShape) == 2 {
+		kdim = doc.KptShape[1]
+		if kdim != 2 && kdim != 3 {
+			return nil, 0, labelErr(name, "kpt_shape: dimension %d is not 2 or 3", kdim)
+		}
+	}
+	return names, kdim, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// VOC is a Pascal VOC annotation file. Only the fields darkroom reads or writes are
+// kept; anything else in the input is not carried to the variants.
+type vocAnnotation struct {
+	XMLName   xml.Name    `xml:"annotation"`
+	Folder    string      `xml:"folder,omitempty"`
+	Filename  string      `xml:"filename"`
+	Size      vocSize     `xml:"size"`
+	Segmented int         `xml:"segmented"`
+	Objects   []vocObject `xml:"object"`
+}
+
+type vocSize struct {
+	Width  int `xml:"width"`
+	Height int `xml:"height"`
+	Depth  int `xml:"depth"`
+}
+
+type vocObject struct {
+	Name      string `xml:"name"`
+	Pose      string `xml:"pose,omitempty"`
+	Truncated string `xml:"truncated,omitempty"`
+	Difficult string `xml:"difficult,omitempty"`
+	Box       struct {
+		XMin string `xml:"xmin"`
+		YMin string `xml:"ymin"`
+		XMax string `xml:"xmax"`
+		YMax string `xml:"ymax"`
+	} `xml:"bndbox"`
+}
+
+// ParseVOC reads a Pascal VOC XML file. VOC boxes are 1-based inclusive pixel indices,
+// so pixel [xmin, xmax] covers [xmin-1, xmax] in the neutral form. Objects get their
+// Name; Class is left to the caller (the dataset's class list).
+func ParseVOC(name string, data []byte) (objs []Object, depth int, err error) {
+	var a vocAnnotation
+	if err := xml.Unmarshal(data, &a); err != nil {
+		return nil, 0, labelErr(name, "not Pascal VOC XML: %v", err)
+	}
+	for i, o := range a.Objects {
+		if strings.TrimSpace(o.Name) == "" {
+			return nil, 0, labelErr(name, "object %d has no name", i+1)
+		}
+		var v [4]float64
+		for j, s := range []string{o.Box.XMin, o.Box.YMin, o.Box.XMax, o.Box.YMax} {
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, 0, labelErr(name, "object %d (%s): bndbox value %q is not a number", i+1, o.Name, s)
+			}
+			v[j] = x
+		}
+		if v[2] < v[0] || v[3] < v[1] {
+			return nil, 0, labelErr(name, "object %d (%s): xmax < xmin or ymax < ymin", i+1, o.Name)
+		}
+		obj := Object{Name: strings.TrimSpace(o.Name), Box: [4]float64{v[0] - 1, v[1] - 1, v[2], v[3]}}
+		for k, s := range map[string]string{"pose": o.Pose, "truncated": o.Truncated, "difficult": o.Difficult} {
+			if s != "" {
+				if obj.Attrs == nil {
+					obj.Attrs = map[string]string{}
+				}
+				obj.Attrs[k] = s
+			}
+		}
+		objs = append(objs, obj)
+	}
+	return objs, a.Size.Depth, nil
+}
+
+// FormatVOCFile writes a Pascal VOC XML file for the image file (its base name) of
+// w x h pixels. Box corners are rounded to whole pixels, as VOC tools expect.
+func FormatVOCFile(folder, file string, w, h, depth int, objs []Object) []byte {
+	a := vocAnnotation{Folder: folder, Filename: file, Size: vocSize{w, h, depth}}
+	for _, o := range objs {
+		var v vocObject
+		v.Name = o.Name
+		v.Pose, v.Truncated, v.Difficult = o.Attrs["pose"], o.Attrs["truncated"], o.Attrs["difficult"]
+		v.Box.XMin = strconv.Itoa(int(math.Round(o.Box[0])) + 1)
+		v.Box.YMin = strconv.Itoa(int(math.Round(o.Box[1])) + 1)
+		v.Box.XMax = strconv.Itoa(int(math.Round(o.Box[2])))
+		v.Box.YMax = strconv.Itoa(int(math.Round(o.Box[3])))
+		a.Objects = append(a.Objects, v)
+	}
+	out, err := xml.MarshalIndent(a, "", "\t")
+	if err != nil {
+		// Only strings and ints, which always marshal.
+		panic(fmt.Sprintf("marshal VOC: %v", err))
+	}
+	return append(out, '\n')
+}
+
+// ParseMask decodes a PNG label mask and checks that it is w x h.
+func ParseMask(name string, data []byte, w, h int) (image.Image, error) {
+	m, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		e := darkroom.Wrap(darkroom.MaskingError, err, "mask %s is not a PNG", name)
+		e.Details = map[string]any{"file": name}
+		return nil, e
+	}
+	if b := m.Bounds(); b.Dx() != w || b.Dy() != h {
+		e := darkroom.Errorf(darkroom.MaskingError, "mask %s is %dx%d, its image %dx%d", name, b.Dx(), b.Dy(), w, h)
+		e.Details = map[string]any{"file": name}
+		return nil, e
+	}
+	return m, nil
+}
+
+// FormatMask encodes a label mask as PNG (lossless, so class ids survive).
+func FormatMask(m image.Image) ([]byte, error) {
+	var b bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, m); err != nil {
+		return nil, darkroom.Wrap(darkroom.RenderError, err, "encode mask")
+	}
+	return b.Bytes(), nil
+}

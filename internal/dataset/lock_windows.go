@@ -1,0 +1,20 @@
+//go:build windows
+
+package dataset
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// tryLock takes an exclusive LockFileEx lock on the first byte of f without waiting;
+// false when another handle holds it. Windows releases it when the process dies.
+func tryLock(f *os.File) (bool, error) {
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,43 @@
+package prompt
+
+import (
+	"os"
+	"sync"
+	"testing"
+
+	"darkroom/internal/contract"
+	"darkroom/internal/vocab"
+)
+
+var (
+	parserOnce sync.Once
+	parser     *Parser
+	parserErr  error
+)
+
+// testParser is a parser of the built-in vocabulary, loaded once for the package.
+func testParser(t testing.TB) *Parser {
+	t.Helper()
+	parserOnce.Do(func() {
+		c, err := contract.Load(os.DirFS("../.."))
+		if err != nil {
+			parserErr = err
+			return
+		}
+		srcs, err := vocab.Builtin()
+		if err != nil {
+			parserErr = err
+			return
+		}
+		v, err := vocab.Load(c, srcs)
+		if err != nil {
+			parserErr = err
+			return
+		}
+		parser = New(v)
+	})
+	if parserErr != nil {
+		t.Fatal(parserErr)
+	}
+	return parser
+}

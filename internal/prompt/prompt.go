@@ -1,0 +1,705 @@
+package prompt
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"darkroom/internal/vocab"
+)
+
+// MaxPromptBytes bounds what Parse reads; a longer prompt is one validation error.
+const MaxPromptBytes = 4096
+
+// Parser reads prompts against one vocabulary. It is safe for concurrent use.
+type Parser struct {
+	voc   *vocab.Vocabulary
+	root  *node
+	costs *costTable
+	// examples holds each entry's example phrases as sets of content words.
+	examples map[string][]map[string]bool
+	// phrases lists every phrase, for suggestions.
+	phrases []string
+}
+
+type node struct {
+	next map[string]*node
+	// claims are the entries this phrase names (sorted), and the phrase as written.
+	claims []string
+	phrase string
+	// example says the phrase is only an example phrase (no name or alias ends here):
+	// its own words may carry an intensity or a frequency ("add a slight blur").
+	example bool
+}
+
+// New indexes the vocabulary's entry names, aliases (and the words of CamelCase
+// aliases) and example phrases.
+func New(voc *vocab.Vocabulary) *Parser {
+	p := &Parser{voc: voc, root: &node{}, costs: builtinCosts(), examples: map[string][]map[string]bool{}}
+	seen := map[string]bool{}
+	for _, e := range voc.Entries {
+		names := []string{strings.ReplaceAll(e.Name, "_", " ")}
+		for _, a := range e.Aliases {
+			names = append(names, a)
+			if c := splitCamel(a); c != a {
+				names = append(names, c)
+			}
+		}
+		for _, n := range names {
+			p.add(n, e.Name)
+			if k := strings.Join(texts(tokenize(n)), " "); !seen[k] && k != "" {
+				seen[k] = true
+				p.phrases = append(p.phrases, k)
+			}
+		}
+		for _, ex := range e.Examples {
+			if wholePhrase(ex) {
+				p.addExample(ex, e.Name)
+			}
+			set := map[string]bool{}
+			for _, t := range tokenize(ex) {
+				if t.kind == tWord && !filler[t.text] && !separators[t.text] {
+					set[t.text] = true
+				}
+			}
+			if len(set) > 0 {
+				p.examples[e.Name] = append(p.examples[e.Name], set)
+			}
+		}
+	}
+	sort.Strings(p.phrases)
+	return p
+}
+
+// wholePhrase says whether an example phrase can be matched as a whole: one clause
+// (no separator), no number, so that it names one transform and leaves values to the
+// words around it.
+func wholePhrase(ex string) bool {
+	toks := tokenize(ex)
+	if len(toks) < 2 {
+		return false
+	}
+	for _, t := range toks {
+		if t.kind != tWord || separators[t.text] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Parser) addExample(phrase, entry string) {
+	if n := p.add(phrase, entry); n != nil && (len(n.claims) == 1 || n.example) {
+		n.example = true
+	}
+}
+
+func (p *Parser) add(phrase, entry string) *node {
+	toks := tokenize(phrase)
+	if len(toks) == 0 {
+		return nil
+	}
+	n := p.root
+	for _, t := range toks {
+		if t.kind == tSep {
+			return nil
+		}
+		if n.next == nil {
+			n.next = map[string]*node{}
+		}
+		c := n.next[t.text]
+		if c == nil {
+			c = &node{}
+			n.next[t.text] = c
+		}
+		n = c
+	}
+	if !contains(n.claims, entry) {
+		n.claims = append(n.claims, entry)
+		sort.Strings(n.claims)
+	}
+	n.phrase = strings.Join(texts(toks), " ")
+	n.example = false
+	return n
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Options are the settings of one parse.
+type Options struct {
+	// Strict makes every ambiguity a validation error.
+	Strict bool
+	// Width and Height are the image's size in pixels, when known: pixel values ("blur
+	// 5 px", "crop 512x512") need them to become fractions. Zero: unknown, and such a
+	// value stays pending (see Transform.Pending).
+	Width, Height int
+	// EstimateWidth and EstimateHeight are the size estimated_execution_time is for;
+	// zero takes Width and Height, else DefaultEstimateSize.
+	EstimateWidth, EstimateHeight int
+}
+
+// DefaultEstimateSize is the square image estimated_execution_time assumes when no
+// size is stated.
+const DefaultEstimateSize = 1024
+
+// Result is what validate_prompt returns.
+type Result struct {
+	Prompt string `json:"prompt"`
+	Valid  bool   `json:"valid"`
+	// Preset is a preset the prompt names ("apply the segmentation preset"): the
+	// caller runs it as augment_image {preset} does.
+	Preset      string      `json:"preset,omitempty"`
+	Transforms  []Transform `json:"parsed_transforms"`
+	Errors      []Issue     `json:"validation_errors"`
+	Suggestions []string    `json:"suggestions"`
+	Ambiguities []Ambiguity `json:"ambiguities"`
+	Complexity  float64     `json:"complexity_score"`
+	Estimate    Estimate    `json:"estimated_execution_time"`
+}
+
+// Transform is one vocabulary entry the prompt asks for, in the entry's own units.
+type Transform struct {
+	Entry string `json:"entry"`
+	// Phrase is the words that named the entry.
+	Phrase string `json:"phrase"`
+	// Values are parameters given one value; Ranges those given [lo, hi] to sample
+	// from. A parameter in neither takes its default.
+	Values map[string]float64    `json:"parameters"`
+	Ranges map[string][2]float64 `json:"ranges"`
+	// Pending are pixel values waiting for the image size (Options.Width, Height).
+	Pending []Pending `json:"pending,omitempty"`
+	// P is the probability that the transform runs.
+	P float64 `json:"p"`
+	// Confidence is 1 for an entry named by its name or an alias, less when two
+	// entries claim the phrase or when only an example phrase resembled the words.
+	Confidence float64 `json:"confidence"`
+}
+
+// Pending is a value in pixels that becomes a fraction once the image size is known.
+type Pending struct {
+	Parameter string  `json:"parameter"`
+	Pixels    float64 `json:"pixels"`
+	// Of says which side the fraction is of: long_edge, width or height; Margin says
+	// the value is the size kept by a crop (two margins of (side - pixels) / 2).
+	Of     string `json:"of"`
+	Margin bool   `json:"margin,omitempty"`
+}
+
+// Issue is a validation error or warning.
+type Issue struct {
+	Message    string `json:"message"`
+	Severity   string `json:"severity"` // error or warning
+	Suggestion string `json:"suggestion,omitempty"`
+	Entry      string `json:"entry,omitempty"`
+	Parameter  string `json:"parameter,omitempty"`
+}
+
+// Ambiguity is a phrase more than one entry claims.
+type Ambiguity struct {
+	Phrase          string   `json:"phrase"`
+	Interpretations []string `json:"interpretations"`
+	Chosen          string   `json:"chosen"`
+}
+
+// match is a phrase found in the token stream.
+type match struct {
+	start, end int // tokens [start, end)
+	claims     []string
+	phrase     string
+	example    bool
+}
+
+// Parse reads a prompt. It never fails: what it cannot read is an Issue.
+func (p *Parser) Parse(text string, opt Options) *Result {
+	r := &Result{Prompt: text, Transforms: []Transform{}, Errors: []Issue{}, Suggestions: []string{}, Ambiguities: []Ambiguity{}}
+	defer r.finish(p, opt)
+	if len(text) > MaxPromptBytes {
+		r.issue("error", fmt.Sprintf("prompt: %d bytes is above the maximum %d", len(text), MaxPromptBytes), "split it into several prompts", "", "")
+		return r
+	}
+	toks := tokenize(text)
+	matches := p.matches(toks)
+	for _, cl := range clauses(toks, matches) {
+		p.clause(r, toks, cl, opt)
+	}
+	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() {
+		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
+	}
+	return r
+}
+
+// matches finds vocabulary phrases, left to right, the longest at each position. A
+// phrase that ends in a number does not match when a unit follows ("rotate 90
+// degrees" is rotate by 90 degrees, not the alias "rotate 90").
+func (p *Parser) matches(toks []token) []match {
+	var out []match
+	for i := 0; i < len(toks); {
+		n := p.root
+		best := -1
+		var bestNode *node
+		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
+			c := n.next[toks[j].text]
+			if c == nil {
+				break
+			}
+			n = c
+			if len(n.claims) > 0 {
+				if toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "" {
+					continue
+				}
+				best, bestNode = j, n
+			}
+		}
+		if best < 0 {
+			i++
+			continue
+		}
+		out = append(out, match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example})
+		i = best + 1
+	}
+	return out
+}
+
+// clause is a run of tokens between separators, with the matches inside it.
+type clause struct {
+	start, end int
+	matches    []match
+}
+
+// clauses cuts the stream at separators that no phrase consumed; "and" inside
+// "between A and B" is not one.
+func clauses(toks []token, ms []match) []clause {
+	inMatch := make([]bool, len(toks))
+	for _, m := range ms {
+		for k := m.start; k < m.end; k++ {
+			inMatch[k] = true
+		}
+	}
+	var out []clause
+	start := 0
+	cut := func(end int) {
+		if end > start {
+			c := clause{start: start, end: end}
+			for _, m := range ms {
+				if m.start >= start && m.end <= end {
+					c.matches = append(c.matches, m)
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	for k, t := range toks {
+		if inMatch[k] {
+			continue
+		}
+		sep := t.kind == tSep || t.kind == tWord && separators[t.text]
+		if sep && t.text == "and" && betweenAnd(toks, k) {
+			sep = false
+		}
+		if sep {
+			cut(k)
+			start = k + 1
+		}
+	}
+	cut(len(toks))
+	return out
+}
+
+// betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
+// and B".
+func betweenAnd(toks []token, k int) bool {
+	if k+1 >= len(toks) || toks[k+1].kind != tNum {
+		return false
+	}
+	for j := k - 1; j >= 0 && j >= k-4; j-- {
+		if toks[j].kind == tSep {
+			return false
+		}
+		if toks[j].text == "between" {
+			return true
+		}
+	}
+	return false
+}
+
+// clause turns one clause into transforms. Each match owns the tokens from its start to
+// the next match; words before the first belong to the first. A clause with no match
+// continues the previous transform when it names one of its parameters ("gaussian
+// blur, radius 0.01"), else is compared with the example phrases.
+func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
+	if len(cl.matches) == 0 {
+		seg := toks[cl.start:cl.end]
+		if len(r.Transforms) > 0 {
+			last := &r.Transforms[len(r.Transforms)-1]
+			e, _ := p.voc.Entry(last.Entry)
+			if namesParameter(p.voc, e, seg) {
+				p.read(r, last, e, seg, nil, opt)
+				return
+			}
+		}
+		p.unmatched(r, seg, opt)
+		return
+	}
+	// A phrase that names a parameter of the entry before it in the clause is that
+	// parameter, not another transform ("color jitter brightness 0.2 contrast 0.2").
+	var kept []match
+	for _, m := range cl.matches {
+		if len(kept) > 0 {
+			prev := kept[len(kept)-1]
+			if len(prev.claims) == 1 {
+				if e, ok := p.voc.Entry(prev.claims[0]); ok {
+					if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
+						continue
+					}
+				}
+			}
+		}
+		kept = append(kept, m)
+	}
+	cl.matches = kept
+	for i, m := range cl.matches {
+		from, to := m.start, cl.end
+		if i == 0 {
+			from = cl.start
+		}
+		if i+1 < len(cl.matches) {
+			to = cl.matches[i+1].start
+		}
+		var seg []token
+		seg = append(seg, toks[from:m.start]...)
+		seg = append(seg, toks[m.end:to]...)
+		name := p.choose(r, m, seg, opt)
+		e, _ := p.voc.Entry(name)
+		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
+		if len(m.claims) > 1 && p.decided(m, seg) {
+			t.Confidence = 0.9
+		}
+		if m.example {
+			// An example phrase's own words count as the clause's ("add a slight blur").
+			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
+			t.Confidence = round(0.9 * t.Confidence)
+		}
+		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
+		r.Transforms = append(r.Transforms, t)
+	}
+}
+
+// choose picks among the entries a phrase names: the one that can take the values the
+// clause gives (units), then the one whose own name shares most words with the phrase,
+// then the first by name. Unless the values decided, it is an ambiguity.
+func (p *Parser) choose(r *Result, m match, seg []token, opt Options) string {
+	if len(m.claims) == 1 {
+		return m.claims[0]
+	}
+	best := rank(p.voc, m, seg)
+	if !p.decided(m, seg) {
+		r.Ambiguities = append(r.Ambiguities, Ambiguity{Phrase: m.phrase, Interpretations: m.claims, Chosen: best[0]})
+		sev := "warning"
+		if opt.Strict {
+			sev = "error"
+		}
+		r.issue(sev, fmt.Sprintf("%q names %s; read as %s", m.phrase, strings.Join(m.claims, " and "), best[0]),
+			"name the entry itself: "+strings.Join(m.claims, " or "), best[0], "")
+	}
+	return best[0]
+}
+
+func (p *Parser) decided(m match, seg []token) bool {
+	fits := 0
+	for _, c := range m.claims {
+		if e, ok := p.voc.Entry(c); ok && takesUnits(p.voc, e, seg) > 0 {
+			fits++
+		}
+	}
+	return fits == 1
+}
+
+func rank(voc *vocab.Vocabulary, m match, seg []token) []string {
+	claims := append([]string(nil), m.claims...)
+	phrase := strings.Fields(m.phrase)
+	score := func(name string) (int, int) {
+		e, _ := voc.Entry(name)
+		overlap := 0
+		for _, w := range strings.Split(name, "_") {
+			if contains(phrase, w) {
+				overlap++
+			}
+		}
+		return takesUnits(voc, e, seg), overlap
+	}
+	sort.SliceStable(claims, func(i, j int) bool {
+		ui, oi := score(claims[i])
+		uj, oj := score(claims[j])
+		if ui != uj {
+			return ui > uj
+		}
+		if oi != oj {
+			return oi > oj
+		}
+		return claims[i] < claims[j]
+	})
+	return claims
+}
+
+// takesUnits counts the numbers with units in seg that one of e's parameters can take.
+func takesUnits(voc *vocab.Vocabulary, e *vocab.Entry, seg []token) int {
+	n := 0
+	for k, t := range seg {
+		if t.kind == tSize && hasSizeParams(e) {
+			n++
+		}
+		if t.kind != tNum || k+1 >= len(seg) {
+			continue
+		}
+		u := units[seg[k+1].text]
+		if u == "" || u == "%" && k+3 < len(seg) && seg[k+2].text == "of" {
+			continue
+		}
+		for _, name := range voc.ParameterOrder(e) {
+			if compatible(u, e.Parameters[name]) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func namesParameter(voc *vocab.Vocabulary, e *vocab.Entry, seg []token) bool {
+	if e == nil {
+		return false
+	}
+	for k := range seg {
+		if name, _ := paramAt(voc, e, seg, k); name != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// paramAt says whether the words at k name a parameter of e ("clip limit", "clip_limit",
+// "holes" for holes, "hole"), and how many tokens they take.
+func paramAt(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) (string, int) {
+	best, width := "", 0
+	for _, name := range voc.ParameterOrder(e) {
+		words := strings.Split(name, "_")
+		if k+len(words) > len(seg) {
+			continue
+		}
+		ok := true
+		for i, w := range words {
+			t := seg[k+i].text
+			if t != w && t+"s" != w && t != w+"s" && t != w+"es" {
+				ok = false
+				break
+			}
+		}
+		if ok && len(words) > width {
+			best, width = name, len(words)
+		}
+	}
+	return best, width
+}
+
+func hasSizeParams(e *vocab.Entry) bool {
+	_, w := e.Parameters["width"]
+	_, h := e.Parameters["height"]
+	_, l := e.Parameters["left"]
+	_, t := e.Parameters["top"]
+	return w && h || l && t
+}
+
+// unmatched handles a clause no phrase named: a clause of filler words is nothing; one
+// whose words resemble an example phrase is read as that example's entry with a lower
+// confidence; anything else is a warning with the nearest phrases as suggestions.
+func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
+	content := map[string]bool{}
+	var words []string
+	for _, t := range seg {
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
+			content[t.text] = true
+			words = append(words, t.text)
+		}
+	}
+	if name := p.presetIn(seg); name != "" {
+		r.Preset = name
+		return
+	}
+	if len(content) == 0 {
+		if hasNumber(seg) {
+			r.issue("warning", fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "", "")
+		}
+		return
+	}
+	bestScore, bestEntry, tie := 0.0, "", false
+	for _, e := range p.voc.Entries {
+		for _, ex := range p.examples[e.Name] {
+			inter := 0
+			for w := range content {
+				if ex[w] {
+					inter++
+				}
+			}
+			union := len(content) + len(ex) - inter
+			s := float64(inter) / float64(union)
+			switch {
+			case s > bestScore+1e-9:
+				bestScore, bestEntry, tie = s, e.Name, false
+			case math.Abs(s-bestScore) <= 1e-9 && bestEntry != e.Name && s > 0:
+				tie = true
+			}
+		}
+	}
+	if bestScore >= 0.5 && !tie {
+		e, _ := p.voc.Entry(bestEntry)
+		t := Transform{Entry: bestEntry, Phrase: strings.Join(words, " "), P: 1, Confidence: round(0.8 * bestScore)}
+		p.read(r, &t, e, seg, nil, opt)
+		r.Transforms = append(r.Transforms, t)
+		r.Suggestions = append(r.Suggestions, fmt.Sprintf("%q was read as %s from its example phrases; say %q to be sure", strings.Join(words, " "), bestEntry, strings.ReplaceAll(bestEntry, "_", " ")))
+		return
+	}
+	near := p.nearest(words)
+	sugg := ""
+	if len(near) > 0 {
+		sugg = "did you mean " + quoteList(near) + "?"
+		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
+	}
+	r.issue("warning", fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "", "")
+}
+
+// presetIn returns the preset whose name or alias the words contain, longest first.
+func (p *Parser) presetIn(seg []token) string {
+	best, width := "", 0
+	for _, pr := range p.voc.Presets {
+		for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+			want := texts(tokenize(strings.ReplaceAll(n, "_", " ")))
+			for k := 0; k+len(want) <= len(seg); k++ {
+				if strings.Join(texts(seg[k:k+len(want)]), " ") == strings.Join(want, " ") && len(want) > width {
+					best, width = pr.Name, len(want)
+				}
+			}
+		}
+	}
+	return best
+}
+
+// nearest returns up to three phrases whose words are each within a small edit distance
+// of a word given.
+func (p *Parser) nearest(words []string) []string {
+	type cand struct {
+		phrase string
+		d      int
+	}
+	var cs []cand
+	for _, ph := range p.phrases {
+		best := 99
+		for _, pw := range strings.Fields(ph) {
+			for _, w := range words {
+				if len(w) < 3 || len(pw) < 3 {
+					continue
+				}
+				if d := levenshtein(w, pw); d < best && d <= len(w)/3+1 {
+					best = d
+				}
+			}
+		}
+		if best < 99 {
+			cs = append(cs, cand{ph, best*100 + len(ph)})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d || cs[i].d == cs[j].d && cs[i].phrase < cs[j].phrase })
+	var out []string
+	for _, c := range cs {
+		if len(out) == 3 {
+			break
+		}
+		out = append(out, c.phrase)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 99
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+func hasNumber(seg []token) bool {
+	for _, t := range seg {
+		if t.kind == tNum || t.kind == tSize {
+			return true
+		}
+	}
+	return false
+}
+
+func joinTokens(seg []token) string { return strings.Join(texts(seg), " ") }
+
+// someExamples quotes the first example phrases of the vocabulary, for a prompt that
+// named nothing.
+func (p *Parser) someExamples() string {
+	var out []string
+	for _, e := range p.voc.Entries {
+		if len(e.Examples) > 0 && len(e.Parameters) > 0 {
+			out = append(out, strconv.Quote(e.Examples[0]))
+		}
+		if len(out) == 3 {
+			break
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (r *Result) issue(sev, msg, sugg, entry, param string) {
+	r.Errors = append(r.Errors, Issue{Message: msg, Severity: sev, Suggestion: sugg, Entry: entry, Parameter: param})
+}
+
+func (r *Result) hasError() bool {
+	for _, e := range r.Errors {
+		if e.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// round keeps twelve significant digits, so that a conversion such as 15/1000 prints
+// as written rather than as 0.015000000000000001.
+func round(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
+	return v
+}

@@ -1,0 +1,258 @@
+package prompt
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzParse: no prompt makes the parser panic, and every value it returns is one the
+// entry accepts (inside its parameter's declared range, an integer where one is
+// declared), every range is [lo, hi] with lo <= hi inside that range, p and confidence
+// lie in [0, 1]; anything else must be reported, never returned.
+func FuzzParse(f *testing.F) {
+	p := testParser(f)
+	for _, c := range []string{
+		"add blur and rotate 15 degrees", "rotate between -15 and 15 degrees", "blur 5 px",
+		"crop 512x512", "brightness +20%", "sometimes flip", "50% of the time add noise",
+		"strong jpeg compression", "rotate ±400 degrees", "p=2 blur", "posterize 2.5 bits",
+		"between and", "1e999 blur", "--5 ++ 3x", "crop 0x0", "brightness -100%", "blur -0 px",
+		"rotate 90, rotate 90 and rotate 90", "clip limit of 4 clahe clahe",
+	} {
+		f.Add(c, 1000, 800, false)
+	}
+	for _, e := range p.voc.Entries {
+		for _, ex := range e.Examples {
+			f.Add(ex, 0, 0, true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string, w, h int, strict bool) {
+		if w < 0 || h < 0 || w > 1<<16 || h > 1<<16 {
+			return
+		}
+		r := p.Parse(text, Options{Width: w, Height: h, Strict: strict})
+		checkResult(t, p, r)
+	})
+}
+
+func checkResult(t *testing.T, p *Parser, r *Result) {
+	t.Helper()
+	for _, tr := range r.Transforms {
+		e, ok := p.voc.Entry(tr.Entry)
+		if !ok {
+			t.Fatalf("%q: unknown entry %q", r.Prompt, tr.Entry)
+		}
+		if !(tr.P >= 0 && tr.P <= 1) || !(tr.Confidence > 0 && tr.Confidence <= 1) {
+			t.Fatalf("%q: %s: p %v, confidence %v", r.Prompt, tr.Entry, tr.P, tr.Confidence)
+		}
+		for name, v := range tr.Values {
+			prm, ok := e.Parameters[name]
+			if !ok || !(v >= prm.Min && v <= prm.Max) || prm.Type == "integer" && v != math.Trunc(v) {
+				t.Fatalf("%q: %s.%s = %v outside [%v, %v] (%s)", r.Prompt, tr.Entry, name, v, prm.Min, prm.Max, prm.Type)
+			}
+		}
+		for name, rg := range tr.Ranges {
+			prm, ok := e.Parameters[name]
+			if !ok || !(rg[0] >= prm.Min && rg[1] <= prm.Max && rg[0] < rg[1]) {
+				t.Fatalf("%q: %s.%s range %v outside [%v, %v]", r.Prompt, tr.Entry, name, rg, prm.Min, prm.Max)
+			}
+			if _, both := tr.Values[name]; both {
+				t.Fatalf("%q: %s.%s has a value and a range", r.Prompt, tr.Entry, name)
+			}
+		}
+	}
+	for _, is := range r.Errors {
+		if is.Severity != "error" && is.Severity != "warning" || is.Message == "" {
+			t.Fatalf("%q: issue %+v", r.Prompt, is)
+		}
+	}
+	if r.Valid == r.hasError() {
+		t.Fatalf("%q: valid %v with errors %+v", r.Prompt, r.Valid, r.Errors)
+	}
+	if math.IsNaN(r.Estimate.Seconds) || r.Estimate.Seconds < 0 || math.IsNaN(r.Complexity) {
+		t.Fatalf("%q: estimate %v, complexity %v", r.Prompt, r.Estimate.Seconds, r.Complexity)
+	}
+}
+
+// Every example phrase a manifest gives for an entry must parse to that entry, with
+// values the entry accepts: the examples are what the listing tools show agents, and
+// what the parser falls back on.
+//
+// A few examples need more than words and units to read (what a parser without a
+// language model cannot do); they are listed with the reason, and the test fails
+// when one of them starts to parse, so the list only shrinks.
+func TestExamplesParseToTheirEntry(t *testing.T) {
+	beyond := map[string]string{
+		"make it a bit out of focus and rotate 10 degrees":                "out of focus is gaussian_blur's alias, not blur's",
+		"blur it a little and add noise":                                  "blur is the box blur entry's name",
+		"brightness +0.3 contrast +0.2":                                   "brightness alone is exposure",
+		"add 0.1 brightness":                                              "brightness alone is exposure",
+		"push the shadows towards blue and the highlights towards yellow": "a colour direction per tonal range",
+		"it's underexposed, lift it half a stop":                          "half a stop is a number in words",
+		"dramatic high-contrast black and white":                          "three phrases, one look",
+		"the photo is underexposed, start from a brighter baseline":       "brighter is an entry of its own",
+		"the photo is overexposed, start from a darker baseline":          "darker is an entry of its own",
+		"turn it one quarter, turns 1":                                    "turn is rotate's alias",
+		"cast 2 shadows":                                                  "a number inside the phrase cast shadows",
+		"zoom 1.1 and rotate -15":                                         "two clauses, one entry",
+		"make the portrait softer and more flattering":                    "softer is an entry of its own",
+		"white balance temperature 600 tint 0.1":                          "white balance temperature is the temperature entry's alias",
+	}
+	p := testParser(t)
+	n := 0
+	for _, e := range p.voc.Entries {
+		for _, ex := range e.Examples {
+			n++
+			r := p.Parse(ex, Options{Width: 1000, Height: 1000})
+			checkResult(t, p, r)
+			found := false
+			for _, tr := range r.Transforms {
+				found = found || tr.Entry == e.Name
+			}
+			if why, ok := beyond[ex]; ok {
+				if found {
+					t.Errorf("%s example %q now parses (it was listed: %s): take it off the list", e.Name, ex, why)
+				}
+				continue
+			}
+			if !found {
+				var got []string
+				for _, tr := range r.Transforms {
+					got = append(got, tr.Entry)
+				}
+				t.Errorf("%s example %q parses to %v", e.Name, ex, got)
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d example phrases checked", n)
+	}
+}
+
+// The parser knows only what the manifests say: a pack that adds an alias extends it.
+func TestDataDriven(t *testing.T) {
+	p := testParser(t)
+	r := p.Parse("add some wibble", Options{})
+	if len(r.Transforms) != 0 {
+		t.Fatalf("wibble parsed to %+v before any pack declared it", r.Transforms)
+	}
+	e, _ := p.voc.Entry("gaussian_noise")
+	saved := e.Aliases
+	e.Aliases = append(append([]string(nil), saved...), "wibble")
+	defer func() { e.Aliases = saved }()
+	r = New(p.voc).Parse("add some wibble", Options{})
+	if len(r.Transforms) != 1 || r.Transforms[0].Entry != "gaussian_noise" {
+		t.Fatalf("with the alias wibble: %+v", r.Transforms)
+	}
+}
+
+// Intensity words are documented fractions of the way from a parameter's default to
+// the end of its range.
+func TestIntensity(t *testing.T) {
+	p := testParser(t)
+	tests := []struct {
+		prompt string
+		entry  string
+		param  string
+		want   float64
+	}{
+		{"slight gaussian noise", "gaussian_noise", "sigma", 0.25 * 0.2},
+		{"medium gaussian noise", "gaussian_noise", "sigma", 0.5 * 0.2},
+		{"strong gaussian noise", "gaussian_noise", "sigma", 0.75 * 0.2},
+		{"extreme gaussian noise", "gaussian_noise", "sigma", 0.2},
+		{"very slight gaussian noise", "gaussian_noise", "sigma", 0.1 * 0.2},
+		// Towards the low end when the words say so, from an interior default.
+		{"slightly decrease contrast", "contrast", "amount", -0.25},
+		// quality's default is its top: stronger compression is lower quality.
+		{"medium jpeg compression", "image_compression", "quality", 51},
+	}
+	for _, tt := range tests {
+		r := p.Parse(tt.prompt, Options{})
+		if len(r.Transforms) != 1 || r.Transforms[0].Entry != tt.entry {
+			t.Errorf("%q: %+v", tt.prompt, r.Transforms)
+			continue
+		}
+		if got := r.Transforms[0].Values[tt.param]; math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%q: %s = %v, want %v", tt.prompt, tt.param, got, tt.want)
+		}
+	}
+}
+
+// estimated_execution_time comes from the measured table: it scales with the pixels,
+// with p, and adds up per transform.
+func TestEstimate(t *testing.T) {
+	p := testParser(t)
+	if len(p.costs.NsPerPixel) < 50 {
+		t.Fatalf("costs.json prices %d operations", len(p.costs.NsPerPixel))
+	}
+	ops := map[string]bool{}
+	for _, e := range p.voc.Entries {
+		for _, u := range e.Operations {
+			ops[u.Op] = true
+		}
+	}
+	for op := range ops {
+		if _, ok := p.costs.NsPerPixel[op]; !ok && op != "spot" {
+			t.Errorf("costs.json has no price for %s: regenerate it (see costgen)", op)
+		}
+	}
+	small := p.Parse("gaussian blur 0.01 and add noise", Options{EstimateWidth: 1000, EstimateHeight: 1000})
+	big := p.Parse("gaussian blur 0.01 and add noise", Options{EstimateWidth: 2000, EstimateHeight: 2000})
+	half := p.Parse("gaussian blur 0.01 and add noise half the time", Options{EstimateWidth: 1000, EstimateHeight: 1000})
+	if small.Estimate.Seconds <= 0 || math.Abs(big.Estimate.Seconds/small.Estimate.Seconds-4) > 0.05 {
+		t.Errorf("estimate %v s at 1000x1000, %v s at 2000x2000; want 4 times", small.Estimate.Seconds, big.Estimate.Seconds)
+	}
+	blur := p.costs.NsPerPixel["blur"] * 1e6 * 1e-9
+	noise := p.costs.NsPerPixel["noise"] * 1e6 * 1e-9
+	want := []TransformTime{{"gaussian_blur", sig(blur, 3)}, {"gaussian_noise", sig(noise, 3)}}
+	if diff := cmp.Diff(want, small.Estimate.Per); diff != "" {
+		t.Errorf("per transform (-want +got):\n%s", diff)
+	}
+	if got := half.Estimate.Per[1].Seconds; math.Abs(got-sig(noise/2, 3)) > 1e-12 {
+		t.Errorf("noise at p 0.5 costs %v, want %v", got, sig(noise/2, 3))
+	}
+	if !strings.Contains(small.Estimate.Basis, "costs.json") {
+		t.Errorf("basis %q", small.Estimate.Basis)
+	}
+}
+
+// The JSON of a Result is validate_prompt's data: the field names albumentations-mcp
+// clients read, empty lists and objects rather than null.
+func TestResultJSON(t *testing.T) {
+	p := testParser(t)
+	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate 15 degrees", Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{"ambiguities", "complexity_score", "estimated_execution_time", "parsed_transforms", "prompt", "suggestions", "valid", "validation_errors"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	ts := got["parsed_transforms"].([]any)
+	flip := ts[0].(map[string]any)
+	wantFlip := map[string]any{"entry": "flip_horizontal", "phrase": "flip horizontally", "parameters": map[string]any{}, "ranges": map[string]any{}, "p": 0.5, "confidence": 1.0}
+	if diff := cmp.Diff(wantFlip, flip); diff != "" {
+		t.Errorf("flip (-want +got):\n%s", diff)
+	}
+	if got["complexity_score"] != 2.5 {
+		t.Errorf("complexity_score = %v, want 2.5 (two transforms, one with p below 1)", got["complexity_score"])
+	}
+	for _, k := range []string{"validation_errors", "suggestions", "ambiguities"} {
+		if l, ok := got[k].([]any); !ok || len(l) != 0 {
+			t.Errorf("%s = %#v, want []", k, got[k])
+		}
+	}
+}

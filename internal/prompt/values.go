@@ -1,0 +1,598 @@
+package prompt
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"darkroom/internal/vocab"
+)
+
+// quantity is a number as written, with its unit: "", "%", "deg", "px", "k", "ev", "x".
+type quantity struct {
+	v      float64
+	signed bool
+	unit   string
+	text   string
+}
+
+type exprKind int
+
+const (
+	one exprKind = iota
+	span
+	size
+)
+
+// expr is one value the words give: a number, a range or a size, for a named
+// parameter or for whichever parameter its unit fits.
+type expr struct {
+	param string
+	kind  exprKind
+	a, b  quantity
+	w, h  float64
+	text  string
+}
+
+// reading is what a clause's words say besides the entry.
+type reading struct {
+	exprs     []expr
+	p         float64
+	pSet      bool
+	intensity float64
+	dir       int // -1 towards the low end, +1 towards the high end, 0 unsaid
+	issues    []string
+}
+
+// read fills t from the words around its phrase, in e's units, and records what it
+// could not use as issues on r.
+func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []token, opt Options) {
+	rd := p.scan(e, seg, phrase)
+	for _, msg := range rd.issues {
+		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
+	}
+	if rd.pSet {
+		t.P = rd.p
+	}
+	if e == nil {
+		return
+	}
+	order := p.voc.ParameterOrder(e)
+	assigned := map[string]bool{}
+	for k := range t.Values {
+		assigned[k] = true
+	}
+	for k := range t.Ranges {
+		assigned[k] = true
+	}
+	for _, x := range rd.exprs {
+		p.assign(r, t, e, order, assigned, x, rd.dir, opt)
+	}
+	if len(order) == 0 {
+		return
+	}
+	// An intensity, or no value at all, goes to the first free parameter, or to every
+	// parameter the entry's phrase names ("brightness and contrast").
+	var targets []string
+	for k := range phrase {
+		if name, _ := paramAt(p.voc, e, phrase, k); name != "" && !assigned[name] && !contains(targets, name) {
+			targets = append(targets, name)
+		}
+	}
+	if len(targets) < 2 {
+		targets = nil
+		for _, n := range order {
+			if !assigned[n] {
+				targets = []string{n}
+				break
+			}
+		}
+	}
+	none := len(assigned) == 0 && len(rd.exprs) == 0
+	for _, primary := range targets {
+		p.fill(t, e.Parameters[primary], primary, rd, none)
+	}
+}
+
+// fill gives a parameter the value an intensity word means, or when nothing gave the
+// entry a value, a range to sample from.
+func (p *Parser) fill(t *Transform, prm *vocab.Parameter, primary string, rd reading, none bool) {
+	switch {
+	case rd.intensity > 0:
+		v := prm.Default + rd.intensity*(farEnd(prm, rd.dir)-prm.Default)
+		if prm.Type == "integer" {
+			v = math.Round(v)
+		}
+		setValue(t, primary, round(v))
+	case none:
+		// Named with no value: sample from the default to the "slight" fraction of the
+		// way to the end the words point at, or to both ends when they point nowhere
+		// and the default lies inside the range.
+		lo, hi := prm.Default, prm.Default
+		const f = 0.25
+		switch {
+		case rd.dir < 0 || rd.dir == 0 && prm.Default == prm.Max:
+			lo = prm.Default + f*(prm.Min-prm.Default)
+		case rd.dir > 0 || prm.Default == prm.Min:
+			hi = prm.Default + f*(prm.Max-prm.Default)
+		default:
+			lo, hi = prm.Default+f*(prm.Min-prm.Default), prm.Default+f*(prm.Max-prm.Default)
+		}
+		if prm.Type == "integer" {
+			lo, hi = math.Round(lo), math.Round(hi)
+		}
+		if lo == hi {
+			setValue(t, primary, round(lo))
+		} else {
+			setRange(t, primary, round(lo), round(hi))
+		}
+	}
+}
+
+// farEnd is the end of the range an intensity moves towards: the low end when the words
+// say so or when the default is the high end (image_compression's quality 100), else
+// the high end.
+func farEnd(prm *vocab.Parameter, dir int) float64 {
+	if dir < 0 && prm.Min < prm.Default || prm.Default == prm.Max {
+		return prm.Min
+	}
+	return prm.Max
+}
+
+func setValue(t *Transform, name string, v float64) {
+	if t.Values == nil {
+		t.Values = map[string]float64{}
+	}
+	t.Values[name] = v
+	delete(t.Ranges, name)
+}
+
+func setRange(t *Transform, name string, lo, hi float64) {
+	if t.Ranges == nil {
+		t.Ranges = map[string][2]float64{}
+	}
+	t.Ranges[name] = [2]float64{lo, hi}
+	delete(t.Values, name)
+}
+
+// scan reads probabilities, intensities, directions and values from the words.
+func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
+	rd := reading{}
+	for _, t := range append(append([]token(nil), phrase...), seg...) {
+		if t.kind != tWord {
+			continue
+		}
+		if negative[t.text] {
+			rd.dir = -1
+		} else if positive[t.text] && rd.dir == 0 {
+			rd.dir = 1
+		}
+	}
+	word := func(k int) string {
+		if k < len(seg) && seg[k].kind == tWord {
+			return seg[k].text
+		}
+		return ""
+	}
+	// qty reads a number and its unit at k; it returns the tokens taken.
+	qty := func(k int) (quantity, int) {
+		if k >= len(seg) || seg[k].kind != tNum {
+			return quantity{}, 0
+		}
+		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text}
+		n := 1
+		if u := units[word(k+1)]; u != "" {
+			q.unit, n = u, 2
+			q.text += " " + seg[k+1].text
+			if word(k+1) == "per" && word(k+2) == "cent" {
+				n = 3
+			}
+		} else if word(k+1) == "per" && word(k+2) == "cent" {
+			q.unit, n = "%", 3
+		}
+		return q, n
+	}
+	// value reads a number, a range or a size at k.
+	var value func(k int) (expr, int)
+	value = func(k int) (expr, int) {
+		if k < len(seg) && seg[k].kind == tSize {
+			return expr{kind: size, w: seg[k].num, h: seg[k].num2, text: seg[k].text}, 1
+		}
+		switch word(k) {
+		case "between", "from":
+			a, n := qty(k + 1)
+			if n == 0 || word(k+1+n) != "and" && word(k+1+n) != "to" {
+				return expr{}, 0
+			}
+			b, m := qty(k + 2 + n)
+			if m == 0 {
+				return expr{}, 0
+			}
+			return spanOf(a, b, joinTokens(seg[k:k+2+n+m])), 2 + n + m
+		case "±":
+			a, n := qty(k + 1)
+			if n == 0 {
+				return expr{}, 0
+			}
+			lo := a
+			lo.v, lo.signed = -a.v, true
+			a.signed = true
+			return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n])}, 1 + n
+		case "up":
+			// "up to 15 degrees": the albumentations limit, a symmetric range.
+			if word(k+1) == "to" {
+				a, n := qty(k + 2)
+				if n > 0 && !a.signed {
+					lo := a
+					lo.v, lo.signed = -a.v, true
+					return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+2+n])}, 2 + n
+				}
+			}
+			return expr{}, 0
+		}
+		a, n := qty(k)
+		if n == 0 {
+			return expr{}, 0
+		}
+		if w := word(k + n); w == "to" || w == "and" && k > 0 && word(k-1) == "between" {
+			if b, m := qty(k + n + 1); m > 0 {
+				return spanOf(a, b, joinTokens(seg[k:k+n+1+m])), n + 1 + m
+			}
+		}
+		return expr{kind: one, a: a, text: a.text}, n
+	}
+	for k := 0; k < len(seg); k++ {
+		t := seg[k]
+		// Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3".
+		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
+			w := word(k + 2)
+			if w == "of" && (word(k+3) == "the" || word(k+3) == "images" || word(k+3) == "cases" || word(k+3) == "time") || w == "chance" || w == "probability" || w == "likelihood" {
+				rd.setP(t.num/100, t.text+"%")
+				k += 2
+				for k+1 < len(seg) && (word(k+1) == "the" || word(k+1) == "time" || word(k+1) == "images" || word(k+1) == "cases" || word(k+1) == "of") {
+					k++
+				}
+				continue
+			}
+		}
+		if w := word(k); w == "probability" || w == "p" || w == "prob" || w == "chance" || w == "likelihood" {
+			j := k + 1
+			for word(j) == "of" || word(j) == "=" || word(j) == ":" || word(j) == "is" {
+				j++
+			}
+			if q, n := qty(j); n > 0 {
+				v := q.v
+				if q.unit == "%" {
+					v /= 100
+				}
+				rd.setP(v, q.text)
+				k = j + n - 1
+				continue
+			}
+		}
+		if w := word(k); w == "half" && (word(k+1) == "the" && word(k+2) == "time" || word(k+1) == "of" && word(k+2) == "the" && word(k+3) == "time") {
+			rd.setP(0.5, "half the time")
+			continue
+		}
+		if f, ok := frequency[word(k)]; ok {
+			rd.setP(f, word(k))
+			continue
+		}
+		if f, ok := intensity[word(k)]; ok {
+			if word(k) == "very" {
+				if g, ok := intensity[word(k+1)]; ok {
+					f = 1
+					if g < 0.5 {
+						f = 0.1
+					}
+					k++
+				}
+			}
+			rd.intensity = f
+			continue
+		}
+		// A parameter by name: "radius 0.01", "angle: 90", "clip limit of 4".
+		if e != nil {
+			if name, n := paramAt(p.voc, e, seg, k); name != "" {
+				j := k + n
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
+					j++
+				}
+				if x, m := value(j); m > 0 {
+					x.param = name
+					rd.exprs = append(rd.exprs, x)
+					k = j + m - 1
+					continue
+				}
+			}
+		}
+		if x, m := value(k); m > 0 {
+			// "8 holes": the parameter after the number.
+			if e != nil && x.kind == one && x.a.unit == "" {
+				if name, n := paramAt(p.voc, e, seg, k+m); name != "" {
+					x.param = name
+					m += n
+				}
+			}
+			rd.exprs = append(rd.exprs, x)
+			k += m - 1
+		}
+	}
+	return rd
+}
+
+func spanOf(a, b quantity, text string) expr {
+	// "between -15 and 15 degrees": the unit written once counts for both ends.
+	if a.unit == "" {
+		a.unit = b.unit
+	}
+	if b.unit == "" {
+		b.unit = a.unit
+	}
+	return expr{kind: span, a: a, b: b, text: text}
+}
+
+func (rd *reading) setP(v float64, text string) {
+	if v < 0 || v > 1 || math.IsNaN(v) {
+		rd.issues = append(rd.issues, fmt.Sprintf("p: %s is outside [0, 1]", text))
+		return
+	}
+	rd.p, rd.pSet = v, true
+}
+
+// compatible says whether a number in unit u can be a value of prm.
+func compatible(u string, prm *vocab.Parameter) bool {
+	switch u {
+	case "":
+		return true
+	case "deg":
+		return prm.Unit == "degrees"
+	case "px":
+		return prm.Unit == "fraction"
+	case "%":
+		switch prm.Unit {
+		case "fraction", "amount", "level", "weight", "ev", "ratio":
+			return true
+		}
+	case "k":
+		return prm.Unit == "kelvin"
+	case "ev":
+		return prm.Unit == "ev"
+	case "x":
+		return prm.Unit == "ratio"
+	}
+	return false
+}
+
+var unitNames = map[string]string{"deg": "degrees", "px": "pixels", "%": "a percentage", "k": "kelvin", "ev": "stops (EV)", "x": "a factor"}
+
+// assign gives x to a parameter: the one it names, else the first in the manifest's
+// order that is still free and takes its unit.
+func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string, assigned map[string]bool, x expr, dir int, opt Options) {
+	if len(order) == 0 {
+		r.issue("warning", fmt.Sprintf("%s takes no value; %q ignored", e.Name, x.text), "", e.Name, "")
+		return
+	}
+	if x.kind == size {
+		p.assignSize(r, t, e, assigned, x, opt)
+		return
+	}
+	name := x.param
+	if name == "" {
+		for _, n := range order {
+			if !assigned[n] && compatible(x.a.unit, e.Parameters[n]) && (x.kind == one || compatible(x.b.unit, e.Parameters[n])) {
+				name = n
+				break
+			}
+		}
+	}
+	if name == "" {
+		var have []string
+		for _, n := range order {
+			have = append(have, fmt.Sprintf("%s in %s", n, e.Parameters[n].Unit))
+		}
+		if x.a.unit != "" && !anyCompatible(e, order, x.a.unit) {
+			r.issue("error", fmt.Sprintf("%s: %q: no parameter of %s is in %s (%s)", e.Name, x.text, e.Name, unitNames[x.a.unit], strings.Join(have, ", ")),
+				"give the value in the parameter's unit", e.Name, "")
+			return
+		}
+		r.issue("warning", fmt.Sprintf("%s: %q ignored: every parameter already has a value", e.Name, x.text), "name the parameter: "+strings.Join(order, ", "), e.Name, "")
+		return
+	}
+	prm := e.Parameters[name]
+	assigned[name] = true
+	if x.kind == one {
+		v, pend, msg := convert(x.a, prm, dir, opt)
+		switch {
+		case msg != "":
+			r.issue("error", fmt.Sprintf("%s: %s", e.Name, msg), rangeHint(prm), e.Name, name)
+		case pend != nil:
+			t.Pending = append(t.Pending, *pend)
+			r.issue("warning", fmt.Sprintf("%s: %s: %s needs the image size to become a fraction of the long edge", e.Name, name, x.text),
+				"give the image's width and height (augment_image converts it from the image)", e.Name, name)
+		default:
+			setValue(t, name, v)
+		}
+		return
+	}
+	lo, pl, m1 := convert(x.a, prm, 0, opt)
+	hi, ph, m2 := convert(x.b, prm, 0, opt)
+	if m1 != "" || m2 != "" {
+		for _, m := range []string{m1, m2} {
+			if m != "" {
+				r.issue("error", fmt.Sprintf("%s: %s", e.Name, m), rangeHint(prm), e.Name, name)
+			}
+		}
+		return
+	}
+	if pl != nil || ph != nil {
+		for _, pd := range []*Pending{pl, ph} {
+			if pd != nil {
+				t.Pending = append(t.Pending, *pd)
+			}
+		}
+		r.issue("warning", fmt.Sprintf("%s: %s: %s needs the image size to become a fraction of the long edge", e.Name, name, x.text),
+			"give the image's width and height (augment_image converts it from the image)", e.Name, name)
+		return
+	}
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	if lo == hi {
+		setValue(t, name, lo)
+		return
+	}
+	setRange(t, name, lo, hi)
+}
+
+func anyCompatible(e *vocab.Entry, order []string, u string) bool {
+	for _, n := range order {
+		if compatible(u, e.Parameters[n]) {
+			return true
+		}
+	}
+	return false
+}
+
+func rangeHint(prm *vocab.Parameter) string {
+	return fmt.Sprintf("use a value from %s to %s (%s)", formatNumber(prm.Min), formatNumber(prm.Max), prm.Unit)
+}
+
+// convert turns a quantity into prm's own unit and checks it against prm's range; it
+// never clamps. A value in pixels with no image size is pending.
+func convert(q quantity, prm *vocab.Parameter, dir int, opt Options) (float64, *Pending, string) {
+	v := q.v
+	if dir < 0 && !q.signed && prm.Min < 0 && v > 0 {
+		v = -v
+	}
+	if !compatible(q.unit, prm) {
+		return 0, nil, fmt.Sprintf("%s: %s is not in %s's unit (%s)", prm.Name, q.text, prm.Name, prm.Unit)
+	}
+	switch q.unit {
+	case "px":
+		long := max(opt.Width, opt.Height)
+		if long <= 0 {
+			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: "long_edge"}, ""
+		}
+		v /= float64(long)
+	case "%":
+		switch {
+		case prm.Unit == "ev":
+			if v <= -100 {
+				return 0, nil, fmt.Sprintf("%s: %s is not a change of light (at most -100%%)", prm.Name, q.text)
+			}
+			v = math.Log2(1 + v/100)
+		case prm.Unit == "level" && prm.Max > 1:
+			// A level on a 0..max scale (image_compression's quality): a percentage of max.
+			v = v / 100 * prm.Max
+		default:
+			v /= 100
+		}
+	}
+	v = round(v)
+	if v < prm.Min || v > prm.Max || math.IsNaN(v) {
+		return 0, nil, fmt.Sprintf("%s: %s is outside [%s, %s]", prm.Name, describe(q, v), formatNumber(prm.Min), formatNumber(prm.Max))
+	}
+	if prm.Type == "integer" && v != math.Trunc(v) {
+		return 0, nil, fmt.Sprintf("%s: %s is not an integer", prm.Name, q.text)
+	}
+	return v, nil, ""
+}
+
+// describe writes the value as given and, when converted, what it became.
+func describe(q quantity, v float64) string {
+	if q.unit == "" || q.unit == "deg" || q.unit == "k" || q.unit == "ev" || q.unit == "x" {
+		return formatNumber(v)
+	}
+	return fmt.Sprintf("%s (%s)", formatNumber(v), q.text)
+}
+
+// assignSize gives a size in pixels to width and height parameters (fractions of the
+// image's width and height) or, for an entry that cuts margins (left, right, top,
+// bottom), to the margins of a centred crop of that size.
+func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned map[string]bool, x expr, opt Options) {
+	_, hasW := e.Parameters["width"]
+	_, hasL := e.Parameters["left"]
+	known := opt.Width > 0 && opt.Height > 0
+	type part struct {
+		name string
+		px   float64
+		side int
+		of   string
+		half bool
+	}
+	var parts []part
+	switch {
+	case hasW:
+		parts = []part{{"width", x.w, opt.Width, "width", false}, {"height", x.h, opt.Height, "height", false}}
+	case hasL:
+		parts = []part{{"left", x.w, opt.Width, "width", true}, {"right", x.w, opt.Width, "width", true},
+			{"top", x.h, opt.Height, "height", true}, {"bottom", x.h, opt.Height, "height", true}}
+	default:
+		r.issue("error", fmt.Sprintf("%s: %q: %s takes no size", e.Name, x.text, e.Name), "a size suits an entry with width and height", e.Name, "")
+		return
+	}
+	for _, pt := range parts {
+		prm, ok := e.Parameters[pt.name]
+		if !ok {
+			continue
+		}
+		assigned[pt.name] = true
+		if !known {
+			t.Pending = append(t.Pending, Pending{Parameter: pt.name, Pixels: pt.px, Of: pt.of, Margin: pt.half})
+			continue
+		}
+		v := pt.px / float64(pt.side)
+		if pt.half {
+			v = (float64(pt.side) - pt.px) / 2 / float64(pt.side)
+		}
+		v = round(v)
+		if v < prm.Min || v > prm.Max {
+			r.issue("error", fmt.Sprintf("%s: %s: %s (%s on a %dx%d image) is outside [%s, %s]", e.Name, pt.name, formatNumber(v), x.text, opt.Width, opt.Height, formatNumber(prm.Min), formatNumber(prm.Max)),
+				rangeHint(prm), e.Name, pt.name)
+			continue
+		}
+		setValue(t, pt.name, v)
+	}
+	if !known {
+		r.issue("warning", fmt.Sprintf("%s: %s needs the image size to become fractions of it", e.Name, x.text),
+			"give the image's width and height (augment_image converts it from the image)", e.Name, "")
+	}
+}
+
+func formatNumber(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", f), "0"), ".")
+}
+
+// finish fills what depends on the whole parse: validity, complexity, the estimate.
+func (r *Result) finish(p *Parser, opt Options) {
+	r.Valid = !r.hasError()
+	for i := range r.Transforms {
+		// JSON readers get {} rather than null for "no parameters given".
+		if r.Transforms[i].Values == nil {
+			r.Transforms[i].Values = map[string]float64{}
+		}
+		if r.Transforms[i].Ranges == nil {
+			r.Transforms[i].Ranges = map[string][2]float64{}
+		}
+	}
+	c := 0.0
+	for _, t := range r.Transforms {
+		c++
+		c += float64(len(t.Ranges))
+		if t.P < 1 {
+			c += 0.5
+		}
+	}
+	r.Complexity = c
+	w, h := opt.EstimateWidth, opt.EstimateHeight
+	if w <= 0 || h <= 0 {
+		w, h = opt.Width, opt.Height
+	}
+	if w <= 0 || h <= 0 {
+		w, h = DefaultEstimateSize, DefaultEstimateSize
+	}
+	r.Estimate = p.Estimate(r.Transforms, w, h)
+	sort.SliceStable(r.Errors, func(i, j int) bool { return r.Errors[i].Severity == "error" && r.Errors[j].Severity != "error" })
+}

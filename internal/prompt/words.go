@@ -1,0 +1,67 @@
+package prompt
+
+// The words below are English, not vocabulary: how people say how much, how often and
+// which way. Which transforms exist, what they are called and what they take comes only
+// from the loaded manifests.
+
+// intensity maps an intensity word to the fraction of the way from a parameter's
+// default to the far end of its range (see package doc).
+var intensity = map[string]float64{
+	"barely": 0.1, "tiny": 0.1, "subtle": 0.1, "subtly": 0.1, "faint": 0.1, "hint": 0.1,
+	"slight": 0.25, "slightly": 0.25, "little": 0.25, "bit": 0.25, "light": 0.25, "lightly": 0.25,
+	"mild": 0.25, "mildly": 0.25, "gentle": 0.25, "gently": 0.25, "soft": 0.25, "small": 0.25, "low": 0.25,
+	"medium": 0.5, "moderate": 0.5, "moderately": 0.5, "some": 0.5, "normal": 0.5, "noticeable": 0.5,
+	"strong": 0.75, "strongly": 0.75, "heavy": 0.75, "heavily": 0.75, "lot": 0.75, "lots": 0.75,
+	"much": 0.75, "very": 0.75, "intense": 0.75, "large": 0.75, "big": 0.75, "high": 0.75, "hard": 0.75, "significant": 0.75,
+	"extreme": 1, "extremely": 1, "maximum": 1, "max": 1, "full": 1,
+}
+
+// frequency maps a word of frequency to the probability p that the transform runs.
+var frequency = map[string]float64{
+	"always": 1, "rarely": 0.1, "seldom": 0.1, "occasionally": 0.25,
+	"sometimes": 0.5, "maybe": 0.5, "perhaps": 0.5, "often": 0.75, "frequently": 0.75,
+	"usually": 0.8, "mostly": 0.8,
+}
+
+// negative words turn a value towards the low end of its range; positive ones say the
+// high end explicitly.
+var negative = map[string]bool{
+	"decrease": true, "reduce": true, "reduced": true, "less": true, "lower": true, "minus": true,
+	"negative": true, "counterclockwise": true, "anticlockwise": true, "counter": true, "anti": true,
+	"left": true, "down": true, "darken": true, "darker": true, "weaken": true, "ccw": true, "remove": true,
+}
+
+var positive = map[string]bool{
+	"increase": true, "increased": true, "more": true, "raise": true, "boost": true, "clockwise": true,
+	"right": true, "up": true, "plus": true, "add": true, "strengthen": true, "cw": true, "higher": true,
+}
+
+// separators cut a prompt into clauses, one transform each.
+var separators = map[string]bool{
+	"and": true, "then": true, "also": true, "plus": true, "afterwards": true, "finally": true, "next": true, "&": true,
+}
+
+// filler words carry nothing for a clause with no vocabulary phrase in it.
+var filler = map[string]bool{
+	"a": true, "an": true, "the": true, "it": true, "its": true, "this": true, "that": true, "image": true,
+	"photo": true, "picture": true, "please": true, "apply": true, "add": true, "make": true, "do": true,
+	"some": true, "with": true, "to": true, "by": true, "of": true, "on": true, "in": true, "at": true,
+	"and": true, "then": true, "also": true, "me": true, "i": true, "want": true, "would": true, "like": true,
+	"use": true, "give": true, "set": true, "be": true, "is": true, "for": true, "so": true, "bit": true,
+	"little": true, "more": true, "less": true, "very": true, "slightly": true, "slight": true, "strong": true,
+	"medium": true, "image's": true, "them": true, "each": true, "every": true, "all": true, "randomly": true,
+	"random": true, "effect": true, "transform": true, "augmentation": true, "up": true, "down": true,
+	"sometimes": true, "often": true, "rarely": true, "always": true, "time": true, "times": true, "of the": true,
+	"degrees": true, "percent": true, "%": true, "px": true, "pixels": true, "intensity": true, "amount": true,
+	"strength": true, "value": true, "level": true, "too": true, "just": true, "now": true, "can": true, "you": true,
+}
+
+// units maps a unit word to the unit a number was written in.
+var units = map[string]string{
+	"%": "%", "percent": "%", "pct": "%",
+	"degrees": "deg", "degree": "deg", "deg": "deg", "°": "deg", "degs": "deg",
+	"px": "px", "pixels": "px", "pixel": "px", "pix": "px",
+	"k": "k", "kelvin": "k",
+	"ev": "ev", "stops": "ev", "stop": "ev",
+	"x": "x", "times": "x",
+}
