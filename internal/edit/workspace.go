@@ -307,7 +307,7 @@ const (
 // returns how many it removed.
 func (w *Workspace) removeStaleTemps(age time.Duration) int {
 	n := 0
-	for _, kind := range []string{"sources", "previews", "exports", ContextDir} {
+	for _, kind := range []string{"sources", "previews", "exports", ContextDir, AugmentDir} {
 		filepath.WalkDir(filepath.Join(w.Root, kind), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() || !isTempName(d.Name()) {
 				return nil

@@ -37,6 +37,7 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
+	seeds    seeds // set_default_seed's, per session
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
