@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"darkroom"
 	"darkroom/internal/augment"
+	"darkroom/internal/dataset"
 	"darkroom/internal/edit"
 	"darkroom/internal/prompt"
 )
@@ -407,4 +409,50 @@ func setDefaultSeed(ctx context.Context, s *Server, args map[string]any) (any, s
 		summary = fmt.Sprintf("default seed is %d for this session", *a.Seed)
 	}
 	return map[string]any{"seed": a.Seed, "previous": prev}, summary, nil
+}
+
+type datasetArgs struct {
+	Input        string           `json:"input"`
+	Output       string           `json:"output"`
+	Prompt       string           `json:"prompt"`
+	Preset       string           `json:"preset"`
+	Pipeline     augment.Pipeline `json:"pipeline"`
+	Variants     int              `json:"variants"`
+	Seed         uint64           `json:"seed"`
+	Shard        string           `json:"shard"`
+	OutputFormat string           `json:"output_format"`
+}
+
+func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+	a, err := decodeArgs[datasetArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := s.AugmentDataset(ctx, edit.DatasetRequest{
+		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
+		Progress: func(p dataset.Progress) {
+			s.progress(ctx, float64(p.Done), float64(p.Total),
+				fmt.Sprintf("%d of %d variants, %.1f/s, ETA %s", p.Done, p.Total, p.Rate, p.ETA.Round(time.Second)))
+		},
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	r := res.Report
+	var shard *string
+	if res.Shard != "" {
+		shard = &res.Shard
+	}
+	skipped := []map[string]any{}
+	for _, sk := range r.Skipped {
+		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})
+	}
+	d := map[string]any{
+		"output": res.Output, "manifest": res.Manifest, "shard": shard, "images": r.Images, "variants": r.Total,
+		"written": r.Written, "reused": r.Reused, "skipped": skipped, "elapsed_ms": ms(res.Elapsed.Seconds()),
+	}
+	summary := fmt.Sprintf("%d variants of %d images in %s: %d written, %d reused, %d images skipped; manifest %s",
+		r.Total, r.Images, res.Output, r.Written, r.Reused, len(r.Skipped), res.Manifest)
+	return d, summary, nil
 }

@@ -46,5 +46,6 @@ func tools() map[string]handler {
 		"validate_prompt":        validatePrompt,
 		"list_available_presets": listAvailablePresets,
 		"set_default_seed":       setDefaultSeed,
+		"augment_dataset":        augmentDataset,
 	}
 }
