@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,52 @@ func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 	return nil, FieldError("input", "%s is not a folder darkroom can read: %v", p, w.scrub(err))
 }
 
+// datasetOutput resolves augment_dataset's output: a folder under an
+// --allow-write-root directory (symbolic links resolved, so none leads out), or a
+// relative path of plain names under the workspace's datasets/.
+func (w *Workspace) datasetOutput(p string) (string, error) {
+	if strings.ContainsRune(p, 0) || isURL(p) {
+		return "", FieldError("output", "%s is not a folder path", p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", FieldError("output", "%s cannot be made absolute", p)
+	}
+	w.mu.RLock()
+	roots := slices.Clone(w.write)
+	w.mu.RUnlock()
+	for _, r := range roots {
+		if abs != r && !within(abs, r) {
+			continue
+		}
+		// The deepest existing ancestor must still lie in the root once resolved.
+		probe := abs
+		for {
+			if real, err := filepath.EvalSymlinks(probe); err == nil {
+				if real != r && !within(real, r) {
+					return "", darkroom.Errorf(darkroom.PermissionError, "output %s leads outside the write roots through a symbolic link", p)
+				}
+				rest, _ := filepath.Rel(probe, abs)
+				return filepath.Join(real, rest), nil
+			}
+			parent := filepath.Dir(probe)
+			if parent == probe {
+				break
+			}
+			probe = parent
+		}
+	}
+	if filepath.IsAbs(p) {
+		return "", darkroom.Errorf(darkroom.PermissionError, "output %s is not under an --allow-write-root directory; give a relative name to write under the workspace's datasets/", w.Rel(abs))
+	}
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, ".") {
+			return "", FieldError("output", "%q: a folder under the workspace's datasets/ is named by plain relative names, without ., .. or hidden parts", p)
+		}
+	}
+	return filepath.Join(w.Root, DatasetDir, filepath.FromSlash(p)), nil
+}
+
 // AugmentDataset augments every image of a folder (dataset.Run) with the recipe,
 // writing under the workspace's datasets/<Output>/.
 func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
@@ -111,7 +158,15 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 		return DatasetResult{}, err
 	}
 	defer in.Close()
-	outDir := filepath.Join(ws.Root, DatasetDir, filepath.FromSlash(req.Output))
+	outDir, err := ws.datasetOutput(req.Output)
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	if inAbs, _ := filepath.Abs(req.Input); inAbs != "" {
+		if real, err := filepath.EvalSymlinks(inAbs); err == nil && (within(outDir, real) || outDir == real) {
+			return DatasetResult{}, FieldError("output", "%s lies inside the input folder: the run would read its own outputs", req.Output)
+		}
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return DatasetResult{}, ws.FSError(err, "create %s", ws.Rel(outDir))
 	}
