@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,5 +105,91 @@ func TestAugmentReproduces(t *testing.T) {
 				t.Errorf("variant file: %v", err)
 			}
 		}
+	}
+}
+
+// TestVerifyThroughSampling verifies an augmentation through a client whose sampling
+// handler answers from a fixture: each request carries the original and the variant
+// as images and the prompt; the answers land in the result and the session folder.
+// A client without sampling gets unavailable, and no score.
+func TestVerifyThroughSampling(t *testing.T) {
+	dir := photoDir(t)
+	ws := filepath.Join(t.TempDir(), "ws")
+	var mu sync.Mutex
+	var requests []*mcp.CreateMessageParams
+	client := mcp.NewClient(&mcp.Implementation{Name: "sampling-test", Version: "0"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			requests = append(requests, req.Params)
+			mu.Unlock()
+			last := req.Params.Messages[len(req.Params.Messages)-1].Content.(*mcp.TextContent).Text
+			answer := `{"visible": true, "confidence": 4, "changes_seen": "the photo is mirrored"}`
+			if strings.Contains(last, "main subject") {
+				answer = `Sure: {"original_subject": "a cup of coffee", "augmented_subject": "cups of coffee"}`
+			}
+			return &mcp.CreateMessageResult{Model: "fixture-model", Role: "assistant", Content: &mcp.TextContent{Text: answer}}, nil
+		},
+	})
+	cs := connect(t, client, "--workspace", ws, "--allow-root", dir)
+	a := augmentCall(t, cs, map[string]any{"path": filepath.Join(dir, "coffee.png"), "pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
+		"seed": 1, "count": 2, "options": map[string]any{"return_images": 0}})
+	var v struct {
+		Model    string `json:"model"`
+		Variants []struct {
+			Visual struct {
+				Parsed     bool `json:"parsed"`
+				Visible    bool `json:"visible"`
+				Confidence int  `json:"confidence"`
+			} `json:"visual"`
+			Label struct {
+				LabelChanged bool   `json:"label_changed"`
+				Risk         string `json:"risk"`
+			} `json:"label"`
+		} `json:"variants"`
+		Markdown string `json:"markdown"`
+	}
+	if err := json.Unmarshal(mustSucceed(t, cs, "verify_augmentation", map[string]any{"session_id": a.SessionID}), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Model != "fixture-model" || len(v.Variants) != 2 {
+		t.Fatalf("model %q, %d variants", v.Model, len(v.Variants))
+	}
+	for i, vv := range v.Variants {
+		if !vv.Visual.Parsed || !vv.Visual.Visible || vv.Visual.Confidence != 4 || vv.Label.LabelChanged || vv.Label.Risk != "low" {
+			t.Errorf("variant %d: %+v", i, vv)
+		}
+	}
+	if len(requests) != 4 {
+		t.Fatalf("%d sampling requests, want 4 (2 variants x 2 checks)", len(requests))
+	}
+	for _, r := range requests {
+		var images int
+		for _, m := range r.Messages {
+			if im, ok := m.Content.(*mcp.ImageContent); ok && len(im.Data) > 0 && im.MIMEType == "image/png" {
+				images++
+			}
+		}
+		last := r.Messages[len(r.Messages)-1].Content.(*mcp.TextContent).Text
+		if images != 2 || !strings.Contains(last, "original photo") {
+			t.Errorf("a request with %d images and prompt %q", images, last)
+		}
+	}
+	named := false
+	for _, r := range requests {
+		last := r.Messages[len(r.Messages)-1].Content.(*mcp.TextContent).Text
+		named = named || strings.Contains(last, "Are these transforms visible") && strings.Contains(last, "flip_horizontal")
+	}
+	if !named {
+		t.Error("no visual prompt names the transform that fired")
+	}
+	for _, f := range []string{"visual_verification.md", "classification_report.json"} {
+		if _, err := os.Stat(filepath.Join(ws, a.Dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	plain := connect(t, newClient(), "--workspace", ws, "--allow-root", dir)
+	if r := callTool(t, plain, "verify_augmentation", map[string]any{"session_id": a.SessionID}); r.code() != "unavailable" {
+		t.Errorf("without sampling: %+v, want unavailable", r)
 	}
 }

@@ -169,6 +169,11 @@ func (s *Server) MCP(version string) *mcp.Server {
 					return ask, nil
 				}
 			}
+			if t.Name == "verify_augmentation" {
+				if ask := s.verifyInputs(req); ask != nil {
+					return ask, nil
+				}
+			}
 			return s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments), nil
 		})
 	}

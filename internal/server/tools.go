@@ -47,5 +47,6 @@ func tools() map[string]handler {
 		"list_available_presets": listAvailablePresets,
 		"set_default_seed":       setDefaultSeed,
 		"augment_dataset":        augmentDataset,
+		"verify_augmentation":    verifyAugmentation,
 	}
 }
