@@ -87,7 +87,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	cmd, rest := args[0], args[1:]
 	var err error
+	if cmd == "augment-dataset" && len(rest) > 0 && rest[0] == "merge" {
+		cmd, rest = "augment-dataset merge", rest[1:]
+	}
 	switch cmd {
+	case "augment-dataset merge":
+		err = m.datasetMerge(rest)
 	case "serve":
 		err = m.serve(ctx, rest)
 	case "demo":

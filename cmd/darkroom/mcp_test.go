@@ -169,6 +169,10 @@ func lookupPointer(ts *testscript.TestScript, reply []byte, ptr string) string {
 
 // rfc3339 matches a JSON string that may be a time, or such a string quoted again
 // inside a JSON string (the envelope as text in content[1]).
+// durationMS matches a measured time in milliseconds (augment_image's per-step and
+// total times), in a reply's JSON or in the JSON text of its content.
+var durationMS = regexp.MustCompile(`(\\?"(?:elapsed_)?ms\\?":\s*)[0-9.eE+-]+`)
+
 var rfc3339 = regexp.MustCompile(`(\\?)"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\\?"`)
 
 // normalize makes a reply deterministic and readable before it is printed:
@@ -207,6 +211,7 @@ func (s *serverProc) normalize(ts *testscript.TestScript, reply []byte) []byte {
 		placeholder := fmt.Sprintf(`"<%s %d bytes %dx%d>"`, format, len(raw), cfg.Width, cfg.Height)
 		reply = bytes.ReplaceAll(reply, quoted, []byte(placeholder))
 	}
+	reply = durationMS.ReplaceAll(reply, []byte("${1}<ms>"))
 	reply = rfc3339.ReplaceAllFunc(reply, func(b []byte) []byte {
 		m := rfc3339.FindSubmatch(b)
 		esc := string(m[1])

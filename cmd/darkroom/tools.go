@@ -39,6 +39,7 @@ line; otherwise a summary. A failure exits with its error code's exit code
 var toolVerbAliases = map[string]string{
 	"preview": "render_preview",
 	"export":  "export_final",
+	"augment": "augment_image",
 }
 
 // flagAliases name a parameter by another flag, where the tool has that parameter.
@@ -49,7 +50,8 @@ var flagAliases = map[string]string{
 // positionalExtra are optional parameters a tool takes as positional arguments
 // after its required ones: `darkroom ingest PATH`.
 var positionalExtra = map[string][]string{
-	"ingest": {"path"},
+	"ingest":        {"path"},
+	"augment_image": {"path"},
 }
 
 // statelessGroups are the tool groups that never touch a workspace: their verbs do

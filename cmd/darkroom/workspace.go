@@ -13,11 +13,13 @@ import (
 type workspaceFlags struct {
 	dir   string
 	allow multiFlag
+	write multiFlag
 }
 
 func (w *workspaceFlags) register(fs *flag.FlagSet, allowDoc string) {
 	fs.StringVar(&w.dir, "workspace", "", "the workspace directory (default: $DARKROOM_WORKSPACE, else the per-user data directory)")
 	fs.Var(&w.allow, "allow-root", allowDoc)
+	fs.Var(&w.write, "allow-write-root", "a directory augment_dataset may write its outputs under (and read from); repeatable")
 }
 
 // workspaceDir is the workspace a command uses: --workspace, else
@@ -47,5 +49,14 @@ func (w *workspaceFlags) open(defaultAllow []string) (*edit.Workspace, error) {
 	if len(allow) == 0 {
 		allow = defaultAllow
 	}
-	return edit.OpenWorkspace(dir, allow)
+	ws, err := edit.OpenWorkspace(dir, allow)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range w.write {
+		if err := ws.AllowWrite(d); err != nil {
+			return nil, err
+		}
+	}
+	return ws, nil
 }

@@ -67,6 +67,12 @@ func DecodeMask(data []byte) (*Mask, error) {
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InvalidInput, err, "mask: not a PNG")
 	}
+	return MaskFromImage(img)
+}
+
+// MaskFromImage reads a decoded label mask: grey (the value is the label) or
+// paletted (the index is); anything else is invalid_input.
+func MaskFromImage(img image.Image) (*Mask, error) {
 	b := img.Bounds()
 	m := &Mask{W: b.Dx(), H: b.Dy(), Labels: make([]uint16, b.Dx()*b.Dy())}
 	for y := range m.H {
@@ -88,9 +94,8 @@ func DecodeMask(data []byte) (*Mask, error) {
 	return m, nil
 }
 
-// PNG encodes the mask as grey PNG, 8-bit when every label fits, else 16-bit.
-func (m *Mask) PNG() ([]byte, error) {
-	var img image.Image
+// Image is the mask as a grey image, 8-bit when every label fits, else 16-bit.
+func (m *Mask) Image() image.Image {
 	wide := false
 	for _, l := range m.Labels {
 		wide = wide || l > 255
@@ -100,16 +105,19 @@ func (m *Mask) PNG() ([]byte, error) {
 		for i, l := range m.Labels {
 			g.SetGray16(i%m.W, i/m.W, color.Gray16{Y: l})
 		}
-		img = g
-	} else {
-		g := image.NewGray(image.Rect(0, 0, m.W, m.H))
-		for i, l := range m.Labels {
-			g.Pix[i] = uint8(l)
-		}
-		img = g
+		return g
 	}
+	g := image.NewGray(image.Rect(0, 0, m.W, m.H))
+	for i, l := range m.Labels {
+		g.Pix[i] = uint8(l)
+	}
+	return g
+}
+
+// PNG encodes the mask as grey PNG (Image).
+func (m *Mask) PNG() ([]byte, error) {
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	if err := png.Encode(&buf, m.Image()); err != nil {
 		return nil, darkroom.Wrap(darkroom.RenderError, err, "encode mask")
 	}
 	return buf.Bytes(), nil

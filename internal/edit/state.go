@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"darkroom/internal/prompt"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,8 @@ type Editor struct {
 	catalogOnce sync.Once
 	ops         map[string]contract.Operation
 	opsErr      error
+	parserOnce  sync.Once
+	parser      *prompt.Parser
 }
 
 // New returns an editor over a contract and a vocabulary; set Workspace before

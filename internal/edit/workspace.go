@@ -36,6 +36,7 @@ type Workspace struct {
 
 	mu     sync.RWMutex
 	allow  []string // --allow-root: absolute, symlinks resolved
+	write  []string // --allow-write-root: absolute, symlinks resolved
 	client []string // the MCP client's roots, replaced whenever it lists them
 }
 
@@ -126,6 +127,22 @@ func (w *Workspace) Allow(dir string) error {
 	defer w.mu.Unlock()
 	if !slices.Contains(w.allow, real) {
 		w.allow = append(w.allow, real)
+	}
+	return nil
+}
+
+// AllowWrite adds a directory that augment_dataset may write its outputs under
+// (--allow-write-root); it may read from it too.
+func (w *Workspace) AllowWrite(dir string) error {
+	if err := w.Allow(dir); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(dir)
+	real, _ := filepath.EvalSymlinks(abs)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.write, real) {
+		w.write = append(w.write, real)
 	}
 	return nil
 }
@@ -307,7 +324,7 @@ const (
 // returns how many it removed.
 func (w *Workspace) removeStaleTemps(age time.Duration) int {
 	n := 0
-	for _, kind := range []string{"sources", "previews", "exports", ContextDir} {
+	for _, kind := range []string{"sources", "previews", "exports", ContextDir, AugmentDir} {
 		filepath.WalkDir(filepath.Join(w.Root, kind), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() || !isTempName(d.Name()) {
 				return nil

@@ -37,6 +37,7 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
+	seeds    seeds // set_default_seed's, per session
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
@@ -165,6 +166,11 @@ func (s *Server) MCP(version string) *mcp.Server {
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if t.ReadsClientFiles {
 				if ask := s.clientRoots(req); ask != nil {
+					return ask, nil
+				}
+			}
+			if t.Name == "verify_augmentation" {
+				if ask := s.verifyInputs(req); ask != nil {
 					return ask, nil
 				}
 			}

@@ -41,5 +41,12 @@ func tools() map[string]handler {
 		"confirm_taste_update": confirmTasteUpdate,
 		"propose_notes_update": proposeNotesUpdate,
 		"confirm_notes_update": confirmNotesUpdate,
+		// augment
+		"augment_image":          augmentImage,
+		"validate_prompt":        validatePrompt,
+		"list_available_presets": listAvailablePresets,
+		"set_default_seed":       setDefaultSeed,
+		"augment_dataset":        augmentDataset,
+		"verify_augmentation":    verifyAugmentation,
 	}
 }

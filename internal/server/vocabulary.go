@@ -3,6 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+
+	"darkroom/internal/edit"
 
 	"darkroom/internal/vocab"
 )
@@ -137,7 +141,17 @@ type rangeView struct {
 
 func listAvailableTransforms(_ context.Context, s *Server, args map[string]any) (any, string, error) {
 	examples, _ := args["include_examples"].(bool)
-	entries := s.Vocab.Select(vocab.Filter{Category: stringArg(args, "category")})
+	category := stringArg(args, "category")
+	var entries []*vocab.Entry
+	for _, e := range s.Vocab.Select(vocab.Filter{}) {
+		if category == "" || category == "all" || e.Category == category || slices.Contains(e.Tags, category) {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return nil, "", edit.FieldError("category", "no transform has category or tag %q; the categories are %s (or \"all\")",
+			category, strings.Join(s.Vocab.Categories(), ", "))
+	}
 	views := make([]transformView, len(entries))
 	for i, e := range entries {
 		v := transformView{

@@ -1,0 +1,425 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"darkroom"
+	"darkroom/internal/augment"
+	"darkroom/internal/engine"
+	"darkroom/internal/prompt"
+	"darkroom/internal/vocab"
+)
+
+// AugmentDir is the workspace directory of augmentation sessions:
+// augment/<session_id>/ holds original.<ext>, result-<n>.<ext>, metadata.json and
+// config.json.
+const AugmentDir = "augment"
+
+// AugmentRequest is one augment_image call in domain terms: the image (exactly one
+// of ImageID, Path and Data), the recipe (exactly one of Prompt, Preset and
+// Pipeline), the seed and what to write.
+type AugmentRequest struct {
+	ImageID, Spec string // a workspace image at Spec (HEAD when empty)
+	Path          string // a file under an allowed root
+	Data          []byte // the file's bytes
+
+	Prompt   string
+	Preset   string
+	Pipeline augment.Pipeline
+
+	// Seed is the seed to use; SeedSource says where it came from ("argument",
+	// "session_default"), and a nil Seed draws a random one ("random").
+	Seed       *uint64
+	SeedSource string
+	Count      int
+	Format     string // png, jpeg or webp (augment.Format's spellings)
+	Quality    int
+	// Annotations move with the pixels; MaskPNG is a label mask (augment.DecodeMask).
+	Annotations *augment.Annotations
+	MaskPNG     []byte
+}
+
+// AugmentedVariant is one variant as written.
+type AugmentedVariant struct {
+	*augment.Variant
+	Path     string // relative to the workspace
+	MaskPath string // the moved label mask, when one was given
+	Bytes    []byte
+	SHA256   string
+}
+
+// Augmented is what an augmentation wrote under augment/<SessionID>/.
+type Augmented struct {
+	SessionID  string
+	Dir        string // relative to the workspace
+	Seed       uint64
+	SeedSource string
+	Recipe     string // prompt, preset or pipeline
+	Pipeline   augment.Pipeline
+	Format     string
+	Width      int
+	Height     int
+	ConfigHash string
+	Variants   []AugmentedVariant
+	Elapsed    time.Duration
+}
+
+// MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
+const MaxSeed = 1<<53 - 1
+
+// augmentMeta is metadata.json: what a session was made from, so a person or a
+// script can tell how to reproduce it (config.json with seed).
+type augmentMeta struct {
+	SessionID       string          `json:"session_id"`
+	Source          string          `json:"source"`
+	SourceSHA256    string          `json:"source_sha256"`
+	Recipe          string          `json:"recipe"`
+	Prompt          string          `json:"prompt,omitempty"`
+	Preset          string          `json:"preset,omitempty"`
+	Seed            uint64          `json:"seed"`
+	Count           int             `json:"count"`
+	Format          string          `json:"format"`
+	Quality         int             `json:"quality,omitempty"`
+	Width           int             `json:"width"`
+	Height          int             `json:"height"`
+	ConfigHash      string          `json:"config_hash"`
+	ContractVersion string          `json:"contract_version"`
+	Variants        []augmentResult `json:"variants"`
+}
+
+type augmentResult struct {
+	Index   int               `json:"index"`
+	File    string            `json:"file"`
+	SHA256  string            `json:"sha256"`
+	Width   int               `json:"width"`
+	Height  int               `json:"height"`
+	Applied []augment.Applied `json:"applied_transforms"`
+	Skipped []augment.Skipped `json:"skipped_transforms"`
+}
+
+// Augmenter is the editor's augmentation engine: the vocabulary's entries rendered
+// through the engine, as the editing path renders them.
+func (s *Editor) Augmenter() *augment.Augmenter {
+	return &augment.Augmenter{Vocab: s.Vocab, Contract: s.Contract}
+}
+
+// PromptParser is the parser of augmentation prompts over the editor's vocabulary,
+// built once.
+func (s *Editor) PromptParser() *prompt.Parser {
+	s.parserOnce.Do(func() { s.parser = prompt.New(s.Vocab) })
+	return s.parser
+}
+
+// Augment draws req.Count variants of an image and writes the session folder. The
+// session id is a hash of everything the bytes depend on (the source, the pipeline,
+// the seed, count, format and quality, the annotations), so the same call writes the
+// same folder again. ctx stops the work between variants.
+func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, error) {
+	start := time.Now()
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return Augmented{}, err
+	}
+	format, err := augment.Format(req.Format)
+	if err != nil {
+		return Augmented{}, err
+	}
+	if req.Quality == 0 {
+		req.Quality = 90
+	}
+	src, srcName, srcData, err := s.augmentSource(ctx, ws, req)
+	if err != nil {
+		return Augmented{}, err
+	}
+	out := Augmented{Format: format, Width: src.W, Height: src.H, SeedSource: req.SeedSource}
+	if out.Recipe, out.Pipeline, err = s.recipe(req, src.W, src.H); err != nil {
+		return Augmented{}, err
+	}
+	// An entry no pack defines is refused up front (with the closest names), not
+	// skipped in every variant: a misspelt step would otherwise give unchanged copies.
+	for i, st := range out.Pipeline {
+		if _, err := s.LookupEntry(fmt.Sprintf("pipeline[%d].entry", i), st.Entry); err != nil {
+			return Augmented{}, err
+		}
+	}
+	aug := s.Augmenter()
+	if err := aug.Check(out.Pipeline); err != nil {
+		return Augmented{}, err
+	}
+	if req.Seed != nil {
+		out.Seed = *req.Seed
+	} else {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "draw a seed")
+		}
+		out.Seed, out.SeedSource = binary.LittleEndian.Uint64(b[:])&MaxSeed, "random"
+	}
+	ann := req.Annotations
+	if req.MaskPNG != nil {
+		m, err := augment.DecodeMask(req.MaskPNG)
+		if err != nil {
+			return Augmented{}, err
+		}
+		if m.W != src.W || m.H != src.H {
+			return Augmented{}, FieldError("annotations.mask_b64", "the mask is %dx%d, the image %dx%d", m.W, m.H, src.W, src.H)
+		}
+		if ann == nil {
+			ann = &augment.Annotations{}
+		}
+		ann.Mask = m
+	}
+
+	config, err := json.MarshalIndent(out.Pipeline, "", "  ")
+	if err != nil {
+		return Augmented{}, darkroom.Wrap(darkroom.InternalError, err, "encode the pipeline")
+	}
+	config = append(config, '\n')
+	sum := sha256.Sum256(config)
+	out.ConfigHash = hex.EncodeToString(sum[:])
+	annJSON, _ := json.Marshal(ann)
+	srcSum := sha256.Sum256(srcData)
+	key := sha256.New()
+	fmt.Fprintf(key, "darkroom-augment-v1\x00%x\x00%s\x00%d\x00%d\x00%s\x00%d\x00", srcSum, out.ConfigHash, out.Seed, req.Count, format, req.Quality)
+	key.Write(annJSON)
+	key.Write(req.MaskPNG)
+	out.SessionID = hex.EncodeToString(key.Sum(nil))[:16]
+	dir := filepath.Join(ws.Root, AugmentDir, out.SessionID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Augmented{}, ws.FSError(err, "create %s", ws.Rel(dir))
+	}
+	out.Dir = ws.Rel(dir)
+
+	ext := augment.Ext(format)
+	if err := ws.WriteFile(filepath.Join(dir, "original."+srcName), srcData); err != nil {
+		return Augmented{}, err
+	}
+	meta := augmentMeta{SessionID: out.SessionID, Source: req.source(), SourceSHA256: hex.EncodeToString(srcSum[:]),
+		Recipe: out.Recipe, Prompt: req.Prompt, Preset: req.Preset, Seed: out.Seed, Count: req.Count,
+		Format: format, Width: src.W, Height: src.H, ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version}
+	if format == "jpeg" {
+		meta.Quality = req.Quality
+	}
+	for n := range req.Count {
+		if err := ctx.Err(); err != nil {
+			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "augmentation cancelled after %d of %d variants", n, req.Count)
+		}
+		v, err := aug.Variant(src, out.Pipeline, out.Seed, n, ann)
+		if err != nil {
+			return Augmented{}, err
+		}
+		var buf bytes.Buffer
+		if err := augment.Encode(&buf, v.Image, format, req.Quality); err != nil {
+			return Augmented{}, RenderFailure(err, "encode variant %d", n)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("result-%d.%s", n, ext))
+		if err := ws.WriteFile(name, buf.Bytes()); err != nil {
+			return Augmented{}, err
+		}
+		vs := sha256.Sum256(buf.Bytes())
+		av := AugmentedVariant{Variant: v, Path: ws.Rel(name), Bytes: buf.Bytes(), SHA256: hex.EncodeToString(vs[:])}
+		if v.Annotations != nil && v.Annotations.Mask != nil {
+			png, err := v.Annotations.Mask.PNG()
+			if err != nil {
+				return Augmented{}, RenderFailure(err, "encode the mask of variant %d", n)
+			}
+			mname := filepath.Join(dir, fmt.Sprintf("mask-%d.png", n))
+			if err := ws.WriteFile(mname, png); err != nil {
+				return Augmented{}, err
+			}
+			av.MaskPath = ws.Rel(mname)
+		}
+		v.Image = nil // written: let the pixels go before the next variant
+		out.Variants = append(out.Variants, av)
+		meta.Variants = append(meta.Variants, augmentResult{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
+			Width: v.OutW, Height: v.OutH, Applied: nonNilSlice(v.Applied), Skipped: nonNilSlice(v.Skipped)})
+	}
+	metaJSON, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return Augmented{}, darkroom.Wrap(darkroom.InternalError, err, "encode metadata.json")
+	}
+	if err := ws.WriteFile(filepath.Join(dir, "metadata.json"), append(metaJSON, '\n')); err != nil {
+		return Augmented{}, err
+	}
+	// config.json last: a folder that has it is complete.
+	if err := ws.WriteFile(filepath.Join(dir, "config.json"), config); err != nil {
+		return Augmented{}, err
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (req AugmentRequest) source() string {
+	switch {
+	case req.ImageID != "":
+		spec := req.Spec
+		if spec == "" {
+			spec = "HEAD"
+		}
+		return "image_id:" + req.ImageID + "@" + spec
+	case req.Path != "":
+		return "path:" + filepath.Base(req.Path)
+	}
+	return "image_b64"
+}
+
+// augmentSource decodes the image to augment: a workspace image rendered at its
+// version, or the bytes of a file. It returns the pixels and what original.<ext>
+// holds (the file as given, or the rendered version as PNG) with its extension.
+func (s *Editor) augmentSource(ctx context.Context, ws *Workspace, req AugmentRequest) (*engine.Image, string, []byte, error) {
+	given := 0
+	for _, ok := range []bool{req.ImageID != "", req.Path != "", req.Data != nil} {
+		if ok {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, "", nil, FieldError("image_id", "give exactly one of image_id, path or image_b64")
+	}
+	if req.ImageID != "" {
+		r, err := s.ResolveEdits(req.ImageID, req.Spec)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		data, err := r.Load()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		src, err := engine.Decode(data, engine.DecodeOptions{Context: ctx})
+		if err != nil {
+			return nil, "", nil, RenderFailure(err, "image %s", req.ImageID)
+		}
+		img := src.Image
+		if len(r.Edits) > 0 {
+			if img, err = engine.Render(img, r.Edits, engine.RenderOptions{}); err != nil {
+				return nil, "", nil, RenderFailure(err, "image %s at %s", req.ImageID, Abbrev(r.Hash))
+			}
+		}
+		var buf bytes.Buffer
+		if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "png"}); err != nil {
+			return nil, "", nil, RenderFailure(err, "encode image %s", req.ImageID)
+		}
+		return img, "png", buf.Bytes(), nil
+	}
+	data, what := req.Data, "image_b64"
+	if req.Path != "" {
+		var err error
+		if data, _, err = ws.ReadAllowed(req.Path); err != nil {
+			return nil, "", nil, err
+		}
+		what = req.Path
+	}
+	src, err := engine.Decode(data, engine.DecodeOptions{Context: ctx})
+	if err != nil {
+		if darkroom.Code(err) == darkroom.InvalidInput {
+			return nil, "", nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (JPEG, PNG, TIFF, WebP or GIF)", what)
+		}
+		return nil, "", nil, err
+	}
+	return src.Image, sourceExt[src.Format][1:], data, nil
+}
+
+// recipe turns the request's recipe into a pipeline: a prompt parsed at the image's
+// size (an invalid prompt is invalid_input carrying the parser's errors), a preset
+// by name or alias, or the pipeline as given.
+func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, error) {
+	given := 0
+	for _, ok := range []bool{req.Prompt != "", req.Preset != "", req.Pipeline != nil} {
+		if ok {
+			given++
+		}
+	}
+	if given != 1 {
+		return "", nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+	}
+	switch {
+	case req.Preset != "":
+		p, ok := s.Vocab.Preset(req.Preset)
+		if !ok {
+			return "", nil, darkroom.Errorf(darkroom.NotFound, "preset %q does not exist (list_available_presets lists them)", req.Preset)
+		}
+		return "preset", PresetPipeline(p), nil
+	case req.Pipeline != nil:
+		return "pipeline", req.Pipeline, nil
+	}
+	r := s.PromptParser().Parse(req.Prompt, prompt.Options{Width: w, Height: h})
+	if !r.Valid {
+		return "", nil, PromptError(r)
+	}
+	if r.Preset != "" && len(r.Transforms) == 0 {
+		if p, ok := s.Vocab.Preset(r.Preset); ok {
+			return "prompt", PresetPipeline(p), nil
+		}
+	}
+	return "prompt", PromptPipeline(r), nil
+}
+
+// PromptError is the invalid_input of a prompt that does not read as a pipeline,
+// with the parser's errors in details.
+func PromptError(r *prompt.Result) error {
+	msg := "the prompt names no transform darkroom knows"
+	var errs []any
+	for _, e := range r.Errors {
+		if e.Severity != "error" {
+			continue
+		}
+		if len(errs) == 0 {
+			msg = e.Message
+		}
+		errs = append(errs, map[string]any{"message": e.Message, "suggestion": e.Suggestion})
+	}
+	if len(errs) > 1 {
+		msg = fmt.Sprintf("%s (and %d more)", msg, len(errs)-1)
+	}
+	return &darkroom.Error{Code: darkroom.InvalidInput, Message: "prompt: " + msg,
+		Details: map[string]any{"fields": []any{map[string]any{"path": "prompt", "message": msg}}, "validation_errors": errs}}
+}
+
+// PromptPipeline is the pipeline a parsed prompt asks for.
+func PromptPipeline(r *prompt.Result) augment.Pipeline {
+	p := augment.Pipeline{}
+	for _, t := range r.Transforms {
+		st := augment.Step{Entry: t.Entry, P: t.P, Params: map[string]augment.Value{}}
+		for k, v := range t.Values {
+			st.Params[k] = augment.Fixed(v)
+		}
+		for k, rg := range t.Ranges {
+			st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
+		}
+		p = append(p, st)
+	}
+	return p
+}
+
+// PresetPipeline is a preset's pipeline.
+func PresetPipeline(pr *vocab.Preset) augment.Pipeline {
+	p := augment.Pipeline{}
+	for _, s := range pr.Pipeline {
+		st := augment.Step{Entry: s.Entry, P: s.P, Params: map[string]augment.Value{}}
+		for k, v := range s.Values {
+			st.Params[k] = augment.Fixed(v)
+		}
+		for k, rg := range s.Ranges {
+			st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
+		}
+		p = append(p, st)
+	}
+	return p
+}

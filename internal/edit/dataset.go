@@ -1,0 +1,350 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"darkroom"
+	"darkroom/internal/augment"
+	"darkroom/internal/dataset"
+	"darkroom/internal/engine"
+)
+
+// DatasetDir is the workspace directory augment_dataset writes its outputs under.
+const DatasetDir = "datasets"
+
+// DatasetRequest is one augment_dataset call in domain terms.
+type DatasetRequest struct {
+	Input  string // a folder under an allowed root
+	Output string // a relative path under the workspace's datasets/
+	// The recipe: exactly one of Prompt, Preset and Pipeline.
+	Prompt   string
+	Preset   string
+	Pipeline augment.Pipeline
+	Variants int
+	Seed     uint64
+	Shard    string // "i/N", "" for the whole folder
+	Format   string // png, jpeg or keep
+	Workers  int    // 0: every core
+	Progress func(dataset.Progress)
+}
+
+// DatasetResult is what a dataset run did.
+type DatasetResult struct {
+	Output   string // relative to the workspace
+	Manifest string // relative to the workspace
+	Shard    string
+	Report   *dataset.Report
+	Elapsed  time.Duration
+}
+
+// OpenAllowedDir opens a folder under an allowed root as an os.Root, which no path
+// inside it (a symbolic link, "..") can leave: the dataset's files are read through
+// it. Errors are coded as ReadAllowed's.
+func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return nil, FieldError("input", "empty or has a NUL byte")
+	}
+	if isURL(p) {
+		return nil, FieldError("input", "%s is a URL; give a folder under an allowed root", p)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == ".." {
+			return nil, darkroom.Errorf(darkroom.PermissionError, "input %s: .. is not allowed", p)
+		}
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, FieldError("input", "%s cannot be made absolute", p)
+	}
+	root, rel, ok := w.locate(abs)
+	if !ok {
+		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s is outside the allowed roots (the --allow-root directories and the client's roots)", p)
+	}
+	if filepath.IsAbs(p) {
+		p = w.Rel(abs)
+	}
+	r, err := os.OpenRoot(root)
+	if err == nil && rel != "" && rel != "." {
+		var sub *os.Root
+		sub, err = r.OpenRoot(rel)
+		r.Close()
+		r = sub
+	}
+	switch {
+	case err == nil:
+		return r, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid) && !strings.Contains(err.Error(), "escapes"):
+		return nil, darkroom.Errorf(darkroom.NotFound, "input %s: no such folder under the allowed roots", p)
+	case strings.Contains(err.Error(), "escapes"):
+		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s leads outside the allowed roots through a symbolic link", p)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s: the folder cannot be read (permission denied)", p)
+	}
+	return nil, FieldError("input", "%s is not a folder darkroom can read: %v", p, w.scrub(err))
+}
+
+// datasetOutput resolves augment_dataset's output: a folder under an
+// --allow-write-root directory (symbolic links resolved, so none leads out), or a
+// relative path of plain names under the workspace's datasets/.
+func (w *Workspace) datasetOutput(p string) (string, error) {
+	if strings.ContainsRune(p, 0) || isURL(p) {
+		return "", FieldError("output", "%s is not a folder path", p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", FieldError("output", "%s cannot be made absolute", p)
+	}
+	w.mu.RLock()
+	roots := slices.Clone(w.write)
+	w.mu.RUnlock()
+	for _, r := range roots {
+		if abs != r && !within(abs, r) {
+			continue
+		}
+		// The deepest existing ancestor must still lie in the root once resolved.
+		probe := abs
+		for {
+			if real, err := filepath.EvalSymlinks(probe); err == nil {
+				if real != r && !within(real, r) {
+					return "", darkroom.Errorf(darkroom.PermissionError, "output %s leads outside the write roots through a symbolic link", p)
+				}
+				rest, _ := filepath.Rel(probe, abs)
+				return filepath.Join(real, rest), nil
+			}
+			parent := filepath.Dir(probe)
+			if parent == probe {
+				break
+			}
+			probe = parent
+		}
+	}
+	if filepath.IsAbs(p) {
+		return "", darkroom.Errorf(darkroom.PermissionError, "output %s is not under an --allow-write-root directory; give a relative name to write under the workspace's datasets/", w.Rel(abs))
+	}
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, ".") {
+			return "", FieldError("output", "%q: a folder under the workspace's datasets/ is named by plain relative names, without ., .. or hidden parts", p)
+		}
+	}
+	return filepath.Join(w.Root, DatasetDir, filepath.FromSlash(p)), nil
+}
+
+// AugmentDataset augments every image of a folder (dataset.Run) with the recipe,
+// writing under the workspace's datasets/<Output>/.
+func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
+	start := time.Now()
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	shard := dataset.Shard{Index: 0, Count: 1}
+	if req.Shard != "" {
+		if shard, err = dataset.ParseShard(req.Shard); err != nil {
+			return DatasetResult{}, err
+		}
+	}
+	in, err := ws.OpenAllowedDir(req.Input)
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	defer in.Close()
+	outDir, err := ws.datasetOutput(req.Output)
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	if inAbs, _ := filepath.Abs(req.Input); inAbs != "" {
+		if real, err := filepath.EvalSymlinks(inAbs); err == nil && (within(outDir, real) || outDir == real) {
+			return DatasetResult{}, FieldError("output", "%s lies inside the input folder: the run would read its own outputs", req.Output)
+		}
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return DatasetResult{}, ws.FSError(err, "create %s", ws.Rel(outDir))
+	}
+	out, err := os.OpenRoot(outDir)
+	if err != nil {
+		return DatasetResult{}, ws.FSError(err, "open %s", ws.Rel(outDir))
+	}
+	defer out.Close()
+	d, err := dataset.Open(in.FS())
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	// The recipe is fixed before the run: a prompt is read once, without an image
+	// size (a size in pixels is refused: sizes are fractions of each image's edge).
+	recipe, pipeline, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	for i, st := range pipeline {
+		if _, err := s.LookupEntry(fmt.Sprintf("pipeline[%d].entry", i), st.Entry); err != nil {
+			return DatasetResult{}, err
+		}
+	}
+	aug := s.Augmenter()
+	if err := aug.Check(pipeline); err != nil {
+		return DatasetResult{}, err
+	}
+	canon, err := json.Marshal(pipeline)
+	if err != nil {
+		return DatasetResult{}, darkroom.Wrap(darkroom.InternalError, err, "encode the pipeline")
+	}
+	format := req.Format
+	if format == "" {
+		format = "png"
+	}
+	if format != "keep" {
+		if format, err = augment.Format(format); err != nil {
+			return DatasetResult{}, err
+		}
+	}
+	_ = recipe
+	report, err := dataset.Run(ctx, d, out, dataset.Options{
+		// The recipe's identity includes the contract version: an upgraded darkroom
+		// does not reuse outputs an older one made.
+		Recipe:   fmt.Sprintf("darkroom %s format=%s pipeline=%s", s.Contract.Version, format, canon),
+		Seed:     req.Seed,
+		Variants: req.Variants,
+		Shard:    shard,
+		Workers:  req.Workers,
+		Augment:  datasetAugment(aug, pipeline, format),
+		Progress: req.Progress,
+	})
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start)}
+	res.Manifest = filepath.ToSlash(filepath.Join(res.Output, report.Manifest))
+	if req.Shard != "" {
+		res.Shard = shard.String()
+	}
+	return res, nil
+}
+
+// datasetAugment is the dataset runner's AugmentFunc: decode the source, move its
+// objects (boxes, keypoints) and mask through variant 0 of the pipeline drawn with
+// the job's own seed, encode.
+func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) dataset.AugmentFunc {
+	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
+		src, err := engine.Decode(job.Image, engine.DecodeOptions{Context: ctx})
+		if err != nil {
+			if darkroom.Code(err) == darkroom.InvalidInput {
+				return dataset.Result{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode", job.Source)
+			}
+			return dataset.Result{}, err
+		}
+		ann, kps, err := toAnnotations(job.Labels)
+		if err != nil {
+			return dataset.Result{}, err
+		}
+		v, err := aug.Variant(src.Image, p, job.Seed, 0, ann)
+		if err != nil {
+			return dataset.Result{}, err
+		}
+		f := format
+		if f == "keep" {
+			f = src.Format
+			if f != "jpeg" && f != "png" && f != "webp" {
+				f = "png"
+			}
+		}
+		var buf bytes.Buffer
+		if err := augment.Encode(&buf, v.Image, f, 90); err != nil {
+			return dataset.Result{}, err
+		}
+		labels, err := fromAnnotations(job.Labels, v, kps)
+		if err != nil {
+			return dataset.Result{}, err
+		}
+		params, err := json.Marshal(v.Applied)
+		if err != nil {
+			return dataset.Result{}, err
+		}
+		return dataset.Result{Image: buf.Bytes(), Ext: "." + augment.Ext(f), Labels: labels, Params: params}, nil
+	}
+}
+
+// kpIndex says which object and which of its keypoints a flat keypoint index is.
+type kpIndex struct{ obj, k int }
+
+// toAnnotations turns a dataset's objects into augment annotations: one pascal_voc
+// box per object (labelled by its index) and every labelled keypoint (a keypoint of
+// visibility 0 has no position to move), plus the mask.
+func toAnnotations(l dataset.Labels) (*augment.Annotations, []kpIndex, error) {
+	if len(l.Objects) == 0 && l.Mask == nil {
+		return nil, nil, nil
+	}
+	a := &augment.Annotations{}
+	var kps []kpIndex
+	if len(l.Objects) > 0 {
+		a.Boxes = &augment.Boxes{Format: "pascal_voc"}
+		for i, o := range l.Objects {
+			a.Boxes.Boxes = append(a.Boxes.Boxes, o.Box)
+			a.Boxes.Labels = append(a.Boxes.Labels, i)
+			for k, kp := range o.Keypoints {
+				if kp.V == 0 {
+					continue
+				}
+				if a.Keypoints == nil {
+					a.Keypoints = &augment.Keypoints{}
+				}
+				a.Keypoints.Points = append(a.Keypoints.Points, [2]float64{kp.X, kp.Y})
+				a.Keypoints.Labels = append(a.Keypoints.Labels, len(kps))
+				kps = append(kps, kpIndex{i, k})
+			}
+		}
+	}
+	if l.Mask != nil {
+		var err error
+		if a.Mask, err = augment.MaskFromImage(l.Mask); err != nil {
+			return nil, nil, err
+		}
+	}
+	return a, kps, nil
+}
+
+// fromAnnotations writes a variant's moved annotations back as the dataset's
+// objects: an object whose box was dropped is dropped; a keypoint that left the
+// frame stays with visibility 0 (not labelled), as COCO and YOLO-pose write one.
+func fromAnnotations(in dataset.Labels, v *augment.Variant, kps []kpIndex) (dataset.Labels, error) {
+	out := dataset.Labels{Width: v.OutW, Height: v.OutH}
+	if v.Annotations == nil {
+		return out, nil
+	}
+	moved := map[kpIndex][2]float64{}
+	if k := v.Annotations.Keypoints; k != nil {
+		for i, p := range k.Points {
+			idx, _ := k.Labels[i].(int)
+			moved[kps[idx]] = p
+		}
+	}
+	if b := v.Annotations.Boxes; b != nil {
+		for i, box := range b.Boxes {
+			oi, _ := b.Labels[i].(int)
+			o := in.Objects[oi]
+			o.Box = box
+			o.Keypoints = append([]dataset.Keypoint(nil), o.Keypoints...)
+			for k := range o.Keypoints {
+				if p, ok := moved[kpIndex{oi, k}]; ok {
+					o.Keypoints[k].X, o.Keypoints[k].Y = p[0], p[1]
+				} else {
+					o.Keypoints[k] = dataset.Keypoint{}
+				}
+			}
+			out.Objects = append(out.Objects, o)
+		}
+	}
+	if m := v.Annotations.Mask; m != nil {
+		out.Mask = m.Image()
+	}
+	return out, nil
+}

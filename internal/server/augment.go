@@ -1,0 +1,579 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom"
+	"darkroom/internal/augment"
+	"darkroom/internal/dataset"
+	"darkroom/internal/edit"
+	"darkroom/internal/prompt"
+)
+
+// The augmentation tools (contracts/tools_augment.cue): augment_image,
+// validate_prompt, list_available_presets and set_default_seed.
+
+// maxInlineVariantBytes caps the variants one augment_image result shows as image
+// content, in all; the rest are named by path.
+const maxInlineVariantBytes = 4 << 20
+
+type augmentArgs struct {
+	ImageID     string           `json:"image_id"`
+	RefOrHash   string           `json:"ref_or_hash"`
+	Path        string           `json:"path"`
+	ImageB64    string           `json:"image_b64"`
+	Prompt      string           `json:"prompt"`
+	Preset      string           `json:"preset"`
+	Pipeline    augment.Pipeline `json:"pipeline"`
+	Seed        *uint64          `json:"seed"`
+	Count       int              `json:"count"`
+	Options     *augmentOptions  `json:"options"`
+	Annotations *annotationsArgs `json:"annotations"`
+}
+
+type augmentOptions struct {
+	OutputFormat string `json:"output_format"`
+	Quality      int    `json:"quality"`
+	ReturnImages *int   `json:"return_images"`
+}
+
+type annotationsArgs struct {
+	augment.Annotations
+	MaskB64 string `json:"mask_b64"`
+}
+
+// seeds holds each MCP session's default seed (set_default_seed); the CLI, which
+// has no session, keeps one under "".
+type seeds struct {
+	mu sync.Mutex
+	by map[string]uint64
+}
+
+func sessionKey(ctx context.Context) string {
+	if req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest); req != nil && req.Session != nil {
+		return req.Session.ID()
+	}
+	return ""
+}
+
+func (d *seeds) get(key string) (uint64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v, ok := d.by[key]
+	return v, ok
+}
+
+func (d *seeds) set(key string, v *uint64) (prev *uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old, ok := d.by[key]; ok {
+		prev = &old
+	}
+	if v == nil {
+		delete(d.by, key)
+	} else {
+		if d.by == nil {
+			d.by = map[string]uint64{}
+		}
+		d.by[key] = *v
+	}
+	return prev
+}
+
+type variantView struct {
+	Index       int               `json:"index"`
+	Path        string            `json:"path"`
+	Width       int               `json:"width"`
+	Height      int               `json:"height"`
+	Bytes       int               `json:"bytes"`
+	SHA256      string            `json:"sha256"`
+	Inline      bool              `json:"inline"`
+	Applied     []appliedView     `json:"applied_transforms"`
+	Annotations *annotationsView  `json:"annotations"`
+	skipped     []augment.Skipped // gathered into the result's skipped_transforms
+}
+
+type appliedView struct {
+	Entry  string             `json:"entry"`
+	Values map[string]float64 `json:"values"`
+	P      float64            `json:"p"`
+	Fired  bool               `json:"fired"`
+	MS     float64            `json:"ms"`
+}
+
+type annotationsView struct {
+	Boxes     *boxesView     `json:"bboxes"`
+	Keypoints *keypointsView `json:"keypoints"`
+	MaskPath  *string        `json:"mask_path"`
+}
+
+type boxesView struct {
+	Format  string        `json:"format"`
+	Boxes   [][4]float64  `json:"boxes"`
+	Labels  []any         `json:"labels"`
+	Dropped []droppedView `json:"dropped"`
+}
+
+type droppedView struct {
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
+}
+
+type keypointsView struct {
+	Points  [][2]float64  `json:"points"`
+	Labels  []any         `json:"labels"`
+	Dropped []droppedView `json:"dropped"`
+}
+
+type augmentMetadata struct {
+	Width           int     `json:"width"`
+	Height          int     `json:"height"`
+	Format          string  `json:"format"`
+	ConfigHash      string  `json:"config_hash"`
+	ContractVersion string  `json:"contract_version"`
+	ElapsedMS       float64 `json:"elapsed_ms"`
+}
+
+type augmentData struct {
+	SessionID  string            `json:"session_id"`
+	Dir        string            `json:"dir"`
+	Seed       uint64            `json:"seed"`
+	SeedSource string            `json:"seed_source"`
+	Recipe     string            `json:"recipe"`
+	Pipeline   augment.Pipeline  `json:"pipeline"`
+	Variants   []variantView     `json:"variants"`
+	Skipped    []augment.Skipped `json:"skipped_transforms"`
+	Metadata   augmentMetadata   `json:"metadata"`
+	images     []*mcp.ImageContent
+}
+
+// Content implements contentCarrier: the inlined variants.
+func (d *augmentData) Content() []mcp.Content {
+	out := make([]mcp.Content, len(d.images))
+	for i, c := range d.images {
+		out[i] = c
+	}
+	return out
+}
+
+func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+	a, err := decodeArgs[augmentArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	req := edit.AugmentRequest{
+		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
+		Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Seed: a.Seed, SeedSource: "argument", Count: max(a.Count, 1), Format: "png",
+	}
+	if a.ImageB64 != "" {
+		if req.Data, err = edit.DecodeImageB64(a.ImageB64); err != nil {
+			return nil, "", err
+		}
+	}
+	if a.RefOrHash != "" && a.ImageID == "" {
+		return nil, "", edit.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
+	}
+	if req.Seed == nil {
+		if v, ok := s.seeds.get(sessionKey(ctx)); ok {
+			req.Seed, req.SeedSource = &v, "session_default"
+		}
+	}
+	returnImages := 4
+	if o := a.Options; o != nil {
+		if o.OutputFormat != "" {
+			req.Format = o.OutputFormat
+		}
+		req.Quality = o.Quality
+		if o.ReturnImages != nil {
+			returnImages = *o.ReturnImages
+		}
+	}
+	if an := a.Annotations; an != nil {
+		ann := an.Annotations
+		req.Annotations = &ann
+		if an.MaskB64 != "" {
+			if req.MaskPNG, err = base64.StdEncoding.DecodeString(an.MaskB64); err != nil {
+				return nil, "", edit.FieldError("annotations.mask_b64", "not base64: %v", err)
+			}
+		}
+	}
+	out, err := s.Augment(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	d := &augmentData{
+		SessionID: out.SessionID, Dir: out.Dir, Seed: out.Seed, SeedSource: out.SeedSource,
+		Recipe: out.Recipe, Pipeline: out.Pipeline, Skipped: []augment.Skipped{},
+		Metadata: augmentMetadata{Width: out.Width, Height: out.Height, Format: out.Format,
+			ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version, ElapsedMS: ms(out.Elapsed.Seconds())},
+	}
+	seen := map[string]bool{}
+	inlineBytes := 0
+	mime := "image/" + out.Format
+	for _, v := range out.Variants {
+		vv := variantView{Index: v.Index, Path: v.Path, Width: v.OutW, Height: v.OutH, Bytes: len(v.Bytes),
+			SHA256: v.SHA256, Applied: []appliedView{}}
+		for _, ap := range v.Applied {
+			vv.Applied = append(vv.Applied, appliedView{ap.Entry, nonNilMap(ap.Values), ap.P, ap.Fired, ms(ap.Duration.Seconds())})
+		}
+		for _, sk := range v.Skipped {
+			if k := sk.Entry + "\x00" + sk.Code + "\x00" + sk.Reason; !seen[k] {
+				seen[k] = true
+				d.Skipped = append(d.Skipped, sk)
+			}
+		}
+		if v.Index < returnImages && inlineBytes+len(v.Bytes) <= maxInlineVariantBytes {
+			inlineBytes += len(v.Bytes)
+			vv.Inline = true
+			d.images = append(d.images, &mcp.ImageContent{Data: v.Bytes, MIMEType: mime})
+		}
+		if req.Annotations != nil || req.MaskPNG != nil {
+			vv.Annotations = viewAnnotations(v)
+		}
+		d.Variants = append(d.Variants, vv)
+	}
+	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
+		len(d.Variants), out.Width, out.Height, out.Recipe, out.Seed, out.SeedSource, len(out.Pipeline), out.Dir)
+	if len(d.Skipped) > 0 {
+		summary += fmt.Sprintf("; %d step(s) skipped", len(d.Skipped))
+	}
+	return d, summary, nil
+}
+
+// ms is a duration in milliseconds to a tenth.
+func ms(seconds float64) float64 { return float64(int64(seconds*1e4+0.5)) / 10 }
+
+func nonNilMap(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
+	return m
+}
+
+func viewAnnotations(v edit.AugmentedVariant) *annotationsView {
+	out := &annotationsView{}
+	a := v.Annotations
+	if a == nil {
+		a = &augment.Annotations{}
+	}
+	dropped := map[string][]augment.Dropped{}
+	for _, d := range v.Dropped {
+		dropped[d.Kind] = append(dropped[d.Kind], d)
+	}
+	if a.Boxes != nil {
+		b := &boxesView{Format: a.Boxes.Format, Boxes: a.Boxes.Boxes, Labels: a.Boxes.Labels, Dropped: []droppedView{}}
+		if b.Boxes == nil {
+			b.Boxes = [][4]float64{}
+		}
+		for _, d := range dropped["bbox"] {
+			b.Dropped = append(b.Dropped, droppedView{d.Index, d.Reason})
+		}
+		out.Boxes = b
+	}
+	if a.Keypoints != nil {
+		k := &keypointsView{Points: a.Keypoints.Points, Labels: a.Keypoints.Labels, Dropped: []droppedView{}}
+		if k.Points == nil {
+			k.Points = [][2]float64{}
+		}
+		for _, d := range dropped["keypoint"] {
+			k.Dropped = append(k.Dropped, droppedView{d.Index, d.Reason})
+		}
+		out.Keypoints = k
+	}
+	if v.MaskPath != "" {
+		p := v.MaskPath
+		out.MaskPath = &p
+	}
+	return out
+}
+
+type validatePromptArgs struct {
+	Prompt     string `json:"prompt"`
+	StrictMode bool   `json:"strict_mode"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+}
+
+type parsedView struct {
+	Entry      string         `json:"entry"`
+	Phrase     string         `json:"phrase"`
+	Params     map[string]any `json:"params"`
+	P          float64        `json:"p"`
+	Confidence float64        `json:"confidence"`
+}
+
+type issueView struct {
+	Message    string  `json:"message"`
+	Severity   string  `json:"severity"`
+	Phrase     *string `json:"phrase"`
+	Suggestion *string `json:"suggestion"`
+}
+
+type ambiguityView struct {
+	Phrase          string   `json:"phrase"`
+	Interpretations []string `json:"interpretations"`
+}
+
+func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	a, err := decodeArgs[validatePromptArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	r := s.PromptParser().Parse(a.Prompt, prompt.Options{Strict: a.StrictMode, Width: a.Width, Height: a.Height,
+		EstimateWidth: a.Width, EstimateHeight: a.Height})
+	d := map[string]any{
+		"valid": r.Valid, "pipeline": augment.Pipeline{}, "parsed_transforms": []parsedView{},
+		"validation_errors": []issueView{}, "suggestions": nonNil(r.Suggestions), "ambiguities": []ambiguityView{},
+		"complexity_score": r.Complexity, "estimated_ms": ms(r.Estimate.Seconds),
+	}
+	if r.Valid {
+		d["pipeline"] = edit.PromptPipeline(r)
+	}
+	parsed := []parsedView{}
+	for _, t := range r.Transforms {
+		pv := parsedView{Entry: t.Entry, Phrase: t.Phrase, Params: map[string]any{}, P: t.P, Confidence: t.Confidence}
+		for k, v := range t.Values {
+			pv.Params[k] = v
+		}
+		for k, rg := range t.Ranges {
+			pv.Params[k] = rg
+		}
+		parsed = append(parsed, pv)
+	}
+	d["parsed_transforms"] = parsed
+	issues := []issueView{}
+	nerr := 0
+	for _, e := range r.Errors {
+		iv := issueView{Message: e.Message, Severity: e.Severity}
+		if e.Suggestion != "" {
+			sg := e.Suggestion
+			iv.Suggestion = &sg
+		}
+		if e.Severity == "error" {
+			nerr++
+		}
+		issues = append(issues, iv)
+	}
+	d["validation_errors"] = issues
+	amb := []ambiguityView{}
+	for _, x := range r.Ambiguities {
+		amb = append(amb, ambiguityView{x.Phrase, x.Interpretations})
+	}
+	d["ambiguities"] = amb
+	verdict := "valid"
+	if !r.Valid {
+		verdict = fmt.Sprintf("not valid (%d error(s))", nerr)
+	}
+	return d, fmt.Sprintf("prompt is %s: %d step(s), %d ambiguity(ies)", verdict, len(parsed), len(amb)), nil
+}
+
+type presetView struct {
+	Name        string           `json:"name"`
+	Pack        string           `json:"pack"`
+	Description string           `json:"description"`
+	Pipeline    augment.Pipeline `json:"pipeline"`
+}
+
+func listAvailablePresets(_ context.Context, s *Server, _ map[string]any) (any, string, error) {
+	views := []presetView{}
+	for _, p := range s.Vocab.Presets {
+		views = append(views, presetView{p.Name, p.Pack, p.Description, edit.PresetPipeline(p)})
+	}
+	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
+	return map[string]any{"count": len(views), "presets": views}, fmt.Sprintf("%d presets", len(views)), nil
+}
+
+type setSeedArgs struct {
+	Seed *uint64 `json:"seed"`
+}
+
+func setDefaultSeed(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+	a, err := decodeArgs[setSeedArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	if a.Seed != nil && *a.Seed > edit.MaxSeed {
+		return nil, "", darkroom.Errorf(darkroom.InvalidInput, "seed: %d is above %d", *a.Seed, uint64(edit.MaxSeed))
+	}
+	prev := s.seeds.set(sessionKey(ctx), a.Seed)
+	summary := "default seed cleared: each augment_image call without a seed draws one"
+	if a.Seed != nil {
+		summary = fmt.Sprintf("default seed is %d for this session", *a.Seed)
+	}
+	return map[string]any{"seed": a.Seed, "previous": prev}, summary, nil
+}
+
+type datasetArgs struct {
+	Input        string           `json:"input"`
+	Output       string           `json:"output"`
+	Prompt       string           `json:"prompt"`
+	Preset       string           `json:"preset"`
+	Pipeline     augment.Pipeline `json:"pipeline"`
+	Variants     int              `json:"variants"`
+	Seed         uint64           `json:"seed"`
+	Shard        string           `json:"shard"`
+	OutputFormat string           `json:"output_format"`
+}
+
+func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+	a, err := decodeArgs[datasetArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := s.AugmentDataset(ctx, edit.DatasetRequest{
+		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
+		Progress: func(p dataset.Progress) {
+			s.progress(ctx, float64(p.Done), float64(p.Total),
+				fmt.Sprintf("%d of %d variants, %.1f/s, ETA %s", p.Done, p.Total, p.Rate, p.ETA.Round(time.Second)))
+		},
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	r := res.Report
+	var shard *string
+	if res.Shard != "" {
+		shard = &res.Shard
+	}
+	skipped := []map[string]any{}
+	for _, sk := range r.Skipped {
+		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})
+	}
+	d := map[string]any{
+		"output": res.Output, "manifest": res.Manifest, "shard": shard, "images": r.Images, "variants": r.Total,
+		"written": r.Written, "reused": r.Reused, "skipped": skipped, "elapsed_ms": ms(res.Elapsed.Seconds()),
+	}
+	summary := fmt.Sprintf("%d variants of %d images in %s: %d written, %d reused, %d images skipped; manifest %s",
+		r.Total, r.Images, res.Output, r.Written, r.Reused, len(r.Skipped), res.Manifest)
+	return d, summary, nil
+}
+
+type verifyArgs struct {
+	SessionID   string   `json:"session_id"`
+	Checks      []string `json:"checks"`
+	MaxVariants int      `json:"max_variants"`
+}
+
+// verifyRequest reads verify_augmentation's arguments, defaults filled.
+func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
+	var a verifyArgs
+	if json.Unmarshal(raw, &a) != nil || a.SessionID == "" {
+		return edit.VerifyRequest{}, false
+	}
+	if len(a.Checks) == 0 {
+		a.Checks = []string{"visual", "label"}
+	}
+	if a.MaxVariants == 0 {
+		a.MaxVariants = 4
+	}
+	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants}, true
+}
+
+// verifyInputs asks the client's model verify_augmentation's questions the way the
+// protocol says a tool asks a client (SEP-2322, multi round-trip requests): the
+// first call answers with the sampling requests as inputRequests, and the client
+// calls again with their results in inputResponses. The SDK turns this into
+// sampling/createMessage requests for clients of earlier protocol versions. nil
+// lets the call go on: every question is answered, or the arguments or the client
+// cannot have questions (the handler then says why).
+func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if req.Session == nil || !offersSampling(req.Session.InitializeParams()) {
+		return nil
+	}
+	vr, ok := verifyRequest(req.Params.Arguments)
+	if !ok {
+		return nil
+	}
+	qs, err := s.VerifyQuestions(vr)
+	if err != nil {
+		return nil
+	}
+	ask := mcp.InputRequestMap{}
+	for _, q := range qs {
+		if _, ok := sampled(req.Params.InputResponses[q.ID]); ok {
+			continue
+		}
+		msgs := []*mcp.SamplingMessage{}
+		for _, im := range q.Images {
+			msgs = append(msgs, &mcp.SamplingMessage{Role: "user", Content: &mcp.ImageContent{Data: im.Data, MIMEType: im.MIME}})
+		}
+		msgs = append(msgs, &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: q.Prompt}})
+		ask[q.ID] = &mcp.CreateMessageParams{Messages: msgs, MaxTokens: 400,
+			SystemPrompt: "You check image augmentations for a dataset. Answer with the JSON asked for, nothing else."}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	return &mcp.CallToolResult{InputRequests: ask, RequestState: "verify_augmentation"}
+}
+
+// sampled reads a sampling result the client sent back: the SDK decodes one as a
+// CreateMessageWithToolsResult (its content a list), a handler may hold a
+// CreateMessageResult.
+func sampled(r mcp.InputResponse) (edit.Answer, bool) {
+	var a edit.Answer
+	var content []mcp.Content
+	switch res := r.(type) {
+	case *mcp.CreateMessageResult:
+		a.Model, content = res.Model, []mcp.Content{res.Content}
+	case *mcp.CreateMessageWithToolsResult:
+		a.Model, content = res.Model, res.Content
+	default:
+		return a, false
+	}
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			a.Text += t.Text
+		}
+	}
+	return a, true
+}
+
+func offersSampling(p *mcp.InitializeParams) bool {
+	return p != nil && p.Capabilities != nil && p.Capabilities.Sampling != nil
+}
+
+func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+	raw, _ := json.Marshal(args)
+	vr, _ := verifyRequest(raw)
+	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil {
+		return nil, "", darkroom.Errorf(darkroom.Unavailable, "verify_augmentation asks the client's model through MCP sampling; the command line has no client: call it from an MCP client that offers sampling")
+	}
+	if !offersSampling(req.Session.InitializeParams()) {
+		return nil, "", &darkroom.Error{Code: darkroom.Unavailable,
+			Message: "the client does not offer sampling (capabilities.sampling in initialize): verify_augmentation asks the client's own model and makes up no score without it",
+			Details: map[string]any{"missing": "capabilities.sampling"}}
+	}
+	if _, err := s.VerifyQuestions(vr); err != nil {
+		return nil, "", err
+	}
+	answers := map[string]edit.Answer{}
+	for id, r := range req.Params.InputResponses {
+		if a, ok := sampled(r); ok {
+			answers[id] = a
+		}
+	}
+	v, err := s.VerifyAnswers(vr, answers)
+	if err != nil {
+		return nil, "", err
+	}
+	changed := 0
+	for _, vv := range v.Variants {
+		if vv.Label != nil && vv.Label.LabelChanged != nil && *vv.Label.LabelChanged {
+			changed++
+		}
+	}
+	d := map[string]any{"session_id": v.SessionID, "model": v.Model, "variants": v.Variants, "report": v.Report, "markdown": v.Markdown}
+	return d, fmt.Sprintf("verified %d variant(s) of %s: %d with a changed label; %s", len(v.Variants), v.SessionID, changed, v.Markdown), nil
+}
