@@ -27,6 +27,9 @@ func TestToolsThatReplaceUserTextAreDestructive(t *testing.T) {
 	replacers := 0
 	for _, tool := range c.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
+			if tool.Annotations.OpenWorld {
+				t.Skip("its example asks the client's model (MCP sampling), which Invoke has no client for")
+			}
 			args := contractExample(t, tool.Description)
 			// branch's example makes moody, ingest's brings in harbour: the fixture
 			// leaves them to it (and keeps the user's notes on harbour_2 for ingest).

@@ -123,6 +123,15 @@ func TestEveryToolThroughSDKClient(t *testing.T) {
 	notes := call("propose_notes_update", with(map[string]any{"content": "For the harbour brochure.", "section": "brief"}))
 	call("confirm_notes_update", map[string]any{"proposal_id": notes["proposal"].(map[string]any)["proposal_id"]})
 	call("reset", img)
+	call("list_available_presets", nil)
+	call("validate_prompt", map[string]any{"prompt": "rotate between -10 and 10 degrees and add noise"})
+	call("set_default_seed", map[string]any{"seed": 3})
+	aug := call("augment_image", with(map[string]any{"preset": "classification_light", "count": 2}))
+	if aug["seed_source"] != "session_default" {
+		t.Errorf("augment_image after set_default_seed: seed_source %v", aug["seed_source"])
+	}
+	call("augment_dataset", map[string]any{"input": filepath.Dir(photo), "output": "harbour-set", "prompt": "flip horizontally", "variants": 2})
+	called["verify_augmentation"] = true // needs a client with sampling: cmd/darkroom's TestVerifyThroughSampling
 
 	var want, got []string
 	for _, tool := range s.Contract.Tools {

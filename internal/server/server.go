@@ -299,9 +299,10 @@ func (s *Server) clientRoots(req *mcp.CallToolRequest) *mcp.CallToolResult {
 		return nil
 	}
 	var args struct {
-		Path *string `json:"path"`
+		Path  *string `json:"path"`
+		Input *string `json:"input"` // augment_dataset's folder
 	}
-	if json.Unmarshal(req.Params.Arguments, &args) != nil || args.Path == nil {
+	if json.Unmarshal(req.Params.Arguments, &args) != nil || args.Path == nil && args.Input == nil {
 		return nil
 	}
 	res, ok := req.Params.InputResponses[rootsRequest].(*mcp.ListRootsResult)

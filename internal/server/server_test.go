@@ -230,8 +230,9 @@ func TestToolsThatTakeAPathReadClientFiles(t *testing.T) {
 	for _, tool := range s.Contract.Tools {
 		props, _ := tool.InputSchema["properties"].(map[string]any)
 		_, path := props["path"]
-		if path != tool.ReadsClientFiles {
-			t.Errorf("%s: a path parameter %v, readsClientFiles %v", tool.Name, path, tool.ReadsClientFiles)
+		_, input := props["input"] // augment_dataset's folder
+		if (path || input) != tool.ReadsClientFiles {
+			t.Errorf("%s: a path or input parameter %v, readsClientFiles %v", tool.Name, path || input, tool.ReadsClientFiles)
 		}
 		if tool.ReadsClientFiles {
 			n++
