@@ -17,6 +17,9 @@ type recorded struct {
 	result json.RawMessage // structuredContent
 }
 
+// structuredContent starts a tool result in a golden, indented or on one line.
+var structuredContent = regexp.MustCompile(`"structuredContent":\s*\{`)
+
 // placeholder is a testscript variable in a golden ($WORK, $FIRST).
 var placeholder = regexp.MustCompile(`\$([A-Z][A-Z0-9_]*)`)
 
@@ -50,7 +53,7 @@ func goldenResults(t *testing.T, c *Contract, dir string) (results []recorded, s
 		if servesFixture.Match(ar.Comment) || strings.HasPrefix(filepath.Base(f), "contract_diff_") {
 			for _, af := range ar.Files {
 				if strings.HasSuffix(af.Name, ".golden") {
-					skipped += strings.Count(string(af.Data), `"structuredContent": {`)
+					skipped += len(structuredContent.FindAllIndex(af.Data, -1))
 				}
 			}
 			continue
@@ -161,7 +164,7 @@ func TestRecordedResultsFound(t *testing.T) {
 		}
 		for _, af := range ar.Files {
 			if strings.HasSuffix(af.Name, ".golden") {
-				want += strings.Count(string(af.Data), `"structuredContent": {`)
+				want += len(structuredContent.FindAllIndex(af.Data, -1))
 			}
 		}
 	}

@@ -3,8 +3,12 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// measuredMS is a masked measured time in a golden: "ms":<ms>, escaped or not.
+var measuredMS = regexp.MustCompile(`(\\?"(?:elapsed_)?ms\\?":\s*)<ms>`)
 
 // TranscriptResult is the structuredContent of one tools/call reply in a transcript.
 type TranscriptResult struct {
@@ -40,7 +44,9 @@ func Transcript(name, text string) []TranscriptResult {
 			}
 		case strings.HasPrefix(line, "<-- "):
 			start := i
-			body := line[4:]
+			// A measured time is masked as <ms> in a golden (it differs on every run);
+			// read it as 0 so the reply is JSON again.
+			body := measuredMS.ReplaceAllString(line[4:], "${1}0")
 			if !json.Valid([]byte(body)) {
 				var b strings.Builder
 				b.WriteString(body)
