@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
@@ -37,6 +38,8 @@ type Contract struct {
 	mu        sync.Mutex
 	labels    map[string]bool
 	newLabels int
+
+	syntax []*ast.File
 }
 
 // Tool is one tool of the contract.
@@ -98,15 +101,24 @@ type ErrorCode struct {
 // fsys is laid out like the repository's Root.
 func Load(fsys fs.FS) (*Contract, error) {
 	ctx := cuecontext.New()
-	v, err := loadPackage(ctx, fsys, "contracts")
+	v, files, err := loadPackage(ctx, fsys, "contracts")
 	if err != nil {
 		return nil, err
 	}
-	return build(v)
+	c, err := build(v)
+	if err != nil {
+		return nil, err
+	}
+	c.syntax = files
+	return c, nil
 }
 
+// Syntax returns the parsed files of the contracts package, for code that must know
+// what the contract's expressions refer to (vocab's entry check does).
+func (c *Contract) Syntax() []*ast.File { return c.syntax }
+
 // loadPackage builds one package of the CUE module in fsys.
-func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, error) {
 	overlay := map[string]load.Source{}
 	add := func(name string) error {
 		b, err := fs.ReadFile(fsys, name)
@@ -117,29 +129,29 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
-		return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+		return cue.Value{}, nil, fmt.Errorf("load contracts: %w", err)
 	}
 	files, err := fs.Glob(fsys, dir+"/*.cue")
 	if err != nil || len(files) == 0 {
-		return cue.Value{}, fmt.Errorf("load contracts: no CUE files in %s", dir)
+		return cue.Value{}, nil, fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
 	for _, f := range files {
 		if err := add(f); err != nil {
-			return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+			return cue.Value{}, nil, fmt.Errorf("load contracts: %w", err)
 		}
 	}
 	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
 		if len(insts) == 1 {
-			return cue.Value{}, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
+			return cue.Value{}, nil, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
 		}
-		return cue.Value{}, fmt.Errorf("load contracts: %d instances", len(insts))
+		return cue.Value{}, nil, fmt.Errorf("load contracts: %d instances", len(insts))
 	}
 	v := ctx.BuildInstance(insts[0])
 	if err := v.Validate(); err != nil {
-		return cue.Value{}, fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
+		return cue.Value{}, nil, fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
 	}
-	return v, nil
+	return v, insts[0].Files, nil
 }
 
 // FormatError prints a CUE error with positions relative to the contract Root, so

@@ -235,7 +235,7 @@ func (e *PackError) Error() string { return e.Detail }
 // The last few verdicts are remembered (by contract, name and content), because a
 // check costs about a millisecond per entry inside CUE and vocab vet asks three
 // times: to check a file, for its pack name, and to load it with the others.
-func Check(c *contract.Contract, src Source) (cue.Value, error) {
+func Check(c *contract.Contract, src Source) (*Checked, error) {
 	key := checkKey{c: c, name: src.Name, sum: sha256.Sum256(src.Data)}
 	checked.mu.Lock()
 	for _, r := range checked.results {
@@ -263,7 +263,7 @@ type checkKey struct {
 
 type checkResult struct {
 	checkKey
-	v   cue.Value
+	v   *Checked
 	err error
 }
 
@@ -275,7 +275,7 @@ var checked struct {
 // maxChecked is how many verdicts Check remembers: a vet or a start-up's packs.
 const maxChecked = 16
 
-func check(c *contract.Contract, src Source) (cue.Value, error) {
+func check(c *contract.Contract, src Source) (*Checked, error) {
 	ctx := c.Value.Context()
 	var expr ast.Expr
 	var err error
@@ -288,36 +288,52 @@ func check(c *contract.Contract, src Source) (cue.Value, error) {
 		// Built as a file, as cue vet does, so errors list positions in its order.
 		f, err := yaml.Extract(fname, src.Data)
 		if err != nil {
-			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+			return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
 		}
-		return validate(c, src, ctx.BuildFile(f))
+		return checkShapes(c, src, f.Decls, func(decls []ast.Decl) cue.Value {
+			g := *f
+			g.Decls = decls
+			return ctx.BuildFile(&g)
+		})
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
 		if err := preflight(src); err != nil {
-			return cue.Value{}, err
+			return nil, err
 		}
 		v := ctx.CompileBytes(src.Data, cue.Filename(fname))
 		if v.Err() != nil {
-			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
+			return nil, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
 		}
-		return validate(c, src, v)
+		return validateWhole(c, src, v)
 	default:
-		return cue.Value{}, fmt.Errorf("%s: not a manifest (want .yaml, .yml, .json or .cue)", src.Name)
+		return nil, fmt.Errorf("%s: not a manifest (want .yaml, .yml, .json or .cue)", src.Name)
 	}
 	if err != nil {
-		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
 	}
-	return validate(c, src, ctx.BuildExpr(expr))
+	if sl, ok := expr.(*ast.StructLit); ok {
+		return checkShapes(c, src, sl.Elts, func(decls []ast.Decl) cue.Value {
+			t := *sl
+			t.Elts = decls
+			return ctx.BuildExpr(&t)
+		})
+	}
+	return validateWhole(c, src, ctx.BuildExpr(expr))
 }
 
-func validate(c *contract.Contract, src Source, data cue.Value) (cue.Value, error) {
+// validateWhole checks a pack as one value, as cue vet does.
+func validateWhole(c *contract.Contract, src Source, data cue.Value) (*Checked, error) {
 	// data first, so paths read entries.x as cue vet prints them, not #Manifest.entries.x.
 	v := data.Unify(c.Manifest())
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
 	}
-	return v, nil
+	ck, err := wholeChecked(v)
+	if err != nil {
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	return ck, nil
 }
 
 // vetDetail prints a CUE error the way cue vet does: one block per error, positions
@@ -331,11 +347,11 @@ func vetDetail(err error) string {
 
 // PackName returns the pack name a valid manifest declares, or "" when it has none.
 func PackName(c *contract.Contract, src Source) string {
-	v, err := Check(c, src)
+	ck, err := Check(c, src)
 	if err != nil {
 		return ""
 	}
-	name, _ := v.LookupPath(cue.ParsePath("pack")).String()
+	name, _ := ck.top.LookupPath(cue.ParsePath("pack")).String()
 	return name
 }
 
@@ -348,7 +364,7 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
 	var perrs []string
 	for _, src := range srcs {
-		v, err := Check(c, src)
+		ck, err := Check(c, src)
 		var pe *PackError
 		if err != nil && !errors.As(err, &pe) {
 			return nil, err // a pack refused before its check (too costly to evaluate) keeps its code
@@ -357,7 +373,7 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 			perrs = append(perrs, err.Error())
 			continue
 		}
-		if err := voc.add(src, v); err != nil {
+		if err := voc.add(src, ck); err != nil {
 			perrs = append(perrs, err.Error())
 		} else if err := voc.addPresets(src, v); err != nil {
 			perrs = append(perrs, err.Error())
@@ -398,19 +414,48 @@ func packBytes(srcs []Source) int64 {
 	return n
 }
 
-func (voc *Vocabulary) add(src Source, v cue.Value) error {
-	b, err := v.MarshalJSON()
-	if err != nil {
-		return &PackError{File: src.Name, Detail: vetDetail(err)}
+func (voc *Vocabulary) add(src Source, ck *Checked) error {
+	// The pack's own fields and masks; its entries come checked one by one.
+	var top struct {
+		Pack        string          `json:"pack"`
+		Description string          `json:"description"`
+		Masks       json.RawMessage `json:"masks"`
 	}
-	var m struct {
-		Pack        string            `json:"pack"`
-		Description string            `json:"description"`
-		Entries     map[string]*Entry `json:"entries"`
-		Masks       map[string]*Mask  `json:"masks"`
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{{"pack", &top.Pack}, {"description", &top.Description}, {"masks", &top.Masks}} {
+		v := ck.top.LookupPath(cue.ParsePath(f.name))
+		if !v.Exists() {
+			continue
+		}
+		b, err := v.MarshalJSON()
+		if err != nil {
+			return &PackError{File: src.Name, Detail: vetDetail(err)}
+		}
+		if err := json.Unmarshal(b, f.dst); err != nil {
+			return fmt.Errorf("%s: %s: %w", src.Name, f.name, err)
+		}
 	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("%s: %w", src.Name, err)
+	m := struct {
+		Pack        string
+		Description string
+		Entries     map[string]*Entry
+		Masks       map[string]*Mask
+	}{Pack: top.Pack, Description: top.Description, Entries: map[string]*Entry{}}
+	if len(top.Masks) > 0 {
+		if err := json.Unmarshal(top.Masks, &m.Masks); err != nil {
+			return fmt.Errorf("%s: masks: %w", src.Name, err)
+		}
+	}
+	values := map[string]cue.Value{}
+	for _, ce := range ck.entries {
+		var e Entry
+		if err := json.Unmarshal(ce.json, &e); err != nil {
+			return fmt.Errorf("%s: entries.%s: %w", src.Name, ce.name, err)
+		}
+		m.Entries[ce.name] = &e
+		values[ce.name] = ce.values
 	}
 	for _, p := range voc.Packs {
 		if p.Name == m.Pack {
@@ -426,7 +471,7 @@ func (voc *Vocabulary) add(src Source, v cue.Value) error {
 			continue
 		}
 		e.Name, e.Pack = name, m.Pack
-		e.values = v.LookupPath(cue.MakePath(cue.Str("entries"), cue.Str(name), cue.Def("values")))
+		e.values = values[name]
 		for pn, p := range e.Parameters {
 			p.Name = pn
 		}
