@@ -2,12 +2,15 @@ package vocab
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	cueerrors "cuelang.org/go/cue/errors"
 
 	"darkroom/internal/contract"
 )
@@ -22,24 +25,26 @@ import (
 // next is mostly prose (its description, aliases and examples, its parameters'
 // descriptions), and the schema never looks at prose beyond its own field.
 //
-// So a YAML or JSON pack is checked in three parts, all by CUE against the
+// So a YAML or JSON pack is checked in two parts, both by CUE against the
 // contract's own definitions:
-//   - the prose: every distinct value of each free field (see freeFields), against
-//     that field's schema as #Manifest gives it, in one unification per field;
-//   - the rest of each entry, once per distinct shape: the entry with its free
-//     fields replaced by one value that passed, unified with the entry schema
-//     #Manifest gives (entries: [#Name]: #Entry); entries of the same shape share
-//     the verdict and the #values schema;
-//   - the pack without its entries (name, description, masks and any stray field),
-//     unified with #Manifest, together with every entry that failed above or that
-//     this path cannot take apart.
+//   - the pack through #Manifest, as cue vet checks it, but with only the first
+//     entry of each shape: an entry's shape is the entry without its free fields
+//     (see freeFields), literals spelled as written;
+//   - every other entry's free values, each distinct one once, against its field's
+//     schema as #Manifest gives it, a batch of values to a unification.
+// An entry whose shape was checked and whose own prose passed has the verdict (and
+// the #values schema) of the entry that stood for its shape. An entry this path
+// cannot take apart, or whose prose failed, goes into the first part on its own
+// account; when the entry standing for a shape fails, its shape's entries are
+// checked again with it, so a bad pack's message is what cue vet prints for the
+// whole file (entries are independent under #Manifest). For a pack of eight
+// thousand entries of a few shapes that is two unifications instead of eight
+// thousand #Entry evaluations.
 //
-// The third part is what a bad pack's message comes from: it is cue vet's check of
-// the same file with the passing entries left out, and entries are independent
-// under #Manifest, so it prints what cue vet prints. The split is sound only while
-// the free fields are independent of the rest of the entry: freeFieldsIndependent
-// reads the contract's syntax for that, and when it does not hold (or the pack is
-// not plain data) the whole pack is checked as one value, as before.
+// The split is sound only while the free fields are independent of the rest of the
+// entry: freeFieldsIndependent reads the contract's syntax for that, and when it
+// does not hold (or the pack is not plain data) the whole pack is checked as one
+// value, as before.
 
 // freeFields are the entry fields a shape leaves out, and the parameter field.
 var (
@@ -230,7 +235,10 @@ func freeFieldsIndependent(files []*ast.File) bool {
 	return ok
 }
 
-// slotKey names a free field's value in the pack for the batch check: which field,
+// freeBatch is how many free values one unification checks.
+const freeBatch = 128
+
+// slotUse is a free field's value in the pack for the batch check: which field,
 // and the value's text.
 type slotUse struct {
 	field string // "description", "aliases", ..., or "parameters.NAME.description"
@@ -451,11 +459,17 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		return whole()
 	}
 
-	// Take every entry apart; what cannot be goes to the whole check.
-	var slow []ast.Decl
-	var shapes []entryShape
+	// Take every entry apart. The first entry of each shape stands for it and is
+	// checked whole; so is what cannot be taken apart.
+	type entry struct {
+		entryShape
+		rep  *entry // the entry checked whole for this shape; itself for the first
+		slow bool   // checked whole, on its own account
+	}
+	entries := make([]*entry, len(sl.Elts))
+	reps := map[string]*entry{}
 	seen := map[string]bool{}
-	for _, d := range sl.Elts {
+	for i, d := range sl.Elts {
 		f, ok := d.(*ast.Field)
 		if !ok {
 			return whole()
@@ -466,21 +480,31 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		}
 		seen[name] = true
 		es, ok := splitEntry(name, f)
-		if !ok || f.Constraint != 0 || !p.entries.Allows(cue.Str(name)) {
-			slow = append(slow, d)
-			continue
+		e := &entry{entryShape: es}
+		entries[i] = e
+		switch {
+		case !ok || f.Constraint != 0 || !p.entries.Allows(cue.Str(name)):
+			e.slow = true
+			e.rep = e
+		case reps[es.key] == nil:
+			reps[es.key] = e
+			e.rep = e
+		default:
+			e.rep = reps[es.key]
 		}
-		shapes = append(shapes, es)
 	}
 
-	// The free values: each distinct one, by field, in one unification.
+	// The prose of the other entries: each distinct value, by field, against the
+	// field's schema.
 	ctx := c.Value.Context()
 	passed := map[string]map[string]bool{} // kind -> key -> passed
-	reps := map[string]ast.Expr{}          // kind -> a value that passed
 	values := map[string]map[string]json.RawMessage{}
 	byKind := map[string][]slotUse{}
-	for _, es := range shapes {
-		for _, s := range es.slots {
+	for _, e := range entries {
+		if e.rep == e {
+			continue
+		}
+		for _, s := range e.slots {
 			if passed[s.kind] == nil {
 				passed[s.kind] = map[string]bool{}
 				values[s.kind] = map[string]json.RawMessage{}
@@ -496,88 +520,105 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		if kind != "param" {
 			schema = p.free[kind]
 		}
-		if err := checkFree(ctx, schema, uses, passed[kind], values[kind]); err != nil {
+		// In batches: CUE finds a struct's fields by a linear search, so one struct
+		// of every value would cost the square of their number.
+		for len(uses) > 0 {
+			n := min(len(uses), freeBatch)
+			if err := checkFree(ctx, schema, uses[:n], passed[kind], values[kind]); err != nil {
+				return nil, err
+			}
+			uses = uses[n:]
+		}
+	}
+	for _, e := range entries {
+		for _, s := range e.slots {
+			if e.rep != e && !passed[s.kind][s.key] {
+				e.slow = true
+			}
+		}
+	}
+
+	// The pack with only the entries that stand for others or are checked on their
+	// own account: cue vet's check, and its message. When an entry that stands for
+	// others fails, they fail as it does: check them all, for cue vet's message.
+	pruned := func(keep func(*entry) bool) []ast.Decl {
+		var elts []ast.Decl
+		for i, e := range entries {
+			if keep(e) {
+				elts = append(elts, sl.Elts[i])
+			}
+		}
+		rest := make([]ast.Decl, len(decls))
+		copy(rest, decls)
+		ef := *entriesField
+		esl := *sl
+		esl.Elts = elts
+		ef.Value = &esl
+		rest[at] = &ef
+		return rest
+	}
+	ck, err := validateWhole(c, src, build(pruned(func(e *entry) bool { return e.rep == e || e.slow })))
+	if err != nil {
+		failed := failedEntries(err)
+		if len(failed) == 0 {
 			return nil, err
 		}
-		for _, u := range uses {
-			if passed[kind][u.key] {
-				reps[kind] = u.expr
-				break
-			}
+		_, err2 := validateWhole(c, src, build(pruned(func(e *entry) bool {
+			return e.rep == e || e.slow || failed[e.rep.name]
+		})))
+		if err2 == nil {
+			return nil, err // cannot be: the same entries fail
 		}
+		return nil, err2
 	}
-
-	// The rest, once per shape.
-	type verdict struct {
-		ok     bool
-		fields map[string]json.RawMessage
-		values cue.Value
-	}
-	verdicts := map[string]*verdict{}
-	var fast []*entryShape
-	for i := range shapes {
-		es := &shapes[i]
-		good := true
-		for _, s := range es.slots {
-			good = good && passed[s.kind][s.key]
-		}
-		if !good {
-			slow = append(slow, es.field)
-			continue
-		}
-		v := verdicts[es.key]
-		if v == nil {
-			v = &verdict{}
-			verdicts[es.key] = v
-			u := ctx.BuildExpr(substitute(es.field.Value.(*ast.StructLit), reps)).Unify(p.entry)
-			if u.Validate(cue.Concrete(true)) == nil {
-				if b, err := u.MarshalJSON(); err == nil && json.Unmarshal(b, &v.fields) == nil {
-					v.ok = true
-					v.values = u.LookupPath(cue.MakePath(cue.Def("values")))
-				}
-			}
-		}
-		if !v.ok {
-			slow = append(slow, es.field)
-			continue
-		}
-		fast = append(fast, es)
-	}
-
-	// The pack without the entries that passed: cue vet's check, and its message.
-	rest := make([]ast.Decl, len(decls))
-	copy(rest, decls)
-	ef := *entriesField
-	esl := *sl
-	esl.Elts = slow
-	ef.Value = &esl
-	rest[at] = &ef
-	ck, err := validateWhole(c, src, build(rest))
-	if err != nil {
-		return nil, err
-	}
-	slowChecked := map[string]checkedEntry{}
+	checked := map[string]checkedEntry{}
 	for _, e := range ck.entries {
-		slowChecked[e.name] = e
+		checked[e.name] = e
 	}
 	ck.entries = ck.entries[:0]
-	fi := 0
-	for _, d := range sl.Elts {
-		name, _, _ := ast.LabelName(d.(*ast.Field).Label)
-		if e, ok := slowChecked[name]; ok {
-			ck.entries = append(ck.entries, e)
+	fields := map[string]map[string]json.RawMessage{}
+	for _, e := range entries {
+		if ce, ok := checked[e.name]; ok {
+			ck.entries = append(ck.entries, ce)
 			continue
 		}
-		es := fast[fi]
-		fi++
-		v := verdicts[es.key]
-		b, err := withFree(v.fields, es.slots, values)
-		if err != nil {
-			return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, name, err)
+		rep, ok := checked[e.rep.name]
+		if !ok {
+			return nil, fmt.Errorf("%s: entries.%s: the entry standing for its shape was not checked", src.Name, e.name)
 		}
-		ck.entries = append(ck.entries, checkedEntry{name: name, json: b, values: v.values})
+		f := fields[e.rep.name]
+		if f == nil {
+			if err := json.Unmarshal(rep.json, &f); err != nil {
+				return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, e.rep.name, err)
+			}
+			fields[e.rep.name] = f
+		}
+		b, err := withFree(f, e.slots, values)
+		if err != nil {
+			return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, e.name, err)
+		}
+		ck.entries = append(ck.entries, checkedEntry{name: e.name, json: b, values: rep.values})
 	}
 	return ck, nil
+}
+
+// failedEntries returns the names of the entries a check's errors are in.
+func failedEntries(err error) map[string]bool {
+	var pe *PackError
+	if !errors.As(err, &pe) || pe.cause == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, e := range cueerrors.Errors(pe.cause) {
+		if path := e.Path(); len(path) >= 2 && path[0] == "entries" {
+			name := path[1]
+			if n, err := strconv.Unquote(name); err == nil {
+				name = n
+			}
+			out[name] = true
+		}
+	}
+	return out
 }
 
 // checkFree unifies every distinct value of one free field with its schema, as the
@@ -622,41 +663,6 @@ func checkFree(ctx *cue.Context, schema cue.Value, uses []slotUse, passed map[st
 		values[u.key] = b
 	}
 	return nil
-}
-
-// substitute returns the entry with each free field's value replaced by reps'.
-func substitute(sl *ast.StructLit, reps map[string]ast.Expr) *ast.StructLit {
-	out := &ast.StructLit{Elts: make([]ast.Decl, len(sl.Elts))}
-	for i, d := range sl.Elts {
-		f := d.(*ast.Field)
-		label, _, _ := ast.LabelName(f.Label)
-		switch {
-		case isFree(label):
-			f = &ast.Field{Label: f.Label, Value: reps[label]}
-		case label == "parameters":
-			if ps, ok := f.Value.(*ast.StructLit); ok {
-				nps := &ast.StructLit{Elts: make([]ast.Decl, len(ps.Elts))}
-				for j, pd := range ps.Elts {
-					pf := pd.(*ast.Field)
-					if pv, ok := pf.Value.(*ast.StructLit); ok {
-						npv := &ast.StructLit{Elts: make([]ast.Decl, len(pv.Elts))}
-						for k, xd := range pv.Elts {
-							xf := xd.(*ast.Field)
-							if name, _, _ := ast.LabelName(xf.Label); name == freeParamField {
-								xf = &ast.Field{Label: xf.Label, Value: reps["param"]}
-							}
-							npv.Elts[k] = xf
-						}
-						pf = &ast.Field{Label: pf.Label, Value: npv}
-					}
-					nps.Elts[j] = pf
-				}
-				f = &ast.Field{Label: f.Label, Value: nps}
-			}
-		}
-		out.Elts[i] = f
-	}
-	return out
 }
 
 // withFree writes an entry's checked fields with its own free values put back.

@@ -227,6 +227,8 @@ func DisplayPath(name string) string {
 type PackError struct {
 	File   string
 	Detail string
+
+	cause error // the CUE error, for the paths it names
 }
 
 func (e *PackError) Error() string { return e.Detail }
@@ -327,7 +329,7 @@ func validateWhole(c *contract.Contract, src Source, data cue.Value) (*Checked, 
 	// data first, so paths read entries.x as cue vet prints them, not #Manifest.entries.x.
 	v := data.Unify(c.Manifest())
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err), cause: err}
 	}
 	ck, err := wholeChecked(v)
 	if err != nil {
