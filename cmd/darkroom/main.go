@@ -208,7 +208,7 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 		}
 		srcs = append(srcs, more...)
 	}
-	return vocab.Load(c, srcs)
+	return vocab.LoadCached(c, srcs, vocab.UserCache())
 }
 
 // newServer loads the contract and the vocabulary and returns the server, with ws

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -40,6 +42,7 @@ type Contract struct {
 	newLabels int
 
 	syntax []*ast.File
+	digest string
 }
 
 // Tool is one tool of the contract.
@@ -101,7 +104,7 @@ type ErrorCode struct {
 // fsys is laid out like the repository's Root.
 func Load(fsys fs.FS) (*Contract, error) {
 	ctx := cuecontext.New()
-	v, files, err := loadPackage(ctx, fsys, "contracts")
+	v, files, digest, err := loadPackage(ctx, fsys, "contracts")
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,21 @@ func Load(fsys fs.FS) (*Contract, error) {
 		return nil, err
 	}
 	c.syntax = files
+	c.digest = digest
 	return c, nil
+}
+
+// Digest is a hash of the contract's source files (the module file and the
+// contracts package): two contracts with the same digest say the same.
+func (c *Contract) Digest() string { return c.digest }
+
+// Evaluate runs f with the lock that serializes CUE evaluation on the contract's
+// values held: code outside this package that evaluates them while the server
+// runs goes through it.
+func (c *Contract) Evaluate(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f()
 }
 
 // Syntax returns the parsed files of the contracts package, for code that must know
@@ -118,40 +135,43 @@ func Load(fsys fs.FS) (*Contract, error) {
 func (c *Contract) Syntax() []*ast.File { return c.syntax }
 
 // loadPackage builds one package of the CUE module in fsys.
-func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, error) {
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
 	overlay := map[string]load.Source{}
+	sum := sha256.New()
 	add := func(name string) error {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
 		overlay[path.Join(Root, name)] = load.FromBytes(b)
+		fmt.Fprintf(sum, "%s %d\n", name, len(b))
+		sum.Write(b)
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
-		return cue.Value{}, nil, fmt.Errorf("load contracts: %w", err)
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
 	}
 	files, err := fs.Glob(fsys, dir+"/*.cue")
 	if err != nil || len(files) == 0 {
-		return cue.Value{}, nil, fmt.Errorf("load contracts: no CUE files in %s", dir)
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
 	for _, f := range files {
 		if err := add(f); err != nil {
-			return cue.Value{}, nil, fmt.Errorf("load contracts: %w", err)
+			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
 		}
 	}
 	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
 		if len(insts) == 1 {
-			return cue.Value{}, nil, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
+			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
 		}
-		return cue.Value{}, nil, fmt.Errorf("load contracts: %d instances", len(insts))
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %d instances", len(insts))
 	}
 	v := ctx.BuildInstance(insts[0])
 	if err := v.Validate(); err != nil {
-		return cue.Value{}, nil, fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
+		return cue.Value{}, nil, "", fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
 	}
-	return v, insts[0].Files, nil
+	return v, insts[0].Files, hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // FormatError prints a CUE error with positions relative to the contract Root, so

@@ -54,21 +54,38 @@ var (
 
 // Checked is a pack that satisfies #Manifest.
 type Checked struct {
-	// top is the pack unified with #Manifest; it may lack the entries, which are
-	// checked on their own.
-	top     cue.Value
-	entries []checkedEntry // in the pack's order
+	pack, description string
+	masks             json.RawMessage // with their defaults filled in
+	entries           []checkedEntry  // in the pack's order
 }
 
 type checkedEntry struct {
-	name   string
-	json   []byte    // the entry's fields as checked
-	values cue.Value // its #values schema
+	name string
+	json []byte // the entry's fields as checked
+	// values is its #values schema; a verdict from the cache has none, and
+	// Entry.valuesSchema works it out when it is first needed.
+	values cue.Value
 }
 
 // wholeChecked is a pack checked as one value.
 func wholeChecked(v cue.Value) (*Checked, error) {
-	ck := &Checked{top: v}
+	ck := &Checked{}
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{{"pack", &ck.pack}, {"description", &ck.description}, {"masks", &ck.masks}} {
+		fv := v.LookupPath(cue.ParsePath(f.name))
+		if !fv.Exists() {
+			continue
+		}
+		b, err := fv.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, f.dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
 	return ck, ck.addEntries(v.LookupPath(cue.ParsePath("entries")))
 }
 

@@ -64,8 +64,12 @@ type Entry struct {
 	Operations  []OperationUse        `json:"operations"`
 	DefaultMask string                `json:"default_mask"`
 
-	// values is the entry's #values schema from its validated pack.
-	values cue.Value
+	// values is the entry's #values schema from its validated pack, or worked out
+	// from raw (the entry as checked) when first needed: see valuesSchema.
+	values     cue.Value
+	raw        []byte
+	valuesOnce sync.Once
+	valuesErr  error
 }
 
 // Parameter is one value an entry takes.
@@ -353,20 +357,23 @@ func PackName(c *contract.Contract, src Source) string {
 	if err != nil {
 		return ""
 	}
-	name, _ := ck.top.LookupPath(cue.ParsePath("pack")).String()
-	return name
+	return ck.pack
 }
 
 // Load checks and resolves packs. Any invalid pack fails the load with cue vet's
 // message; so do names repeated across packs and default masks that do not exist.
 func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
+	return loadWith(c, srcs, func(src Source) (*Checked, error) { return Check(c, src) })
+}
+
+func loadWith(c *contract.Contract, srcs []Source, check func(Source) (*Checked, error)) (*Vocabulary, error) {
 	if err := checkTotal(srcs); err != nil {
 		return nil, err
 	}
 	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
 	var perrs []string
 	for _, src := range srcs {
-		ck, err := Check(c, src)
+		ck, err := check(src)
 		var pe *PackError
 		if err != nil && !errors.As(err, &pe) {
 			return nil, err // a pack refused before its check (too costly to evaluate) keeps its code
@@ -417,36 +424,14 @@ func packBytes(srcs []Source) int64 {
 }
 
 func (voc *Vocabulary) add(src Source, ck *Checked) error {
-	// The pack's own fields and masks; its entries come checked one by one.
-	var top struct {
-		Pack        string          `json:"pack"`
-		Description string          `json:"description"`
-		Masks       json.RawMessage `json:"masks"`
-	}
-	for _, f := range []struct {
-		name string
-		dst  any
-	}{{"pack", &top.Pack}, {"description", &top.Description}, {"masks", &top.Masks}} {
-		v := ck.top.LookupPath(cue.ParsePath(f.name))
-		if !v.Exists() {
-			continue
-		}
-		b, err := v.MarshalJSON()
-		if err != nil {
-			return &PackError{File: src.Name, Detail: vetDetail(err)}
-		}
-		if err := json.Unmarshal(b, f.dst); err != nil {
-			return fmt.Errorf("%s: %s: %w", src.Name, f.name, err)
-		}
-	}
 	m := struct {
 		Pack        string
 		Description string
 		Entries     map[string]*Entry
 		Masks       map[string]*Mask
-	}{Pack: top.Pack, Description: top.Description, Entries: map[string]*Entry{}}
-	if len(top.Masks) > 0 {
-		if err := json.Unmarshal(top.Masks, &m.Masks); err != nil {
+	}{Pack: ck.pack, Description: ck.description, Entries: map[string]*Entry{}}
+	if len(ck.masks) > 0 {
+		if err := json.Unmarshal(ck.masks, &m.Masks); err != nil {
 			return fmt.Errorf("%s: masks: %w", src.Name, err)
 		}
 	}
@@ -456,6 +441,7 @@ func (voc *Vocabulary) add(src Source, ck *Checked) error {
 		if err := json.Unmarshal(ce.json, &e); err != nil {
 			return fmt.Errorf("%s: entries.%s: %w", src.Name, ce.name, err)
 		}
+		e.raw = ce.json
 		m.Entries[ce.name] = &e
 		values[ce.name] = ce.values
 	}
@@ -601,7 +587,11 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 		}
 		obj = b
 	}
-	checked, err := c.CheckValue(e.values, e.Name, obj)
+	schema, err := e.valuesSchema(c)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := c.CheckValue(schema, e.Name, obj)
 	if err != nil {
 		var de *darkroom.Error
 		if errors.As(err, &de) {
@@ -697,4 +687,25 @@ func (e *Entry) Calls(values map[string]float64) []OperationCall {
 		calls[i] = OperationCall{Op: u.Op, Args: args}
 	}
 	return calls
+}
+
+// valuesSchema returns the entry's #values schema. An entry whose pack's verdict came
+// from the cache has none yet: it is the entry, as checked, unified with the entry
+// schema #Manifest gives, once.
+func (e *Entry) valuesSchema(c *contract.Contract) (cue.Value, error) {
+	e.valuesOnce.Do(func() {
+		if e.values.Exists() {
+			return
+		}
+		c.Evaluate(func() {
+			entry := planFor(c).entry
+			v := c.Value.Context().CompileBytes(e.raw).Unify(entry).LookupPath(cue.MakePath(cue.Def("values")))
+			if err := v.Err(); err != nil {
+				e.valuesErr = darkroom.Errorf(darkroom.InternalError, "%s: #values: %s", e.Name, contract.FormatError(err))
+				return
+			}
+			e.values = v
+		})
+	})
+	return e.values, e.valuesErr
 }
