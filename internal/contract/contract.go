@@ -70,6 +70,7 @@ type Tool struct {
 	OutputSchemaJSON json.RawMessage
 
 	contract *Contract
+	key      string // its field in tools
 	params   cue.Value
 	result   cue.Value
 }
@@ -204,6 +205,7 @@ func build(v cue.Value) (*Contract, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", it.Selector().Unquoted(), err)
 		}
+		t.key = it.Selector().Unquoted()
 		c.Tools = append(c.Tools, t)
 		c.byName[t.Name] = t
 		collectLabels(t.InputSchema, c.labels)

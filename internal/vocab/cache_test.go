@@ -35,7 +35,7 @@ func TestCacheWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &Cache{Dir: t.TempDir()}
+	cache := &contract.Cache{Dir: t.TempDir()}
 	cold, err := LoadCached(c, srcs, cache)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestCacheWarmStart(t *testing.T) {
 		t.Fatalf("%d cache files for %d packs", len(files), len(srcs))
 	}
 	for _, src := range srcs {
-		if _, ok := cache.load(c, src); !ok {
+		if _, ok := cached(cache, c, src); !ok {
 			t.Errorf("%s: no verdict kept", src.Name)
 		}
 	}
@@ -73,18 +73,18 @@ func TestCacheWarmStart(t *testing.T) {
 // the pack is checked again, and a bad pack is refused, never served from the cache.
 func TestCacheStaleAndCorrupt(t *testing.T) {
 	c := loadContract(t)
-	cache := &Cache{Dir: t.TempDir()}
+	cache := &contract.Cache{Dir: t.TempDir()}
 	good := Source{Name: "./p.yaml", Data: []byte(goodPack)}
 	if _, err := LoadCached(c, []Source{good}, cache); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cache.load(c, good); !ok {
+	if _, ok := cached(cache, c, good); !ok {
 		t.Fatal("no verdict kept for a good pack")
 	}
 
 	// The same name, new content: the old verdict must not answer for it.
 	bad := Source{Name: good.Name, Data: []byte(strings.Replace(goodPack, "layer: L2", "layer: L7", 1))}
-	if _, ok := cache.load(c, bad); ok {
+	if _, ok := cached(cache, c, bad); ok {
 		t.Error("a changed pack was answered from the cache")
 	}
 	if _, err := LoadCached(c, []Source{bad}, cache); err == nil || !strings.Contains(err.Error(), "entries.warm_up.layer") {
@@ -118,16 +118,16 @@ func TestCacheStaleAndCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cache.load(c, good); !ok {
+	if _, ok := cached(cache, c, good); !ok {
 		t.Fatal("verdict lost")
 	}
-	if _, ok := cache.load(changed, good); ok {
+	if _, ok := cached(cache, changed, good); ok {
 		t.Error("a verdict under another contract was answered from the cache")
 	}
 
 	// Corrupt the file in every way a disk or a person could: each is a miss, and
 	// the load still gives the checked vocabulary.
-	file := cache.file(good)
+	file := filepath.Join(cache.Dir, cacheFile(good))
 	orig, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestCacheStaleAndCorrupt(t *testing.T) {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := cache.load(c, good); ok {
+		if _, ok := cached(cache, c, good); ok {
 			t.Errorf("%s cache file: answered from it", name)
 		}
 		got, err := LoadCached(c, []Source{good}, cache)
@@ -155,7 +155,7 @@ func TestCacheStaleAndCorrupt(t *testing.T) {
 		if diff := cmp.Diff(summary(t, want), summary(t, got)); diff != "" {
 			t.Errorf("%s cache file: vocabulary differs (-want +got):\n%s", name, diff)
 		}
-		if _, ok := cache.load(c, good); !ok {
+		if _, ok := cached(cache, c, good); !ok {
 			t.Errorf("%s cache file: not replaced by a good verdict", name)
 		}
 	}
