@@ -12,6 +12,7 @@ import (
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
+	cuejson "cuelang.org/go/encoding/json"
 	"cuelang.org/go/encoding/yaml"
 	"github.com/google/go-cmp/cmp"
 
@@ -276,3 +277,48 @@ func TestFreeFieldsIndependent(t *testing.T) {
 }
 
 func parseCUE(src string) (*ast.File, error) { return parser.ParseFile("x.cue", src) }
+
+// JSON packs take the same path: the same verdicts and messages as the whole check.
+func TestShapeCheckJSON(t *testing.T) {
+	c := loadContract(t)
+	entry := func(name, layer, desc string) string {
+		return `"` + name + `": {"layer": "` + layer + `", "category": "tone", "tags": ["tone"], "description": "` + desc + `",
+			"aliases": ["a ` + name + `"], "examples": ["e ` + name + `"],
+			"parameters": {"amount": {"type": "number", "min": 0, "max": 1, "default": 0.5, "unit": "amount", "description": "How much."}},
+			"operations": [{"op": "contrast", "bind": {"amount": "amount"}}]}`
+	}
+	pack := func(entries ...string) []byte {
+		return []byte(`{"pack": "json_pack", "description": "A JSON pack.", "entries": {` + strings.Join(entries, ",\n") + `}}`)
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"good", pack(entry("one", "L3", "One."), entry("two", "L3", "Two."), entry("three", "L3", "Three.")), true},
+		{"bad layer in a shape", pack(entry("one", "L3", "One."), entry("two", "L8", "Two."), entry("three", "L8", "Three.")), false},
+		{"empty description", pack(entry("one", "L3", "One."), entry("two", "L3", ""), entry("three", "L3", "Three.")), false},
+	} {
+		src := Source{Name: "./p.json", Data: tt.data}
+		fast, fastErr := check(c, src)
+		expr, err := cuejson.Extract(filepath.Join(contract.Root, src.Name), src.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, wholeErr := validateWhole(c, src, c.Value.Context().BuildExpr(expr))
+		if (wholeErr == nil) != tt.ok {
+			t.Fatalf("%s: whole check: %v", tt.name, wholeErr)
+		}
+		if tt.ok {
+			if fastErr != nil {
+				t.Errorf("%s: %v", tt.name, fastErr)
+			} else if diff := cmp.Diff(entriesOf(t, whole), entriesOf(t, fast)); diff != "" {
+				t.Errorf("%s: entries (-whole +shapes):\n%s", tt.name, diff)
+			}
+			continue
+		}
+		if fastErr == nil || fastErr.Error() != wholeErr.Error() {
+			t.Errorf("%s: shape check says\n%v\nwhole check says\n%v", tt.name, fastErr, wholeErr)
+		}
+	}
+}
