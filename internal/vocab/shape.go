@@ -258,7 +258,7 @@ const freeBatch = 128
 // slotUse is a free field's value in the pack for the batch check: which field,
 // and the value's text.
 type slotUse struct {
-	field string // "description", "aliases", ..., or "parameters.NAME.description"
+	field string // "description", "aliases", "examples", or "parameters\x00NAME" (a parameter's description)
 	kind  string // the schema it is checked against: a free field, or "param"
 	key   string
 	expr  ast.Expr
