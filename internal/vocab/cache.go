@@ -18,6 +18,7 @@ type cachePayload struct {
 	Pack        string          `json:"pack"`
 	Description string          `json:"description"`
 	Masks       json.RawMessage `json:"masks,omitempty"`
+	Presets     json.RawMessage `json:"presets,omitempty"`
 	Entries     []cacheEntry    `json:"entries"`
 }
 
@@ -52,7 +53,7 @@ func cached(cache *contract.Cache, c *contract.Contract, src Source) (*Checked, 
 	if json.Unmarshal(b, &p) != nil {
 		return nil, false
 	}
-	ck := &Checked{pack: p.Pack, description: p.Description, masks: p.Masks}
+	ck := &Checked{pack: p.Pack, description: p.Description, masks: p.Masks, presets: p.Presets}
 	for _, e := range p.Entries {
 		ck.entries = append(ck.entries, checkedEntry{name: e.Name, json: e.JSON})
 	}
@@ -64,7 +65,7 @@ func keep(cache *contract.Cache, c *contract.Contract, src Source, ck *Checked) 
 	if !ok {
 		return
 	}
-	p := cachePayload{Pack: ck.pack, Description: ck.description, Masks: ck.masks, Entries: []cacheEntry{}}
+	p := cachePayload{Pack: ck.pack, Description: ck.description, Masks: ck.masks, Presets: ck.presets, Entries: []cacheEntry{}}
 	for _, e := range ck.entries {
 		p.Entries = append(p.Entries, cacheEntry{Name: e.name, JSON: e.json})
 	}

@@ -1,6 +1,7 @@
 package vocab
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,8 @@ var (
 type Checked struct {
 	pack, description string
 	masks             json.RawMessage // with their defaults filled in
-	entries           []checkedEntry  // in the pack's order
+	presets           json.RawMessage
+	entries           []checkedEntry // in the pack's order
 }
 
 type checkedEntry struct {
@@ -73,7 +75,7 @@ func wholeChecked(v cue.Value) (*Checked, error) {
 	for _, f := range []struct {
 		name string
 		dst  any
-	}{{"pack", &ck.pack}, {"description", &ck.description}, {"masks", &ck.masks}} {
+	}{{"pack", &ck.pack}, {"description", &ck.description}, {"masks", &ck.masks}, {"presets", &ck.presets}} {
 		fv := v.LookupPath(cue.ParsePath(f.name))
 		if !fv.Exists() {
 			continue
@@ -145,13 +147,15 @@ func planFor(c *contract.Contract) *shapePlan {
 	return p
 }
 
-// onePattern reports whether #Manifest constrains its entries, and an entry its
+// onePattern reports whether #Manifest constrains its entries, and #Entry its
 // parameters, by one pattern and nothing else (entries: {[#Name]: #Entry}), so that
-// every entry name the pattern allows gets the same schema. It reads the syntax:
-// the pattern's value cannot be looked up through the API for a pattern other than
+// every entry name the pattern allows gets the same schema. Another declaration of
+// #Manifest may only say entries: _ (presets.cue does). It reads the syntax: the
+// pattern's value cannot be looked up through the API for a pattern other than
 // [string].
 func onePattern(files []*ast.File) bool {
-	found := 0
+	patterns := map[string]int{}
+	decls := map[string]int{}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.Field)
@@ -168,7 +172,7 @@ func onePattern(files []*ast.File) bool {
 			default:
 				continue
 			}
-			found++
+			decls[name]++
 			sl, ok := fd.Value.(*ast.StructLit)
 			if !ok {
 				return false
@@ -181,25 +185,29 @@ func onePattern(files []*ast.File) bool {
 				if n, _, _ := ast.LabelName(x.Label); n != inner {
 					continue
 				}
-				v := x.Value
-				if sl, ok := v.(*ast.StructLit); !ok || len(sl.Elts) != 1 {
+				if id, ok := x.Value.(*ast.Ident); ok && id.Name == "_" {
+					continue
+				}
+				if sl, ok := x.Value.(*ast.StructLit); !ok || len(sl.Elts) != 1 {
 					return false
 				} else if pf, ok := sl.Elts[0].(*ast.Field); !ok {
 					return false
 				} else if _, ok := pf.Label.(*ast.ListLit); !ok {
 					return false
 				}
+				patterns[name]++
 			}
 		}
 	}
-	return found == 2
+	return decls["#Entry"] == 1 && patterns["#Entry"] == 1 && patterns["#Manifest"] == 1
 }
 
 // freeFieldsIndependent reports whether nothing in the contract can tie a free
 // field to anything else: no expression names one (as an identifier, a selector or
 // a string), and no field of that name is declared inside a comprehension, where a
 // condition on other fields could constrain it. It is deliberately blunt: it looks
-// at every file of the package, so a reference anywhere turns the split off.
+// at every declaration a pack can meet (manifestDecls), so a reference anywhere in
+// them turns the split off.
 func freeFieldsIndependent(files []*ast.File) bool {
 	free := map[string]bool{freeParamField: true}
 	for _, f := range freeFields {
@@ -246,10 +254,48 @@ func freeFieldsIndependent(files []*ast.File) bool {
 			return true
 		}, nil)
 	}
-	for _, f := range files {
-		walk(f, false)
+	for _, d := range manifestDecls(files) {
+		walk(d, false)
 	}
 	return ok
+}
+
+// manifestDecls returns the package's top-level declarations a pack can meet:
+// #Manifest and, transitively, every top-level field its expressions name. Nothing
+// else in the package is unified with a pack, so nothing else can constrain one
+// (grants.cue reading grants[g].description, say, does not).
+func manifestDecls(files []*ast.File) []ast.Node {
+	byName := map[string][]ast.Node{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.Field); ok {
+				if name, _, err := ast.LabelName(fd.Label); err == nil {
+					byName[name] = append(byName[name], fd)
+				}
+			}
+		}
+	}
+	var out []ast.Node
+	seen := map[string]bool{}
+	queue := []string{"#Manifest"}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, d := range byName[name] {
+			out = append(out, d)
+			ast.Walk(d, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && byName[id.Name] != nil && !seen[id.Name] {
+					queue = append(queue, id.Name)
+				}
+				return true
+			}, nil)
+		}
+	}
+	return out
 }
 
 // freeBatch is how many free values one unification checks.
@@ -460,11 +506,16 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		if err != nil {
 			return whole()
 		}
-		if name == "entries" {
+		switch name {
+		case "entries":
 			if at >= 0 {
 				return whole()
 			}
 			at = i
+		case "presets":
+			// Presets name entries of their own pack (presets.cue): every entry
+			// must be there for them.
+			return whole()
 		}
 	}
 	if at < 0 {
@@ -707,11 +758,33 @@ func withFree(fields map[string]json.RawMessage, slots []slotUse, values map[str
 		params[pname][freeParamField] = v
 	}
 	if params != nil {
-		b, err := json.Marshal(params)
+		// In the manifest's order, which a map would lose (ParameterOrder reads it).
+		order, err := parameterOrder(parametersOnly(fields))
 		if err != nil {
 			return nil, err
 		}
-		out["parameters"] = b
+		var buf bytes.Buffer
+		buf.WriteByte('{')
+		for i, name := range order {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(name)
+			v, err := json.Marshal(params[name])
+			if err != nil {
+				return nil, err
+			}
+			buf.Write(k)
+			buf.WriteByte(':')
+			buf.Write(v)
+		}
+		buf.WriteByte('}')
+		out["parameters"] = buf.Bytes()
 	}
 	return json.Marshal(out)
+}
+
+func parametersOnly(fields map[string]json.RawMessage) []byte {
+	b, _ := json.Marshal(map[string]json.RawMessage{"parameters": fields["parameters"]})
+	return b
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,8 +266,10 @@ func TestFreeFieldsIndependent(t *testing.T) {
 		{"#Entry: {aliases!: [...string], n: len(aliases)}", false},
 		{"#Entry: {layer!: string, if layer == \"L1\" {description: =~\"^Fix\"}}", false},
 		{"#Entry: {x: _, y: x[\"examples\"]}", false},
+		// What a pack never meets cannot constrain it.
+		{"#Entry: {description!: string}\ngrants: a: description: \"x\"\nknown: grants.a.description", true},
 	} {
-		f, err := parseCUE(tt.src)
+		f, err := parseCUE("#Manifest: entries: [string]: #Entry\n" + tt.src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +287,8 @@ func TestShapeCheckJSON(t *testing.T) {
 	entry := func(name, layer, desc string) string {
 		return `"` + name + `": {"layer": "` + layer + `", "category": "tone", "tags": ["tone"], "description": "` + desc + `",
 			"aliases": ["a ` + name + `"], "examples": ["e ` + name + `"],
-			"parameters": {"amount": {"type": "number", "min": 0, "max": 1, "default": 0.5, "unit": "amount", "description": "How much."}},
+			"parameters": {"zeta": {"type": "number", "min": 0, "max": 1, "default": 0.5, "unit": "amount", "description": "Unused ` + name + `."},
+				"amount": {"type": "number", "min": 0, "max": 1, "default": 0.5, "unit": "amount", "description": "How much."}},
 			"operations": [{"op": "contrast", "bind": {"amount": "amount"}}]}`
 	}
 	pack := func(entries ...string) []byte {
@@ -314,6 +318,13 @@ func TestShapeCheckJSON(t *testing.T) {
 				t.Errorf("%s: %v", tt.name, fastErr)
 			} else if diff := cmp.Diff(entriesOf(t, whole), entriesOf(t, fast)); diff != "" {
 				t.Errorf("%s: entries (-whole +shapes):\n%s", tt.name, diff)
+			}
+			// ParameterOrder reads the manifest's order from the checked JSON.
+			for i, e := range fast.entries {
+				got, _ := parameterOrder(e.json)
+				if want := []string{"zeta", "amount"}; !slices.Equal(got, want) {
+					t.Errorf("%s: entry %d (%s): parameter order %v, want %v", tt.name, i, e.name, got, want)
+				}
 			}
 			continue
 		}

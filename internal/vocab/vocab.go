@@ -384,7 +384,7 @@ func loadWith(c *contract.Contract, srcs []Source, check func(Source) (*Checked,
 		}
 		if err := voc.add(src, ck); err != nil {
 			perrs = append(perrs, err.Error())
-		} else if err := voc.addPresets(src, v); err != nil {
+		} else if err := voc.addPresets(src, ck); err != nil {
 			perrs = append(perrs, err.Error())
 		}
 	}
