@@ -153,15 +153,12 @@ type built struct {
 	Labels     []string
 }
 
+// builtTool is a tool's exported fields as gob (which keeps the schema maps' Go
+// types, int64 against float64 and []string against []any, where JSON would lose
+// them, and carries any field Tool gains), with its field name in tools.
 type builtTool struct {
-	Key, Name, Title, Description, Group, Since string
-	Annotations                                 Annotations
-	Deprecated                                  *Deprecation
-	Errors                                      []string
-	InputSchema, OutputSchema                   json.RawMessage
-	// Maps is gob of the two schemas as maps: gob keeps their Go types (int64
-	// against float64, []string against []any), which JSON would lose.
-	Maps []byte
+	Key string
+	Gob []byte
 }
 
 var gobTypes sync.Once
@@ -211,15 +208,11 @@ func (c *Contract) built() (built, error) {
 	registerGob()
 	b := built{Version: c.Version, ErrorCodes: c.ErrorCodes}
 	for _, t := range c.Tools {
-		var maps bytes.Buffer
-		if err := gob.NewEncoder(&maps).Encode([2]map[string]any{t.InputSchema, t.OutputSchema}); err != nil {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(t); err != nil {
 			return built{}, err
 		}
-		b.Tools = append(b.Tools, builtTool{
-			Key: t.key, Name: t.Name, Title: t.Title, Description: t.Description, Group: t.Group, Since: t.Since,
-			Annotations: t.Annotations, Deprecated: t.Deprecated, Errors: t.Errors,
-			InputSchema: t.InputSchemaJSON, OutputSchema: t.OutputSchemaJSON, Maps: maps.Bytes(),
-		})
+		b.Tools = append(b.Tools, builtTool{Key: t.key, Gob: buf.Bytes()})
 	}
 	for l := range c.labels {
 		b.Labels = append(b.Labels, l)
@@ -239,23 +232,17 @@ func fromBuilt(v cue.Value, payload []byte) (*Contract, error) {
 		c.codes[ec.Code] = ec
 	}
 	for _, bt := range b.Tools {
-		tv := v.LookupPath(cue.MakePath(cue.Str("tools"), cue.Str(bt.Key)))
-		t := &Tool{
-			Name: bt.Name, Title: bt.Title, Description: bt.Description, Group: bt.Group, Since: bt.Since,
-			Annotations: bt.Annotations, Deprecated: bt.Deprecated, Errors: bt.Errors, contract: c,
-			key:             bt.Key,
-			params:          tv.LookupPath(cue.ParsePath("params")),
-			result:          tv.LookupPath(cue.ParsePath("result")),
-			InputSchemaJSON: bt.InputSchema, OutputSchemaJSON: bt.OutputSchema,
-		}
-		if !t.params.Exists() || !t.result.Exists() {
-			return nil, fmt.Errorf("tool %s: not in the contract", bt.Name)
-		}
-		var maps [2]map[string]any
-		if err := gob.NewDecoder(bytes.NewReader(bt.Maps)).Decode(&maps); err != nil {
+		t := &Tool{}
+		if err := gob.NewDecoder(bytes.NewReader(bt.Gob)).Decode(t); err != nil {
 			return nil, err
 		}
-		t.InputSchema, t.OutputSchema = maps[0], maps[1]
+		tv := v.LookupPath(cue.MakePath(cue.Str("tools"), cue.Str(bt.Key)))
+		t.contract, t.key = c, bt.Key
+		t.params = tv.LookupPath(cue.ParsePath("params"))
+		t.result = tv.LookupPath(cue.ParsePath("result"))
+		if !t.params.Exists() || !t.result.Exists() {
+			return nil, fmt.Errorf("tool %s: not in the contract", bt.Key)
+		}
 		c.Tools = append(c.Tools, t)
 		c.byName[t.Name] = t
 	}

@@ -53,7 +53,7 @@ func TestLoadCached(t *testing.T) {
 	check("warm")
 	for name, b := range map[string][]byte{
 		"torn":           orig[:len(orig)/2],
-		"payload edited": []byte(strings.Replace(string(orig), `"Title":"`, `"Title":"X`, 1)),
+		"payload edited": []byte(strings.Replace(string(orig), `"Version":"`, `"Version":"9`, 1)),
 		"other key":      []byte(strings.Replace(string(orig), `"key":"`, `"key":"0`, 1)),
 	} {
 		if string(b) == string(orig) {
