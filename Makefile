@@ -28,10 +28,12 @@ vet lint:
 	@for f in vocabulary/*.yaml; do $(GO) tool cue vet -c -d '#Manifest' ./contracts "$$f" || exit 1; done
 	@test -z "$$($(GO) tool cue fmt --check ./contracts 2>&1)" || { echo 'cue fmt: contracts need formatting (go tool cue fmt ./contracts)'; exit 1; }
 
-# Go benchmarks, then the side-by-side comparison with the peers that are installed.
+# Go benchmarks, the side-by-side comparison with the peers that are installed, and
+# start-up against a minimal MCP server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench-peers.sh
+	scripts/bench-startup.sh
 
 # Snapshot the contract as released (release/contract/): its CUE module, which
 # `darkroom contract diff --snapshot` compares every later change with, and the

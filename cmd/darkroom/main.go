@@ -170,7 +170,7 @@ func (m *Main) loadContract() (*contract.Contract, error) {
 	if m.contract != nil {
 		return m.contract, nil
 	}
-	c, err := contract.Load(darkroom.Files)
+	c, err := contract.LoadCached(darkroom.Files, contract.UserCache())
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "embedded contracts")
 	}
@@ -208,7 +208,7 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 		}
 		srcs = append(srcs, more...)
 	}
-	return vocab.Load(c, srcs)
+	return vocab.LoadCached(c, srcs, contract.UserCache())
 }
 
 // newServer loads the contract and the vocabulary and returns the server, with ws

@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"sync"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
@@ -37,6 +40,9 @@ type Contract struct {
 	mu        sync.Mutex
 	labels    map[string]bool
 	newLabels int
+
+	syntax []*ast.File
+	digest string
 }
 
 // Tool is one tool of the contract.
@@ -64,6 +70,7 @@ type Tool struct {
 	OutputSchemaJSON json.RawMessage
 
 	contract *Contract
+	key      string // its field in tools
 	params   cue.Value
 	result   cue.Value
 }
@@ -98,48 +105,74 @@ type ErrorCode struct {
 // fsys is laid out like the repository's Root.
 func Load(fsys fs.FS) (*Contract, error) {
 	ctx := cuecontext.New()
-	v, err := loadPackage(ctx, fsys, "contracts")
+	v, files, digest, err := loadPackage(ctx, fsys, "contracts")
 	if err != nil {
 		return nil, err
 	}
-	return build(v)
+	c, err := build(v)
+	if err != nil {
+		return nil, err
+	}
+	c.syntax = files
+	c.digest = digest
+	return c, nil
 }
 
+// Digest is a hash of the contract's source files (the module file and the
+// contracts package): two contracts with the same digest say the same.
+func (c *Contract) Digest() string { return c.digest }
+
+// Evaluate runs f with the lock that serializes CUE evaluation on the contract's
+// values held: code outside this package that evaluates them while the server
+// runs goes through it.
+func (c *Contract) Evaluate(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f()
+}
+
+// Syntax returns the parsed files of the contracts package, for code that must know
+// what the contract's expressions refer to (vocab's entry check does).
+func (c *Contract) Syntax() []*ast.File { return c.syntax }
+
 // loadPackage builds one package of the CUE module in fsys.
-func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
 	overlay := map[string]load.Source{}
+	sum := sha256.New()
 	add := func(name string) error {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
 		overlay[path.Join(Root, name)] = load.FromBytes(b)
+		fmt.Fprintf(sum, "%s %d\n", name, len(b))
+		sum.Write(b)
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
-		return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
 	}
 	files, err := fs.Glob(fsys, dir+"/*.cue")
 	if err != nil || len(files) == 0 {
-		return cue.Value{}, fmt.Errorf("load contracts: no CUE files in %s", dir)
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
 	for _, f := range files {
 		if err := add(f); err != nil {
-			return cue.Value{}, fmt.Errorf("load contracts: %w", err)
+			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
 		}
 	}
 	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
 		if len(insts) == 1 {
-			return cue.Value{}, fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
+			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %s", FormatError(insts[0].Err))
 		}
-		return cue.Value{}, fmt.Errorf("load contracts: %d instances", len(insts))
+		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %d instances", len(insts))
 	}
 	v := ctx.BuildInstance(insts[0])
 	if err := v.Validate(); err != nil {
-		return cue.Value{}, fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
+		return cue.Value{}, nil, "", fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
 	}
-	return v, nil
+	return v, insts[0].Files, hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // FormatError prints a CUE error with positions relative to the contract Root, so
@@ -172,6 +205,7 @@ func build(v cue.Value) (*Contract, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", it.Selector().Unquoted(), err)
 		}
+		t.key = it.Selector().Unquoted()
 		c.Tools = append(c.Tools, t)
 		c.byName[t.Name] = t
 		collectLabels(t.InputSchema, c.labels)

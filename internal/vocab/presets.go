@@ -1,13 +1,12 @@
 package vocab
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-
-	"cuelang.org/go/cue"
 )
 
 // Preset is a named augmentation recipe a pack declares under presets: a pipeline of
@@ -55,43 +54,58 @@ type pendingPreset struct {
 
 // addPresets records the presets of one checked pack, and the declared order of its
 // entries' parameters, for resolvePresets.
-func (voc *Vocabulary) addPresets(src Source, v cue.Value) error {
-	pack, _ := v.LookupPath(cue.ParsePath("pack")).String()
-	ents, err := v.LookupPath(cue.ParsePath("entries")).Fields()
-	if err != nil {
-		return fmt.Errorf("%s: entries: %w", src.Name, err)
-	}
-	for ents.Next() {
-		var order []string
-		ps, err := ents.Value().LookupPath(cue.ParsePath("parameters")).Fields()
-		if err == nil {
-			for ps.Next() {
-				order = append(order, ps.Selector().Unquoted())
-			}
+func (voc *Vocabulary) addPresets(src Source, ck *Checked) error {
+	for _, e := range ck.entries {
+		order, err := parameterOrder(e.json)
+		if err != nil {
+			return fmt.Errorf("%s: entries.%s: %w", src.Name, e.name, err)
 		}
 		if voc.paramOrder == nil {
 			voc.paramOrder = map[string][]string{}
 		}
-		if _, dup := voc.paramOrder[ents.Selector().Unquoted()]; !dup {
-			voc.paramOrder[ents.Selector().Unquoted()] = order
+		if _, dup := voc.paramOrder[e.name]; !dup {
+			voc.paramOrder[e.name] = order
 		}
 	}
-	pv := v.LookupPath(cue.ParsePath("presets"))
-	if !pv.Exists() {
+	if len(ck.presets) == 0 {
 		return nil
 	}
-	b, err := pv.MarshalJSON()
-	if err != nil {
-		return &PackError{File: src.Name, Detail: vetDetail(err)}
-	}
 	var raw map[string]rawPreset
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := json.Unmarshal(ck.presets, &raw); err != nil {
 		return fmt.Errorf("%s: presets: %w", src.Name, err)
 	}
 	for _, name := range sortedKeys(raw) {
-		voc.pendingPresets = append(voc.pendingPresets, pendingPreset{src.Name, pack, name, raw[name]})
+		voc.pendingPresets = append(voc.pendingPresets, pendingPreset{src.Name, ck.pack, name, raw[name]})
 	}
 	return nil
+}
+
+// parameterOrder returns the keys of an entry's parameters in the order its JSON
+// (CUE's, which keeps the manifest's order) writes them.
+func parameterOrder(entry []byte) ([]string, error) {
+	var e struct {
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal(entry, &e); err != nil || len(e.Parameters) == 0 {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(e.Parameters))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var order []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		order = append(order, t.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
 }
 
 // resolvePresets checks every preset against the whole vocabulary and indexes it. cue

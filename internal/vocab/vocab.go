@@ -64,8 +64,12 @@ type Entry struct {
 	Operations  []OperationUse        `json:"operations"`
 	DefaultMask string                `json:"default_mask"`
 
-	// values is the entry's #values schema from its validated pack.
-	values cue.Value
+	// values is the entry's #values schema from its validated pack, or worked out
+	// from raw (the entry as checked) when first needed: see valuesSchema.
+	values     cue.Value
+	raw        []byte
+	valuesOnce sync.Once
+	valuesErr  error
 }
 
 // Parameter is one value an entry takes.
@@ -227,6 +231,8 @@ func DisplayPath(name string) string {
 type PackError struct {
 	File   string
 	Detail string
+
+	cause error // the CUE error, for the paths it names
 }
 
 func (e *PackError) Error() string { return e.Detail }
@@ -235,7 +241,7 @@ func (e *PackError) Error() string { return e.Detail }
 // The last few verdicts are remembered (by contract, name and content), because a
 // check costs about a millisecond per entry inside CUE and vocab vet asks three
 // times: to check a file, for its pack name, and to load it with the others.
-func Check(c *contract.Contract, src Source) (cue.Value, error) {
+func Check(c *contract.Contract, src Source) (*Checked, error) {
 	key := checkKey{c: c, name: src.Name, sum: sha256.Sum256(src.Data)}
 	checked.mu.Lock()
 	for _, r := range checked.results {
@@ -263,7 +269,7 @@ type checkKey struct {
 
 type checkResult struct {
 	checkKey
-	v   cue.Value
+	v   *Checked
 	err error
 }
 
@@ -275,7 +281,7 @@ var checked struct {
 // maxChecked is how many verdicts Check remembers: a vet or a start-up's packs.
 const maxChecked = 16
 
-func check(c *contract.Contract, src Source) (cue.Value, error) {
+func check(c *contract.Contract, src Source) (*Checked, error) {
 	ctx := c.Value.Context()
 	var expr ast.Expr
 	var err error
@@ -288,36 +294,52 @@ func check(c *contract.Contract, src Source) (cue.Value, error) {
 		// Built as a file, as cue vet does, so errors list positions in its order.
 		f, err := yaml.Extract(fname, src.Data)
 		if err != nil {
-			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+			return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
 		}
-		return validate(c, src, ctx.BuildFile(f))
+		return checkShapes(c, src, f.Decls, func(decls []ast.Decl) cue.Value {
+			g := *f
+			g.Decls = decls
+			return ctx.BuildFile(&g)
+		})
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
 		if err := preflight(src); err != nil {
-			return cue.Value{}, err
+			return nil, err
 		}
 		v := ctx.CompileBytes(src.Data, cue.Filename(fname))
 		if v.Err() != nil {
-			return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
+			return nil, &PackError{File: src.Name, Detail: vetDetail(v.Err())}
 		}
-		return validate(c, src, v)
+		return validateWhole(c, src, v)
 	default:
-		return cue.Value{}, fmt.Errorf("%s: not a manifest (want .yaml, .yml, .json or .cue)", src.Name)
+		return nil, fmt.Errorf("%s: not a manifest (want .yaml, .yml, .json or .cue)", src.Name)
 	}
 	if err != nil {
-		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
 	}
-	return validate(c, src, ctx.BuildExpr(expr))
+	if sl, ok := expr.(*ast.StructLit); ok {
+		return checkShapes(c, src, sl.Elts, func(decls []ast.Decl) cue.Value {
+			t := *sl
+			t.Elts = decls
+			return ctx.BuildExpr(&t)
+		})
+	}
+	return validateWhole(c, src, ctx.BuildExpr(expr))
 }
 
-func validate(c *contract.Contract, src Source, data cue.Value) (cue.Value, error) {
+// validateWhole checks a pack as one value, as cue vet does.
+func validateWhole(c *contract.Contract, src Source, data cue.Value) (*Checked, error) {
 	// data first, so paths read entries.x as cue vet prints them, not #Manifest.entries.x.
 	v := data.Unify(c.Manifest())
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return cue.Value{}, &PackError{File: src.Name, Detail: vetDetail(err)}
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err), cause: err}
 	}
-	return v, nil
+	ck, err := wholeChecked(v)
+	if err != nil {
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	return ck, nil
 }
 
 // vetDetail prints a CUE error the way cue vet does: one block per error, positions
@@ -331,24 +353,27 @@ func vetDetail(err error) string {
 
 // PackName returns the pack name a valid manifest declares, or "" when it has none.
 func PackName(c *contract.Contract, src Source) string {
-	v, err := Check(c, src)
+	ck, err := Check(c, src)
 	if err != nil {
 		return ""
 	}
-	name, _ := v.LookupPath(cue.ParsePath("pack")).String()
-	return name
+	return ck.pack
 }
 
 // Load checks and resolves packs. Any invalid pack fails the load with cue vet's
 // message; so do names repeated across packs and default masks that do not exist.
 func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
+	return loadWith(c, srcs, func(src Source) (*Checked, error) { return Check(c, src) })
+}
+
+func loadWith(c *contract.Contract, srcs []Source, check func(Source) (*Checked, error)) (*Vocabulary, error) {
 	if err := checkTotal(srcs); err != nil {
 		return nil, err
 	}
 	voc := &Vocabulary{entries: map[string]*Entry{}, masks: map[string]*Mask{}}
 	var perrs []string
 	for _, src := range srcs {
-		v, err := Check(c, src)
+		ck, err := check(src)
 		var pe *PackError
 		if err != nil && !errors.As(err, &pe) {
 			return nil, err // a pack refused before its check (too costly to evaluate) keeps its code
@@ -357,9 +382,9 @@ func Load(c *contract.Contract, srcs []Source) (*Vocabulary, error) {
 			perrs = append(perrs, err.Error())
 			continue
 		}
-		if err := voc.add(src, v); err != nil {
+		if err := voc.add(src, ck); err != nil {
 			perrs = append(perrs, err.Error())
-		} else if err := voc.addPresets(src, v); err != nil {
+		} else if err := voc.addPresets(src, ck); err != nil {
 			perrs = append(perrs, err.Error())
 		}
 	}
@@ -398,19 +423,27 @@ func packBytes(srcs []Source) int64 {
 	return n
 }
 
-func (voc *Vocabulary) add(src Source, v cue.Value) error {
-	b, err := v.MarshalJSON()
-	if err != nil {
-		return &PackError{File: src.Name, Detail: vetDetail(err)}
+func (voc *Vocabulary) add(src Source, ck *Checked) error {
+	m := struct {
+		Pack        string
+		Description string
+		Entries     map[string]*Entry
+		Masks       map[string]*Mask
+	}{Pack: ck.pack, Description: ck.description, Entries: map[string]*Entry{}}
+	if len(ck.masks) > 0 {
+		if err := json.Unmarshal(ck.masks, &m.Masks); err != nil {
+			return fmt.Errorf("%s: masks: %w", src.Name, err)
+		}
 	}
-	var m struct {
-		Pack        string            `json:"pack"`
-		Description string            `json:"description"`
-		Entries     map[string]*Entry `json:"entries"`
-		Masks       map[string]*Mask  `json:"masks"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("%s: %w", src.Name, err)
+	values := map[string]cue.Value{}
+	for _, ce := range ck.entries {
+		var e Entry
+		if err := json.Unmarshal(ce.json, &e); err != nil {
+			return fmt.Errorf("%s: entries.%s: %w", src.Name, ce.name, err)
+		}
+		e.raw = ce.json
+		m.Entries[ce.name] = &e
+		values[ce.name] = ce.values
 	}
 	for _, p := range voc.Packs {
 		if p.Name == m.Pack {
@@ -426,7 +459,7 @@ func (voc *Vocabulary) add(src Source, v cue.Value) error {
 			continue
 		}
 		e.Name, e.Pack = name, m.Pack
-		e.values = v.LookupPath(cue.MakePath(cue.Str("entries"), cue.Str(name), cue.Def("values")))
+		e.values = values[name]
 		for pn, p := range e.Parameters {
 			p.Name = pn
 		}
@@ -554,7 +587,11 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 		}
 		obj = b
 	}
-	checked, err := c.CheckValue(e.values, e.Name, obj)
+	schema, err := e.valuesSchema(c)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := c.CheckValue(schema, e.Name, obj)
 	if err != nil {
 		var de *darkroom.Error
 		if errors.As(err, &de) {
@@ -650,4 +687,25 @@ func (e *Entry) Calls(values map[string]float64) []OperationCall {
 		calls[i] = OperationCall{Op: u.Op, Args: args}
 	}
 	return calls
+}
+
+// valuesSchema returns the entry's #values schema. An entry whose pack's verdict came
+// from the cache has none yet: it is the entry, as checked, unified with the entry
+// schema #Manifest gives, once.
+func (e *Entry) valuesSchema(c *contract.Contract) (cue.Value, error) {
+	e.valuesOnce.Do(func() {
+		if e.values.Exists() {
+			return
+		}
+		c.Evaluate(func() {
+			entry := planFor(c).entry
+			v := c.Value.Context().CompileBytes(e.raw).Unify(entry).LookupPath(cue.MakePath(cue.Def("values")))
+			if err := v.Err(); err != nil {
+				e.valuesErr = darkroom.Errorf(darkroom.InternalError, "%s: #values: %s", e.Name, contract.FormatError(err))
+				return
+			}
+			e.values = v
+		})
+	})
+	return e.values, e.valuesErr
 }

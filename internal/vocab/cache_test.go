@@ -1,0 +1,162 @@
+package vocab
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"darkroom/internal/contract"
+)
+
+// summary is what a vocabulary offers, for comparing loads.
+func summary(t *testing.T, voc *Vocabulary) string {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		Packs   []Pack
+		Entries []*Entry
+		Masks   []*Mask
+	}{voc.Packs, voc.Entries, voc.Masks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A warm start loads the built-in packs from the cache, to the same vocabulary as a
+// check, with every entry's value rules working (they are worked out when needed).
+func TestCacheWarmStart(t *testing.T) {
+	c := loadContract(t)
+	srcs, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &contract.Cache{Dir: t.TempDir()}
+	cold, err := LoadCached(c, srcs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache.Dir, "vocab-*.json"))
+	if len(files) != len(srcs) {
+		t.Fatalf("%d cache files for %d packs", len(files), len(srcs))
+	}
+	for _, src := range srcs {
+		if _, ok := cached(cache, c, src); !ok {
+			t.Errorf("%s: no verdict kept", src.Name)
+		}
+	}
+	warm, err := LoadCached(c, srcs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(summary(t, cold), summary(t, warm)); diff != "" {
+		t.Errorf("warm load differs (-cold +warm):\n%s", diff)
+	}
+	for _, name := range []string{"exposure", "white_balance"} {
+		ce, _ := cold.Entry(name)
+		we, _ := warm.Entry(name)
+		for _, value := range []string{`0.5`, `99`, `{"temperature": 800, "tint": 7}`, `{"temperature": 800}`} {
+			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
+			wv, werr := warm.Values(c, we, json.RawMessage(value))
+			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
+				t.Errorf("%s %s: cold %v %v, warm %v %v", name, value, cv, cerr, wv, werr)
+			}
+		}
+	}
+}
+
+// A stale verdict (the pack changed, or the contract) and a corrupt file are misses:
+// the pack is checked again, and a bad pack is refused, never served from the cache.
+func TestCacheStaleAndCorrupt(t *testing.T) {
+	c := loadContract(t)
+	cache := &contract.Cache{Dir: t.TempDir()}
+	good := Source{Name: "./p.yaml", Data: []byte(goodPack)}
+	if _, err := LoadCached(c, []Source{good}, cache); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cached(cache, c, good); !ok {
+		t.Fatal("no verdict kept for a good pack")
+	}
+
+	// The same name, new content: the old verdict must not answer for it.
+	bad := Source{Name: good.Name, Data: []byte(strings.Replace(goodPack, "layer: L2", "layer: L7", 1))}
+	if _, ok := cached(cache, c, bad); ok {
+		t.Error("a changed pack was answered from the cache")
+	}
+	if _, err := LoadCached(c, []Source{bad}, cache); err == nil || !strings.Contains(err.Error(), "entries.warm_up.layer") {
+		t.Errorf("changed, bad pack: %v, want its check's error", err)
+	}
+
+	// Another contract (here one comment added to the manifest): a miss.
+	if _, err := LoadCached(c, []Source{good}, cache); err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"cue.mod/module.cue"} {
+		b, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	cues, _ := filepath.Glob("../../contracts/*.cue")
+	for _, name := range cues {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(name) == "manifest.cue" {
+			b = append(b, "\n// A comment: the contract's text changed.\n"...)
+		}
+		fsys["contracts/"+filepath.Base(name)] = &fstest.MapFile{Data: b}
+	}
+	changed, err := contract.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cached(cache, c, good); !ok {
+		t.Fatal("verdict lost")
+	}
+	if _, ok := cached(cache, changed, good); ok {
+		t.Error("a verdict under another contract was answered from the cache")
+	}
+
+	// Corrupt the file in every way a disk or a person could: each is a miss, and
+	// the load still gives the checked vocabulary.
+	file := filepath.Join(cache.Dir, cacheFile(good))
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Load(c, []Source{good})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"torn":           orig[:len(orig)/2],
+		"empty":          {},
+		"payload edited": []byte(strings.Replace(string(orig), "More contrast", "Less contrast", 1)),
+		"not json":       []byte("\x00\x01garbage"),
+	} {
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cached(cache, c, good); ok {
+			t.Errorf("%s cache file: answered from it", name)
+		}
+		got, err := LoadCached(c, []Source{good}, cache)
+		if err != nil {
+			t.Fatalf("%s cache file: %v", name, err)
+		}
+		if diff := cmp.Diff(summary(t, want), summary(t, got)); diff != "" {
+			t.Errorf("%s cache file: vocabulary differs (-want +got):\n%s", name, diff)
+		}
+		if _, ok := cached(cache, c, good); !ok {
+			t.Errorf("%s cache file: not replaced by a good verdict", name)
+		}
+	}
+}
