@@ -129,7 +129,7 @@ func (w *Workspace) datasetOutput(p string) (string, error) {
 		}
 	}
 	if filepath.IsAbs(p) {
-		return "", darkroom.Errorf(darkroom.PermissionError, "output %s is not under an --allow-write-root directory; give a relative name to write under the workspace's datasets/", w.Rel(abs))
+		return "", darkroom.Errorf(darkroom.PermissionError, "output %s is not under an --allow-write-root directory; give a relative name to write under the workspace's datasets/", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, ".") {
