@@ -28,12 +28,14 @@ vet lint:
 	@for f in vocabulary/*.yaml; do $(GO) tool cue vet -c -d '#Manifest' ./contracts "$$f" || exit 1; done
 	@test -z "$$($(GO) tool cue fmt --check ./contracts 2>&1)" || { echo 'cue fmt: contracts need formatting (go tool cue fmt ./contracts)'; exit 1; }
 
-# Go benchmarks, the side-by-side comparison with the peers that are installed, and
-# start-up against a minimal MCP server.
+# Go benchmarks, the side-by-side comparison with the peers that are installed,
+# start-up against a minimal MCP server, and augmentation throughput beside OpenCV
+# and ImageMagick.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench-peers.sh
 	scripts/bench-startup.sh
+	scripts/bench-augment.sh
 
 # Snapshot the contract as released (release/contract/): its CUE module, which
 # `darkroom contract diff --snapshot` compares every later change with, and the
