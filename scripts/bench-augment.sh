@@ -36,7 +36,7 @@ mkdir -p "$tmp/in"
 mapfile -t photos < <(find "$src" -maxdepth 1 -type f \( -name '*.jpg' -o -name '*.png' \) ! -name 'large-*' | sort)
 for ((i = 0; i < count; i++)); do
 	p=${photos[$((i % ${#photos[@]}))]}
-	"$tmp/darkroom" render "$p" "$tmp/in/img$(printf %04d "$i").jpg" --size 1024 --quality 95 >/dev/null
+	"$tmp/darkroom" render "$p" "$tmp/in/img$(printf %04d "$i").jpg" --size 1024 --quality 95 >/dev/null 2>&1
 done
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit}; if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }

@@ -34,7 +34,7 @@ var testAug = sync.OnceValues(func() (*Augmenter, error) {
 	return &Augmenter{Vocab: v, Contract: c}, nil
 })
 
-func augmenter(t *testing.T) *Augmenter {
+func augmenter(t testing.TB) *Augmenter {
 	t.Helper()
 	a, err := testAug()
 	if err != nil {
