@@ -202,33 +202,68 @@ const subsampleSigma = 8
 // down and the bilinear interpolation back are themselves blurs, whose variance is
 // taken off the gaussian's so the total spread is sigma. dst may be src.
 func gaussianLarge(rc *runCtx, dst, src []float32, w, h, nc int, sigma float64) {
-	sub := int(sigma / 4)
-	if sigma < subsampleSigma || sub < 2 || w < 4*sub || h < 4*sub {
+	sub := largeSub(sigma, w, h)
+	if sub == 0 {
 		tmp := rc.floats(len(src))
 		gaussian(dst, src, tmp, w, h, nc, sigma)
 		rc.release(tmp)
 		return
 	}
 	small, sw, sh := shrink(rc, src, w, h, nc, sub)
+	g := blurGrid(rc, small, w, h, sw, sh, nc, sub, sigma)
+	g.rows(dst, 0, h)
+	rc.release(small)
+}
+
+// largeSub is the block size gaussianLarge averages a w x h plane down by for sigma,
+// or 0 when it blurs at full size. A streamed render passes the whole frame's size,
+// so every band takes the same path.
+func largeSub(sigma float64, w, h int) int {
+	sub := int(sigma / 4)
+	if sigma < subsampleSigma || sub < 2 || w < 4*sub || h < 4*sub {
+		return 0
+	}
+	return sub
+}
+
+// blockGrid is a plane of sub x sub block values of a w x h frame (cw x ch blocks,
+// on the frame's own coordinates), which rows interpolates back to full resolution.
+type blockGrid struct {
+	pix          []float32
+	w, h, cw, ch int
+	nc, sub      int
+	x0, x1       []int
+	fx           []float32
+}
+
+// blurGrid blurs the block averages small of a w x h plane (what shrink returns)
+// with the rest of a gaussian of sigma, in place, and returns them as a grid.
+func blurGrid(rc *runCtx, small []float32, w, h, sw, sh, nc, sub int, sigma float64) *blockGrid {
 	s2 := float64(sub * sub)
 	rest := math.Sqrt(max(sigma*sigma-(s2-1)/12-s2/6, 0)) / float64(sub)
 	tmp := rc.floats(len(small))
 	gaussian(small, small, tmp, sw, sh, nc, rest)
-	upsample(dst, small, w, h, sw, sh, nc, sub)
-	rc.release(small, tmp)
+	rc.release(tmp)
+	return newBlockGrid(small, w, h, sw, sh, nc, sub)
 }
 
-// upsample interpolates the cw x ch plane lo, made of sub x sub block averages,
-// bilinearly between block centres to w x h.
-func upsample(dst, lo []float32, w, h, cw, ch, nc, sub int) {
-	x0, x1, fx := make([]int, w), make([]int, w), make([]float32, w)
+func newBlockGrid(pix []float32, w, h, cw, ch, nc, sub int) *blockGrid {
+	g := &blockGrid{pix: pix, w: w, h: h, cw: cw, ch: ch, nc: nc, sub: sub}
+	g.x0, g.x1, g.fx = make([]int, w), make([]int, w), make([]float32, w)
 	for x := range w {
-		x0[x], x1[x], fx[x] = blockInterp(x, cw, sub)
+		g.x0[x], g.x1[x], g.fx[x] = blockInterp(x, cw, sub)
 	}
-	parallelRows(h, func(ya, yb int) {
-		for y := ya; y < yb; y++ {
-			y0, y1, fy := blockInterp(y, ch, sub)
-			interpRow(dst[y*w*nc:(y+1)*w*nc], lo, y0, y1, fy, x0, x1, fx, cw, nc)
+	return g
+}
+
+// rows interpolates the grid bilinearly between block centres into rows [y0, y0+n)
+// of the frame, written to dst from its start.
+func (g *blockGrid) rows(dst []float32, y0, n int) {
+	w, nc := g.w, g.nc
+	parallelRows(n, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			t0, t1, fy := blockInterp(y0+y, g.ch, g.sub)
+			interpRow(dst[y*w*nc:(y+1)*w*nc], g.pix, t0, t1, fy, g.x0, g.x1, g.fx, g.cw, nc)
 		}
 	})
 }
@@ -538,9 +573,37 @@ func guidedFilter(rc *runCtx, q, guide, p []float32, w, h, nc, r int, eps float3
 	}
 	gs, sw, sh := shrink(rc, guide, w, h, 1, sub)
 	ps, _, _ := shrink(rc, p, w, h, nc, sub)
-	a, b := guidedCoeffs(rc, gs, ps, sw, sh, nc, max(1, int(math.Round(float64(r)/float64(sub)))), eps)
-	applyCoeffs(q, guide, a, b, w, h, sw, sh, nc, sub)
-	rc.release(gs, ps, a, b)
+	a, b := guidedGrids(rc, gs, ps, w, h, sw, sh, nc, r, eps, sub)
+	applyGrids(q, guide, a, b, 0, h)
+	rc.release(gs, ps, a.pix, b.pix)
+}
+
+// guidedGrids returns the fast guided filter's coefficient grids of a w x h frame from
+// the block averages gs of its guide and ps of its plane.
+func guidedGrids(rc *runCtx, gs, ps []float32, w, h, sw, sh, nc, r int, eps float32, sub int) (a, b *blockGrid) {
+	ca, cb := guidedCoeffs(rc, gs, ps, sw, sh, nc, max(1, int(math.Round(float64(r)/float64(sub)))), eps)
+	return newBlockGrid(ca, w, h, sw, sh, nc, sub), newBlockGrid(cb, w, h, sw, sh, nc, sub)
+}
+
+// applyGrids writes q = a*guide + b for rows [y0, y0+n) of the frame the grids
+// cover; q and guide hold those rows from their start.
+func applyGrids(q, guide []float32, a, b *blockGrid, y0, n int) {
+	w, nc := a.w, a.nc
+	parallelRows(n, func(lo, hi int) {
+		ra, rb := make([]float32, w*nc), make([]float32, w*nc)
+		for y := lo; y < hi; y++ {
+			t0, t1, fy := blockInterp(y0+y, a.ch, a.sub)
+			interpRow(ra, a.pix, t0, t1, fy, a.x0, a.x1, a.fx, a.cw, nc)
+			interpRow(rb, b.pix, t0, t1, fy, b.x0, b.x1, b.fx, b.cw, nc)
+			for x := range w {
+				g := guide[y*w+x]
+				for c := range nc {
+					j := x*nc + c
+					q[y*w*nc+j] = ra[j]*g + rb[j]
+				}
+			}
+		}
+	})
 }
 
 // guidedCoeffs returns the window means of the guided filter's per-pixel linear model

@@ -184,26 +184,20 @@ func reflectCoord(x float64, n int) float64 {
 // source at the position to gives, in source pixel units with centres at +0.5. Outside
 // the source, mode constant shows black, reflect mirrors and edge repeats the edge.
 func warp(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			for x := range w {
-				sx, sy := to(float64(x)+0.5, float64(y)+0.5)
-				sx, sy = sx-0.5, sy-0.5
-				i := 3 * (y*w + x)
-				switch mode {
-				case "reflect":
-					sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
-				case "edge":
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
-				default:
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, false)
-				}
-			}
-		}
-	})
-	return dst
+	return warpOf(rc, src, w, h, mode, false, to)
+}
+
+// warpLinear is warp for an affine map to.
+func warpLinear(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
+	return warpOf(rc, src, w, h, mode, true, to)
+}
+
+func warpOf(rc *runCtx, src *Image, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *Image {
+	g := warpSpec(src.W, src.H, w, h, mode, linear, to)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g)
+	}
+	return g.whole(rc, src)
 }
 
 // opAffine scales, rotates, shears and shifts the image about its centre on the same
@@ -245,7 +239,7 @@ func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
 	i00, i01, i10, i11 := m11/det, -m01/det, -m10/det, m00/det
 	cx, cy := float64(src.W)/2, float64(src.H)/2
 	dx, dy := tx*float64(src.W), ty*float64(src.H)
-	return warp(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
+	return warpLinear(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
 		px, py := x-cx-dx, y-cy-dy
 		return i00*px + i01*py + cx, i10*px + i11*py + cy
 	}), nil

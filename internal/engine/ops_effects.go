@@ -106,13 +106,15 @@ func opGrain(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h, n := src.W, src.H, src.W*src.H
-	sigma := min(size*longEdge(src), maxFilterRadius)
+	sigma := grainSigma(size, rc.long(src))
 	noise, tmp := rc.floats(n), rc.floats(n)
-	key := rc.key
+	key, y0 := rc.key, rc.frameOf(src).y0
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
-				noise[y*w+x] = normal16(rnd(key, x, y, 0))
+				// Seeded at the pixel's place in the frame, so a band draws
+				// exactly the whole image's grain.
+				noise[y*w+x] = normal16(rnd(key, x, y0+y, 0))
 			}
 		}
 	})
@@ -126,6 +128,9 @@ func opGrain(rc *runCtx, src *Image, a Args) (*Image, error) {
 	rc.release(noise, tmp, l)
 	return dst, nil
 }
+
+// grainSigma is the grain's blur in pixels on a frame of long edge long.
+func grainSigma(size, long float64) float64 { return min(size*long, maxFilterRadius) }
 
 // opNoise adds gaussian noise to every pixel (augmentation).
 //

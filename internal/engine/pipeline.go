@@ -15,6 +15,10 @@ type RenderOptions struct {
 	// seed gives the same bytes; it is combined with each operation's name and its
 	// occurrence in render order, never with global state.
 	Seed uint64
+
+	// pre holds, by edit index, what a first pass over the whole image computed for
+	// an edit that a streamed render then applies band by band (see bandPlan).
+	pre map[int]any
 }
 
 // stages is the catalog's fixed render order (contracts/operations.cue, stages).
@@ -211,7 +215,7 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr}
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i]}
 		if e.Strength == 0 {
 			continue
 		}
@@ -352,6 +356,14 @@ type runCtx struct {
 	key   uint64
 	pool  *bufPool
 	frame frame
+	// pre, when set, is what the first pass of a streamed render computed for this
+	// edit over the whole image (a blurred block grid, filter coefficients); the
+	// operation then renders its band from it instead of from its own rows.
+	pre any
+	// opName and plan serve the planning of a streamed render's geometry (see
+	// streamGeometry).
+	opName string
+	plan   *geomPlan
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an
@@ -369,6 +381,13 @@ func (rc *runCtx) frameOf(src *Image) frame {
 		return wholeFrame(src)
 	}
 	return rc.frame
+}
+
+// long returns the long edge of the frame src is part of: radii given as fractions
+// of the long edge measure the same pixels on a band as on the whole image.
+func (rc *runCtx) long(src *Image) float64 {
+	f := rc.frameOf(src)
+	return float64(max(f.w, f.h))
 }
 
 // image returns a w x h image whose pixels the caller must overwrite entirely.

@@ -1,0 +1,699 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"darkroom"
+)
+
+// Streamed renders: bands with halos.
+//
+// A render streams when every edit can make any band of rows of its output from a
+// band of rows of its input (see bandPlan): per-pixel operations need the same rows,
+// neighbourhood filters need their halo (the rows their kernel reaches, measured at
+// the render's scale), geometry needs the source rows its inverse map reads. A band
+// of the final image is made by walking the edits backwards to find the rows each
+// needs, reading those rows of the source, and running the edits forwards, each on
+// the rows it was given, keeping the rows the next one needs. Filters clamp at the
+// edges of the rows they are given; the halo is wide enough that no row kept depends
+// on a clamp that is not an image edge, so bands compose into the whole-image
+// result.
+//
+// Filters that average the image down to a coarse grid (the large gaussian of
+// clarity and blur, the fast guided filter of denoise) would need a halo of
+// hundreds of rows; they get a first pass instead: the edits before them are
+// streamed over the whole image once to build the grid, which is small, and the band
+// pass then interpolates from it pixel by pixel. The grid is computed by the same
+// functions, on blocks placed on the frame's coordinates, as the whole-image render.
+//
+// Operations that need the whole image (equalize, auto_contrast, CLAHE, dehaze,
+// fancy_pca, quarter turns, scale, ... see streamers) are not streamed: an export
+// with one of them renders the image whole, as before.
+
+// streamSpec says how one edit streams on an image of a given size.
+type streamSpec struct {
+	// whole says it cannot stream.
+	whole bool
+	// halo is the rows of context above and below a band the edit needs.
+	halo int
+	// align, when above 1, makes the rows an edit is given start at a multiple of it
+	// and end at one or at the image's end (grids of blocks on frame coordinates).
+	align int
+	// geom, for a geometry edit, maps output bands to the input rows they read.
+	geom *geomSpec
+	// pre, when set, is a first pass over the whole input of the edit.
+	pre *gridPass
+}
+
+// geomSpec is a geometry edit as a map from bands of its w x h output to bands of
+// its input.
+type geomSpec struct {
+	w, h int
+	// src returns the input rows [sa, sb) that output rows [a, b) read.
+	src func(a, b int) (sa, sb int)
+	// render makes output rows [a, b) from in, which holds input rows
+	// [sa, sa+in.H) of an input inH rows tall.
+	render func(rc *runCtx, in *Image, sa, inH, a, b int) *Image
+}
+
+// whole applies the edit to a whole image.
+func (g *geomSpec) whole(rc *runCtx, src *Image) *Image { return g.render(rc, src, 0, src.H, 0, g.h) }
+
+// gridPass is the first pass of an edit that works from a coarse grid of its whole
+// input: rows makes the grid rows of a band of whole blocks (the band is given with
+// its frame in rc), finish turns the whole grid into what the edit reads as rc.pre.
+type gridPass struct {
+	sub, nc int
+	rows    func(rc *runCtx, in *Image) []float32
+	finish  func(rc *runCtx, grid []float32, w, h, cw, ch int) any
+}
+
+// streamer returns how an operation with arguments a streams on a w x h input. It
+// parses the arguments the way the operation does and fails as it would.
+type streamer func(rc *runCtx, w, h int, a Args) (streamSpec, error)
+
+// streamers covers the operations that are not per-pixel (catalog band: false) but
+// stream anyway. Those missing need the whole image.
+var streamers = map[string]streamer{
+	"sharpen": streamSharpen,
+	"grain":   streamGrain,
+	"clarity": streamClarity,
+	"denoise": streamDenoise,
+	"blur":    streamBlur,
+
+	"crop":            streamGeometry,
+	"random_crop":     streamGeometry,
+	"center_crop":     streamGeometry,
+	"border_crop":     streamGeometry,
+	"rotate":          streamGeometry,
+	"flip":            streamGeometry,
+	"affine":          streamGeometry,
+	"perspective":     streamGeometry,
+	"elastic":         streamGeometry,
+	"grid_distortion": streamGeometry,
+	"lens_distortion": streamGeometry,
+}
+
+// gaussHalo is the rows gaussian(sigma) reaches on either side.
+func gaussHalo(sigma float64) int {
+	switch {
+	case !(sigma > 0.05):
+		return 0
+	case sigma <= exactGaussMax:
+		return int(math.Ceil(3 * sigma))
+	}
+	r, _ := gaussBox(sigma)
+	return 3 * (r + 1)
+}
+
+func streamSharpen(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, radius := r.num("amount"), r.num("radius")
+	r.num("threshold")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: gaussHalo(radius * float64(max(w, h)))}, nil
+}
+
+func streamGrain(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, size := r.num("amount"), r.num("size")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: gaussHalo(grainSigma(size, float64(max(w, h))))}, nil
+}
+
+// largeGridPass is the first pass of a gaussianLarge of sigma on a w x h frame that
+// subsamples by sub: the block averages of plane(in) (nc channels), blurred.
+func largeGridPass(sub, nc int, sigma float64, plane func(rc *runCtx, in *Image) ([]float32, bool)) *gridPass {
+	return &gridPass{
+		sub: sub, nc: nc,
+		rows: func(rc *runCtx, in *Image) []float32 {
+			p, own := plane(rc, in)
+			small, _, _ := shrink(rc, p, in.W, in.H, nc, sub)
+			if own {
+				rc.release(p)
+			}
+			return small
+		},
+		finish: func(rc *runCtx, grid []float32, w, h, cw, ch int) any {
+			return blurGrid(rc, grid, w, h, cw, ch, nc, sub, sigma)
+		},
+	}
+}
+
+func streamClarity(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, radius := r.num("amount"), r.num("radius")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	sigma := clarityPx(radius, float64(max(w, h)))
+	if sub := largeSub(sigma, w, h); sub > 0 {
+		return streamSpec{pre: largeGridPass(sub, 1, sigma, func(rc *runCtx, in *Image) ([]float32, bool) {
+			return lumaPlane(rc, in), true
+		})}, nil
+	}
+	return streamSpec{halo: gaussHalo(sigma)}, nil
+}
+
+func streamBlur(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	kind := r.enum("kind", "gaussian", "box", "motion")
+	radius, _ := r.num("radius"), r.num("angle")
+	if r.err != nil || radius == 0 {
+		return streamSpec{}, r.err
+	}
+	if radius < 0 {
+		return streamSpec{}, darkroom.Errorf(darkroom.InvalidInput, "blur: radius %v is negative", radius)
+	}
+	px := min(radius*float64(max(w, h)), maxFilterRadius)
+	switch kind {
+	case "gaussian":
+		if sub := largeSub(px, w, h); sub > 0 {
+			return streamSpec{pre: largeGridPass(sub, 3, px, func(rc *runCtx, in *Image) ([]float32, bool) {
+				return in.Pix, false
+			})}, nil
+		}
+		return streamSpec{halo: gaussHalo(px)}, nil
+	case "box":
+		return streamSpec{halo: int(math.Round(px)) + 1}, nil
+	}
+	// A motion streak is sheared along rows whose positions depend on the band's
+	// offset, which changes their rounding.
+	return streamSpec{whole: true}, nil
+}
+
+func streamDenoise(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, radius := r.num("amount"), r.num("radius")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	rad := denoiseRadius(radius, float64(max(w, h)))
+	sub := denoiseSub(rad)
+	if sub <= 1 {
+		// Two box filters of radius rad: the coefficients' window and their mean.
+		return streamSpec{halo: 2 * (rad + 1)}, nil
+	}
+	eps := float32(denoiseSigma * amount)
+	// The grid holds four channels: the guide's block averages, then the display
+	// values'.
+	return streamSpec{pre: &gridPass{
+		sub: sub, nc: 4,
+		rows: func(rc *runCtx, in *Image) []float32 {
+			n := in.W * in.H
+			disp, guide := rc.floats(3*n), rc.floats(n)
+			denoisePlanes(in, disp, guide)
+			gs, sw, sh := shrink(rc, guide, in.W, in.H, 1, sub)
+			ps, _, _ := shrink(rc, disp, in.W, in.H, 3, sub)
+			out := make([]float32, 4*sw*sh)
+			for i := range sw * sh {
+				out[4*i] = gs[i]
+				copy(out[4*i+1:4*i+4], ps[3*i:3*i+3])
+			}
+			rc.release(disp, guide, gs, ps)
+			return out
+		},
+		finish: func(rc *runCtx, grid []float32, w, h, cw, ch int) any {
+			gs, ps := make([]float32, cw*ch), make([]float32, 3*cw*ch)
+			for i := range cw * ch {
+				gs[i] = grid[4*i]
+				copy(ps[3*i:3*i+3], grid[4*i+1:4*i+4])
+			}
+			ga, gb := guidedGrids(rc, gs, ps, w, h, cw, ch, 3, rad, eps*eps, sub)
+			return &[2]*blockGrid{ga, gb}
+		},
+	}}, nil
+}
+
+// geomPlan, set on a runCtx, makes warp and subImage record the map they would
+// apply instead of applying it: a geometry operation that is one warp or one crop of
+// its input is planned by running it on an image without pixels.
+type geomPlan struct {
+	spec *geomSpec
+	out  *Image
+}
+
+// streamGeometry plans a geometry edit by running it with a geomPlan: it streams
+// when what it returns is the recorded warp or crop (or its input, when neutral).
+func streamGeometry(rc *runCtx, w, h int, a Args) (spec streamSpec, err error) {
+	op := catalog[rc.opName].run
+	plan := &geomPlan{}
+	prc := *rc
+	prc.plan = plan
+	src := &Image{W: w, H: h}
+	defer func() {
+		// An operation that reads pixels before or after its warp cannot be planned
+		// this way; it renders whole.
+		if recover() != nil {
+			spec, err = streamSpec{whole: true}, nil
+		}
+	}()
+	out, err := op(&prc, src, a)
+	switch {
+	case err != nil:
+		return streamSpec{}, err
+	case out == src:
+		return streamSpec{}, nil
+	case plan.spec == nil || out != plan.out:
+		return streamSpec{whole: true}, nil
+	}
+	return streamSpec{geom: plan.spec}, nil
+}
+
+// record keeps a planned geometry and returns an image of its size without pixels.
+func (p *geomPlan) record(g *geomSpec) *Image {
+	if p.spec != nil {
+		panic("geometry: planned twice") // two warps in one operation: render it whole
+	}
+	p.spec, p.out = g, &Image{W: g.w, H: g.h}
+	return p.out
+}
+
+// cropSpec is the geometry of the w x h rectangle at (x0, y0) of its input.
+func cropSpec(x0, y0, w, h int) *geomSpec {
+	return &geomSpec{
+		w: w, h: h,
+		src: func(a, b int) (int, int) { return y0 + a, y0 + b },
+		render: func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+			dst := rc.image(w, b-a)
+			parallelRows(b-a, func(lo, hi int) {
+				for y := lo; y < hi; y++ {
+					s := in.Pix[3*((y0+a+y-sa)*in.W+x0):]
+					copy(dst.Pix[3*y*w:3*(y+1)*w], s[:3*w])
+				}
+			})
+			return dst
+		},
+	}
+}
+
+// warpSpec is the geometry of warp (see there) from an inW x inH input. When linear
+// is set the map is affine, so the source rows of a band lie within those of its
+// corners.
+func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *geomSpec {
+	clampEdge := mode != "constant"
+	// at returns the source row position pixel (x, y) samples, folded or clamped
+	// as the sampler does, and false when it samples nothing (all black).
+	at := func(x, y int, all bool) (float64, bool) {
+		sx, sy := to(float64(x)+0.5, float64(y)+0.5)
+		sx, sy = sx-0.5, sy-0.5
+		if mode == "reflect" {
+			sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
+		}
+		if clampEdge {
+			sx, sy = min(max(sx, 0), float64(inW-1)), min(max(sy, 0), float64(inH-1))
+		}
+		fx, fy := math.Floor(sx), math.Floor(sy)
+		if math.IsNaN(sy) || (!all && (fx < -3 || fy < -3 || fx > float64(inW)+2 || fy > float64(inH)+2)) {
+			return 0, false
+		}
+		return sy, true
+	}
+	src := func(a, b int) (int, int) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		see := func(x, y int) {
+			// A corner bounds the rows even where it samples nothing.
+			if sy, ok := at(x, y, true); ok {
+				lo, hi = min(lo, sy), max(hi, sy)
+			}
+		}
+		if linear && mode != "reflect" {
+			for _, y := range []int{a, b - 1} {
+				see(0, y)
+				see(w-1, y)
+			}
+			// A margin of a row for the rounding of the corners' positions.
+			lo, hi = lo-1, hi+1
+		} else {
+			var mu sync.Mutex
+			parallelRows(b-a, func(ya, yb int) {
+				l, u := math.Inf(1), math.Inf(-1)
+				for y := a + ya; y < a+yb; y++ {
+					for x := range w {
+						if sy, ok := at(x, y, false); ok {
+							l, u = min(l, sy), max(u, sy)
+						}
+					}
+				}
+				mu.Lock()
+				lo, hi = min(lo, l), max(hi, u)
+				mu.Unlock()
+			})
+		}
+		if lo > hi {
+			return 0, 0
+		}
+		// The cubic's taps are rows floor(sy)-1 .. floor(sy)+2.
+		sa := min(max(int(math.Floor(lo))-1, 0), inH)
+		sb := min(max(int(math.Floor(hi))+3, 0), inH)
+		return sa, max(sa, sb)
+	}
+	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+		dst := rc.image(w, b-a)
+		parallelRows(b-a, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				y := a + j
+				for x := range w {
+					sx, sy := to(float64(x)+0.5, float64(y)+0.5)
+					sx, sy = sx-0.5, sy-0.5
+					i := 3 * (j*w + x)
+					switch mode {
+					case "reflect":
+						sx, sy = reflectCoord(sx, in.W), reflectCoord(sy, inH)
+						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, true)
+					case "edge":
+						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, true)
+					default:
+						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, false)
+					}
+				}
+			}
+		})
+		return dst
+	}
+	return &geomSpec{w: w, h: h, src: src, render: render}
+}
+
+// step is one edit of a streamed render, on a inW x inH input.
+type step struct {
+	i                    int // the edit's index
+	spec                 streamSpec
+	inW, inH, outW, outH int
+}
+
+// rowSource writes rows [y0, y1) of the source image (three values a pixel) to dst.
+// It may be called from several goroutines at once.
+type rowSource func(y0, y1 int, dst []float32)
+
+// bandPlan is a streamed render of edits on a W x H source.
+type bandPlan struct {
+	edits []Edit
+	opt   RenderOptions
+	occ   []int
+	steps []step
+	W, H  int
+	src   rowSource
+}
+
+// planBands returns the plan of a streamed render of edits (checked, in order) on a
+// w x h source, or nil when some edit needs the whole image.
+func planBands(edits []Edit, order []int, opt RenderOptions, w, h int) (*bandPlan, error) {
+	p := &bandPlan{edits: edits, opt: opt, occ: occurrences(edits), W: w, H: h}
+	p.opt.pre = map[int]any{}
+	for _, i := range order {
+		e := edits[i]
+		if e.Strength == 0 {
+			continue
+		}
+		st := step{i: i, inW: w, inH: h, outW: w, outH: h}
+		if !bandEdit(e) {
+			fn, ok := streamers[e.Op]
+			if !ok || (e.Mask != nil && !bandMask(e.Mask)) {
+				return nil, nil
+			}
+			spec, err := fn(p.rc(i, nil), w, h, e.Args)
+			if err != nil {
+				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
+			}
+			if spec.whole {
+				return nil, nil
+			}
+			if catalog[e.Op].stage == "geometry" && spec.geom == nil {
+				continue // neutral
+			}
+			st.spec = spec
+			if spec.geom != nil {
+				st.outW, st.outH = spec.geom.w, spec.geom.h
+				w, h = st.outW, st.outH
+			}
+		}
+		p.steps = append(p.steps, st)
+	}
+	return p, nil
+}
+
+// bandMask reports whether a mask is rasterized pixel by pixel on a band (a
+// feathered polygon is blurred).
+func bandMask(m *Mask) bool {
+	return m.Shape == nil || m.Shape.Kind != "polygon" || !(m.Shape.Feather > 0)
+}
+
+// rc is the runCtx edit i runs with.
+func (p *bandPlan) rc(i int, pool *bufPool) *runCtx {
+	e := p.edits[i]
+	return &runCtx{key: editKey(p.opt.Seed, e.Op, p.occ[i]), pool: pool, opName: e.Op}
+}
+
+// size is the rendered image's size.
+func (p *bandPlan) size() (int, int) {
+	if n := len(p.steps); n > 0 {
+		return p.steps[n-1].outW, p.steps[n-1].outH
+	}
+	return p.W, p.H
+}
+
+// halo is the rows of context all the edits need together, geometry aside.
+func (p *bandPlan) halo() int {
+	n := 0
+	for _, s := range p.steps {
+		n += s.spec.halo + s.spec.align
+	}
+	return n
+}
+
+// need returns, for rows [a, b) of the output of the first n steps, the rows each of
+// those steps is given: need[k] for step k, need[n] = [a, b).
+func (p *bandPlan) need(n, a, b int) [][2]int {
+	rng := make([][2]int, n+1)
+	rng[n] = [2]int{a, b}
+	for k := n - 1; k >= 0; k-- {
+		s := p.steps[k]
+		switch {
+		case s.spec.geom != nil:
+			if a < b {
+				a, b = s.spec.geom.src(a, b)
+			}
+		default:
+			a, b = max(0, a-s.spec.halo), min(s.inH, b+s.spec.halo)
+			if al := s.spec.align; al > 1 {
+				a = a / al * al
+				b = min(s.inH, (b+al-1)/al*al)
+			}
+		}
+		rng[k] = [2]int{a, b}
+	}
+	return rng
+}
+
+// prepare runs the first passes the plan's edits need, in render order, each over
+// the output of the edits before it.
+func (p *bandPlan) prepare() error {
+	for k, s := range p.steps {
+		g := s.spec.pre
+		if g == nil {
+			continue
+		}
+		w, h := s.inW, s.inH
+		cw, ch := (w+g.sub-1)/g.sub, (h+g.sub-1)/g.sub
+		grid := make([]float32, cw*ch*g.nc)
+		// Bands of whole blocks, so each block's rows are summed in one band in the
+		// whole-image order.
+		rows := g.sub * max(1, (bandRowsFor(w)+g.sub-1)/g.sub)
+		err := eachBand((h+rows-1)/rows, func(b int, pool *bufPool) error {
+			y0, y1 := b*rows, min((b+1)*rows, h)
+			m, done, err := p.renderRows(k, y0, y1, pool)
+			if err != nil {
+				return err
+			}
+			rc := p.rc(s.i, pool)
+			rc.frame = frame{y0, w, h}
+			part := g.rows(rc, m)
+			copy(grid[(y0/g.sub)*cw*g.nc:], part)
+			done()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		p.opt.pre[s.i] = g.finish(p.rc(s.i, nil), grid, w, h, cw, ch)
+	}
+	return nil
+}
+
+// eachBand calls fn for bands 0 to n-1 on every core, in about that order (so a
+// cache of source rows serves neighbours), each worker with its own pool, and
+// returns the first error.
+func eachBand(n int, fn func(b int, pool *bufPool) error) error {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var first error
+	parallelN(min(runtime.GOMAXPROCS(0), n), 1, func(lo, hi int) {
+		pool := &bufPool{}
+		defer pool.recycle()
+		for {
+			b := int(next.Add(1)) - 1
+			if b >= n {
+				return
+			}
+			if err := fn(b, pool); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				next.Store(int64(n))
+				return
+			}
+		}
+	})
+	return first
+}
+
+// renderRows makes rows [a, b) of the output of the first n steps; done gives the
+// band's buffers back to pool.
+func (p *bandPlan) renderRows(n, a, b int, pool *bufPool) (*Image, func(), error) {
+	rng := p.need(n, a, b)
+	r0 := rng[0]
+	owner := pool.get(3 * p.W * (r0[1] - r0[0]))
+	p.src(r0[0], r0[1], owner)
+	cur := &Image{W: p.W, H: r0[1] - r0[0], Pix: owner}
+	for k := range n {
+		s := p.steps[k]
+		in0, out := rng[k][0], rng[k+1]
+		if s.spec.geom != nil {
+			m := s.spec.geom.render(p.rc(s.i, pool), cur, in0, s.inH, out[0], out[1])
+			pool.put(owner)
+			owner, cur = m.Pix, m
+			continue
+		}
+		m, err := renderFrame(cur, p.edits, []int{s.i}, p.opt, frame{in0, s.inW, s.inH}, pool)
+		if err != nil {
+			pool.put(owner)
+			return nil, nil, err
+		}
+		if m != cur {
+			pool.put(owner)
+			owner = m.Pix
+		}
+		// Keep the rows the next step is given.
+		cur = &Image{W: m.W, H: out[1] - out[0], Pix: m.Pix[3*m.W*(out[0]-in0) : 3*m.W*(out[1]-in0)]}
+	}
+	return cur, func() { pool.put(owner) }, nil
+}
+
+// bandRowsFor is the rows of a band of a streamed render of a w-pixel-wide image
+// whose float rows fit exportBandBytes.
+func bandRowsFor(w int) int { return max(1, exportBandBytes/(12*w)) }
+
+// memRows is the rowSource of an image in memory.
+func memRows(m *Image) rowSource {
+	return func(y0, y1 int, dst []float32) { copy(dst, m.Pix[3*y0*m.W:3*y1*m.W]) }
+}
+
+// renderBands renders edits on src band by band, bands of rows rows, with the
+// streamed render's code; it returns nil when some edit needs the whole image. The
+// result equals Render's (see TestBandsMatchWhole).
+func renderBands(src *Image, edits []Edit, opt RenderOptions, rows int) (*Image, error) {
+	order, err := renderOrder(edits)
+	if err != nil {
+		return nil, err
+	}
+	p, err := planBands(edits, order, opt, src.W, src.H)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	p.src = memRows(src)
+	if err := p.prepare(); err != nil {
+		return nil, err
+	}
+	w, h := p.size()
+	out := NewImage(w, h)
+	pool := &bufPool{}
+	for y0 := 0; y0 < h; y0 += rows {
+		y1 := min(y0+rows, h)
+		m, done, err := p.renderRows(len(p.steps), y0, y1, pool)
+		if err != nil {
+			return nil, err
+		}
+		copy(out.Pix[3*y0*w:3*y1*w], m.Pix)
+		done()
+	}
+	return out, nil
+}
+
+// rowCache converts rows of a decoded image on demand, in chunks, keeping the most
+// recently used chunks up to a bound: the bands of a streamed render overlap (their
+// halos, and a rotation's slanted rows), and each row is then converted about once.
+type rowCache struct {
+	conv   rowSource
+	w, h   int
+	chunk  int
+	max    int // chunks kept
+	mu     sync.Mutex
+	chunks map[int]*rowChunk
+	tick   int64
+}
+
+type rowChunk struct {
+	ready chan struct{}
+	pix   []float32
+	used  int64
+}
+
+const cacheChunkRows = 16
+
+func newRowCache(conv rowSource, w, h int, maxBytes int64) *rowCache {
+	per := int64(12 * w * cacheChunkRows)
+	return &rowCache{conv: conv, w: w, h: h, chunk: cacheChunkRows, max: int(max(4, maxBytes/per)), chunks: map[int]*rowChunk{}}
+}
+
+// read is a rowSource.
+func (c *rowCache) read(y0, y1 int, dst []float32) {
+	for ci := y0 / c.chunk; ci*c.chunk < y1; ci++ {
+		ch := c.get(ci)
+		c0 := ci * c.chunk
+		a, b := max(y0, c0), min(y1, c0+c.chunk)
+		copy(dst[3*c.w*(a-y0):3*c.w*(b-y0)], ch.pix[3*c.w*(a-c0):3*c.w*(b-c0)])
+	}
+}
+
+func (c *rowCache) get(ci int) *rowChunk {
+	c.mu.Lock()
+	c.tick++
+	ch := c.chunks[ci]
+	if ch != nil {
+		ch.used = c.tick
+		c.mu.Unlock()
+		<-ch.ready
+		if ch.pix == nil {
+			panic("row cache: a conversion failed")
+		}
+		return ch
+	}
+	ch = &rowChunk{ready: make(chan struct{}), used: c.tick}
+	c.chunks[ci] = ch
+	for len(c.chunks) > c.max {
+		// Drop the least recently used; a band still reading it keeps its rows.
+		old, oldest := -1, int64(math.MaxInt64)
+		for k, v := range c.chunks {
+			if v.used < oldest {
+				old, oldest = k, v.used
+			}
+		}
+		delete(c.chunks, old)
+	}
+	c.mu.Unlock()
+	defer close(ch.ready)
+	y0, y1 := ci*c.chunk, min((ci+1)*c.chunk, c.h)
+	pix := make([]float32, 3*c.w*(y1-y0))
+	c.conv(y0, y1, pix)
+	ch.pix = pix
+	return ch
+}
