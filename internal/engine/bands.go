@@ -697,3 +697,49 @@ func (c *rowCache) get(ci int) *rowChunk {
 	ch.pix = pix
 	return ch
 }
+
+// bandRows is the height of the bands an export of the plan renders: those of a
+// band export, taller where the halos would otherwise be most of each band's work.
+func (p *bandPlan) bandRows() int {
+	w, _ := p.size()
+	base := bandRowsFor(w)
+	return max(base, min(2*p.halo(), 4*base))
+}
+
+// bandBytes bounds what one band of rows rows holds at once: for each edit, the rows
+// it is given, three values a pixel, in about four buffers (its input, its output and
+// an operation's scratch); and the widest of the edits.
+func (p *bandPlan) bandBytes(rows int) int64 {
+	_, h := p.size()
+	y0 := max(0, h/2-rows/2)
+	rng := p.need(len(p.steps), y0, min(h, y0+rows))
+	most := int64(12*p.W) * int64(rng[0][1]-rng[0][0])
+	for k, s := range p.steps {
+		most = max(most, int64(12*s.outW)*int64(rng[k+1][1]-rng[k+1][0]), int64(12*s.inW)*int64(rng[k][1]-rng[k][0]))
+	}
+	return 4 * most
+}
+
+// cacheBytes is the bound of the cache of source rows: what the bands in flight
+// read, with room for their neighbours.
+func (p *bandPlan) cacheBytes(rows int) int64 {
+	_, h := p.size()
+	y0 := max(0, h/2-rows/2)
+	r := p.need(len(p.steps), y0, min(h, y0+rows))[0]
+	procs := int64(runtime.GOMAXPROCS(0))
+	return int64(12*p.W) * (int64(r[1]-r[0])*(procs+1) + 2*cacheChunkRows)
+}
+
+// exportCost is the decode budget a streamed export of the plan takes besides the
+// decoder's image: its bands in flight, the cache of source rows and, for a PNG or
+// TIFF, the float image the encoder reads.
+func (p *bandPlan) exportCost(format string) int64 {
+	rows := p.bandRows()
+	procs := int64(runtime.GOMAXPROCS(0))
+	c := procs*p.bandBytes(rows) + p.cacheBytes(rows)
+	if format != "jpeg" {
+		w, h := p.size()
+		c += floatBytes(w, h)
+	}
+	return c
+}

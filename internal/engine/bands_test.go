@@ -146,3 +146,47 @@ func check(t *testing.T, src *Image, edits []Edit, seed uint64) {
 		}
 	}
 }
+
+// streamEdits are the edits of the benchmarks' exports and more: neighbourhood
+// filters on both of their paths, a masked one, grain, and geometry.
+func streamEdits(t testing.TB) []Edit {
+	sharpen := opEdit("sharpen", opArgs(t, "sharpen", map[string]any{"amount": 1.5}))
+	sharpen.Mask = &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{0.4, 0.6}, RadiusX: 0.3, RadiusY: 0.2, Feather: 0.1}}
+	sharpen.Strength = 0.8
+	return []Edit{
+		opSample(t, "exposure"),
+		opEdit("crop", opArgs(t, "crop", map[string]any{"left": 0.05, "top": 0.1})),
+		opEdit("rotate", opArgs(t, "rotate", map[string]any{"angle": 3.0})),
+		opEdit("clarity", opArgs(t, "clarity", map[string]any{"amount": 0.5, "radius": 0.05})),
+		opEdit("denoise", opArgs(t, "denoise", map[string]any{"amount": 0.5, "radius": 0.01})),
+		sharpen,
+		opSample(t, "grain"),
+		opSample(t, "vignette"),
+	}
+}
+
+// A streamed export with neighbourhood filters, first passes and geometry is the
+// render of the whole image, encoded, at every orientation and in every format.
+func TestExportStreamsNeighbourhoods(t *testing.T) {
+	defer func(b int) { exportBandBytes = b }(exportBandBytes)
+	edits := streamEdits(t)
+	order, err := renderOrder(edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := planBands(edits, order, RenderOptions{}, 640, 427); p == nil || err != nil {
+		t.Fatalf("the edits do not stream (%v)", err)
+	}
+	ioCheckExports(t, edits,
+		tc{"rocket.jpg", 1, EncodeOptions{Format: "jpeg", Quality: 90}},
+		tc{"rocket.jpg", 6, EncodeOptions{Format: "jpeg", Quality: 90}},
+		tc{"rocket.jpg", 3, EncodeOptions{Format: "png", Depth: 16}},
+		tc{"io/small.jpg", 8, EncodeOptions{Format: "tiff"}})
+}
+
+// A mix of streamed edits renders band by band as the whole image does.
+func TestBandsMatchWholeMix(t *testing.T) {
+	src := opPhoto(t, "coffee")
+	check(t, src, streamEdits(t), 9)
+	check(t, src, []Edit{opSample(t, "flip"), opSample(t, "affine"), opEdit("blur", opArgs(t, "blur", map[string]any{"radius": 0.03})), opSample(t, "noise"), opSample(t, "contrast")}, 9)
+}

@@ -70,11 +70,21 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	for _, e := range edits {
 		allBand = allBand && bandEdit(e)
 	}
+	order, err := renderOrder(edits)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	ropt := RenderOptions{Seed: opt.Seed}
 	cost := func(w, h, o int) int64 {
 		if o >= 5 {
 			w, h = h, w
 		}
 		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
+		if !allBand && !resize {
+			if p, _ := planBands(edits, order, ropt, w, h); p != nil {
+				return p.exportCost(opt.Encode.Format)
+			}
+		}
 		// Strips never hold more than the whole image: without the cap a small export
 		// on a many-core machine would be charged as much as a 24 MP one.
 		strips := min(streamBytes(), floatBytes(w, h))
@@ -94,10 +104,6 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		return ExportResult{}, err
 	}
 	*release = d.release
-	order, err := renderOrder(edits)
-	if err != nil {
-		return ExportResult{}, err
-	}
 	res := func(w, h int, err error) (ExportResult, error) {
 		if err != nil {
 			return ExportResult{}, err
@@ -115,7 +121,6 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	W, H := d.src.Width, d.src.Height
 	resize := opt.LongEdge > 0 && max(W, H) > opt.LongEdge
-	ropt := RenderOptions{Seed: opt.Seed}
 	// The render order splits into the band edits before the first that is not one
 	// (prefix), those from it to the last that is not one (middle), and the band
 	// edits after (suffix); the stage order puts light, tone and colour first and
@@ -146,7 +151,18 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	if rows != nil && len(middle) == 0 && !resize {
 		// Every edit is a band edit: stream from the decoder's planes to the file.
-		return res(W, H, d.finishWith(streamOut(w, W, H, eo, fromSource, stage)))
+		return res(W, H, d.finishWith(streamOut(w, W, H, eo, exportBandBytes, fromSource, stage)))
+	}
+	if rows != nil && !resize {
+		// Edits that reach across rows, or geometry, but all of them streamable.
+		p, err := planBands(edits, order, ropt, W, H)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		if p != nil {
+			ow, oh := p.size()
+			return res(ow, oh, d.finishWith(p.export(w, rows, eo, stage)))
+		}
 	}
 
 	// The source, full size, with the prefix rendered band by band as it is
@@ -192,13 +208,13 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		}
 		return m, func() { pool.put(m.Pix) }, nil
 	}
-	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, fromOut, stage))
+	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, exportBandBytes, fromOut, stage))
 }
 
-// streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip, a
-// PNG or TIFF from one float image the bands are rendered into. It tells stage
-// "encode" when the last rows are rendered.
-func streamOut(wr io.Writer, w, h int, eo EncodeOptions, band bandFunc, stage func(string)) error {
+// streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip
+// (strips of about bandBytes of float rows), a PNG or TIFF from one float image the
+// bands are rendered into. It tells stage "encode" when the last rows are rendered.
+func streamOut(wr io.Writer, w, h int, eo EncodeOptions, bandBytes int, band bandFunc, stage func(string)) error {
 	last := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
 		m, done, err := band(y0, y1, pool)
 		if err == nil && y1 == h {
@@ -207,13 +223,30 @@ func streamOut(wr io.Writer, w, h int, eo EncodeOptions, band bandFunc, stage fu
 		return m, done, err
 	}
 	if eo.Format == "jpeg" {
-		return encodeJPEGBands(wr, w, h, eo, exportBandBytes, last)
+		return encodeJPEGBands(wr, w, h, eo, bandBytes, last)
 	}
 	out := NewImage(w, h)
 	if err := renderInto(out, last); err != nil {
 		return err
 	}
 	return Encode(wr, out, eo)
+}
+
+// export streams the plan's render from src, the upright rows of the decoded
+// source, into an encoded file: source rows go through a bounded cache (bands
+// overlap by their halos, and a rotation's bands by its slant), the first passes run,
+// then bands of rows (taller where the halos are wide) are rendered and encoded.
+func (p *bandPlan) export(wr io.Writer, src rowSource, eo EncodeOptions, stage func(string)) error {
+	rows := p.bandRows()
+	p.src = newRowCache(src, p.W, p.H, p.cacheBytes(rows)).read
+	if err := p.prepare(); err != nil {
+		return err
+	}
+	w, h := p.size()
+	band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		return p.renderRows(len(p.steps), y0, y1, pool)
+	}
+	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
 }
 
 // renderOwned runs the edits of order on src, which the caller gives up: src's
