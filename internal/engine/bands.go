@@ -57,6 +57,58 @@ type geomSpec struct {
 	// render makes output rows [a, b) from in, which holds input rows
 	// [sa, sa+in.H) of an input inH rows tall.
 	render func(rc *runCtx, in *Image, sa, inH, a, b int) *Image
+	// view, for a crop or flip, is the edit as a move of whole pixels.
+	view *pixelView
+	// warp, for a resampling edit, is its inverse map.
+	warp *warpInfo
+}
+
+// pixelView maps a pixel (x, y) of an edit's output to the pixel (sx*x+tx, sy*y+ty)
+// of its input, sx and sy 1 or -1: a crop, a flip, or several of them.
+type pixelView struct{ sx, tx, sy, ty int }
+
+// then returns the view that applies v's map to the result of u's: v's output seen
+// through u, when v is the edit after u.
+func (v pixelView) then(u pixelView) pixelView {
+	return pixelView{sx: v.sx * u.sx, tx: v.sx*u.tx + v.tx, sy: v.sy * u.sy, ty: v.sy*u.ty + v.ty}
+}
+
+// fetch writes to dst the rectangle [x0, x1) x [y0, y1) of the view's output (rows of
+// x1-x0 pixels), reading its input's pixels with src.
+func (v pixelView) fetch(src rectSource, x0, y0, x1, y1 int, dst []float32, tmp func(n int) []float32) {
+	if v == (pixelView{sx: 1, sy: 1}) {
+		src(x0, y0, x1, y1, dst)
+		return
+	}
+	// The input's rectangle: the corners' images.
+	ax, bx := v.sx*x0+v.tx, v.sx*(x1-1)+v.tx
+	ay, by := v.sy*y0+v.ty, v.sy*(y1-1)+v.ty
+	ix0, iy0 := min(ax, bx), min(ay, by)
+	iw, ih := max(ax, bx)-ix0+1, max(ay, by)-iy0+1
+	buf := tmp(3 * iw * ih)
+	src(ix0, iy0, ix0+iw, iy0+ih, buf)
+	w := x1 - x0
+	for y := y0; y < y1; y++ {
+		row := buf[3*iw*(v.sy*y+v.ty-iy0):]
+		out := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
+		if v.sx == 1 {
+			copy(out, row[3*(x0+v.tx-ix0):])
+			continue
+		}
+		for x := x0; x < x1; x++ {
+			k := 3 * (v.sx*x + v.tx - ix0)
+			o := 3 * (x - x0)
+			out[o], out[o+1], out[o+2] = row[k], row[k+1], row[k+2]
+		}
+	}
+}
+
+// warpInfo is warp's inverse map from an inW x inH input.
+type warpInfo struct {
+	inW, inH int
+	mode     string
+	linear   bool
+	to       func(x, y float64) (float64, float64)
 }
 
 // whole applies the edit to a whole image.
@@ -279,7 +331,7 @@ func (p *geomPlan) record(g *geomSpec) *Image {
 // cropSpec is the geometry of the w x h rectangle at (x0, y0) of its input.
 func cropSpec(x0, y0, w, h int) *geomSpec {
 	return &geomSpec{
-		w: w, h: h,
+		w: w, h: h, view: &pixelView{sx: 1, tx: x0, sy: 1, ty: y0},
 		src: func(a, b int) (int, int) { return y0 + a, y0 + b },
 		render: func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
 			dst := rc.image(w, b-a)
@@ -298,87 +350,136 @@ func cropSpec(x0, y0, w, h int) *geomSpec {
 // is set the map is affine, so the source rows of a band lie within those of its
 // corners.
 func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *geomSpec {
-	clampEdge := mode != "constant"
-	// at returns the source row position pixel (x, y) samples, folded or clamped
-	// as the sampler does, and false when it samples nothing (all black).
-	at := func(x, y int, all bool) (float64, bool) {
-		sx, sy := to(float64(x)+0.5, float64(y)+0.5)
+	g := &warpInfo{inW: inW, inH: inH, mode: mode, linear: linear, to: to}
+	src := func(a, b int) (int, int) {
+		_, sa, _, sb := g.bounds(a, b, 0, w)
+		return sa, sb
+	}
+	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+		dst := rc.image(w, b-a)
+		parallelRows(b-a, func(lo, hi int) {
+			g.render(dst.Pix[3*w*lo:], w, in, 0, sa, a+lo, a+hi, 0, w)
+		})
+		return dst
+	}
+	return &geomSpec{w: w, h: h, src: src, render: render, warp: g}
+}
+
+// render writes output pixels [c0, c1) of rows [a, b) to dst (rows of stride pixels
+// from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
+// [y0, y0+in.H), every pixel the block's taps read.
+func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
+	for y := a; y < b; y++ {
+		row := dst[3*stride*(y-a):]
+		for x := c0; x < c1; x++ {
+			sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
+			sx, sy = sx-0.5, sy-0.5
+			i := 3 * (x - c0)
+			switch g.mode {
+			case "reflect":
+				sx, sy = reflectCoord(sx, g.inW), reflectCoord(sy, g.inH)
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+			case "edge":
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+			default:
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, false)
+			}
+		}
+	}
+}
+
+// bounds returns the input rectangle [x0, x1) x [y0, y1) that the output pixels
+// [c0, c1) of rows [a, b) read (empty when they read nothing).
+func (g *warpInfo) bounds(a, b, c0, c1 int) (x0, y0, x1, y1 int) {
+	inW, inH := g.inW, g.inH
+	clampEdge := g.mode != "constant"
+	// at returns the position pixel (x, y) samples, folded or clamped as the
+	// sampler does, and false when it samples nothing (all black) unless all.
+	at := func(x, y int, all bool) (float64, float64, bool) {
+		sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
 		sx, sy = sx-0.5, sy-0.5
-		if mode == "reflect" {
+		if g.mode == "reflect" {
 			sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
 		}
 		if clampEdge {
 			sx, sy = min(max(sx, 0), float64(inW-1)), min(max(sy, 0), float64(inH-1))
 		}
 		fx, fy := math.Floor(sx), math.Floor(sy)
-		if math.IsNaN(sy) || (!all && (fx < -3 || fy < -3 || fx > float64(inW)+2 || fy > float64(inH)+2)) {
-			return 0, false
+		if math.IsNaN(sx) || math.IsNaN(sy) || (!all && (fx < -3 || fy < -3 || fx > float64(inW)+2 || fy > float64(inH)+2)) {
+			return 0, 0, false
 		}
-		return sy, true
+		return sx, sy, true
 	}
-	src := func(a, b int) (int, int) {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		see := func(x, y int) {
-			// A corner bounds the rows even where it samples nothing.
-			if sy, ok := at(x, y, true); ok {
-				lo, hi = min(lo, sy), max(hi, sy)
-			}
-		}
-		if linear && mode != "reflect" {
-			for _, y := range []int{a, b - 1} {
-				see(0, y)
-				see(w-1, y)
-			}
-			// A margin of a row for the rounding of the corners' positions.
-			lo, hi = lo-1, hi+1
-		} else {
-			var mu sync.Mutex
-			parallelRows(b-a, func(ya, yb int) {
-				l, u := math.Inf(1), math.Inf(-1)
-				for y := a + ya; y < a+yb; y++ {
-					for x := range w {
-						if sy, ok := at(x, y, false); ok {
-							l, u = min(l, sy), max(u, sy)
-						}
-					}
+	lx, ly, hx, hy := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	if g.linear && g.mode != "reflect" {
+		for _, y := range []int{a, b - 1} {
+			for _, x := range []int{c0, c1 - 1} {
+				// A corner bounds the block even where it samples nothing.
+				if sx, sy, ok := at(x, y, true); ok {
+					lx, ly, hx, hy = min(lx, sx), min(ly, sy), max(hx, sx), max(hy, sy)
 				}
-				mu.Lock()
-				lo, hi = min(lo, l), max(hi, u)
-				mu.Unlock()
-			})
+			}
 		}
-		if lo > hi {
-			return 0, 0
-		}
-		// The cubic's taps are rows floor(sy)-1 .. floor(sy)+2.
-		sa := min(max(int(math.Floor(lo))-1, 0), inH)
-		sb := min(max(int(math.Floor(hi))+3, 0), inH)
-		return sa, max(sa, sb)
-	}
-	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
-		dst := rc.image(w, b-a)
-		parallelRows(b-a, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				y := a + j
-				for x := range w {
-					sx, sy := to(float64(x)+0.5, float64(y)+0.5)
-					sx, sy = sx-0.5, sy-0.5
-					i := 3 * (j*w + x)
-					switch mode {
-					case "reflect":
-						sx, sy = reflectCoord(sx, in.W), reflectCoord(sy, inH)
-						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, true)
-					case "edge":
-						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, true)
-					default:
-						dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubicBand(in, sa, inH, sx, sy, false)
+		// A margin of a pixel for the rounding of the corners' positions.
+		lx, ly, hx, hy = lx-1, ly-1, hx+1, hy+1
+	} else {
+		var mu sync.Mutex
+		parallelRows(b-a, func(ya, yb int) {
+			l, m, u, v := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+			for y := a + ya; y < a+yb; y++ {
+				for x := c0; x < c1; x++ {
+					if sx, sy, ok := at(x, y, false); ok {
+						l, m, u, v = min(l, sx), min(m, sy), max(u, sx), max(v, sy)
 					}
 				}
 			}
+			mu.Lock()
+			lx, ly, hx, hy = min(lx, l), min(ly, m), max(hx, u), max(hy, v)
+			mu.Unlock()
 		})
-		return dst
 	}
-	return &geomSpec{w: w, h: h, src: src, render: render}
+	if lx > hx || ly > hy {
+		return 0, 0, 0, 0
+	}
+	// The cubic's taps are floor(s)-1 .. floor(s)+2.
+	span := func(lo, hi float64, n int) (int, int) {
+		s0 := min(max(int(math.Floor(max(lo, -8)))-1, 0), n)
+		s1 := min(max(int(math.Floor(min(hi, float64(n)+8)))+3, 0), n)
+		return s0, max(s0, s1)
+	}
+	x0, x1 = span(lx, hx, inW)
+	y0, y1 = span(ly, hy, inH)
+	return x0, y0, x1, y1
+}
+
+// warpBlock is the width of the column blocks a warp read through a rectSource
+// renders: each block's input is a small rectangle, however slanted the map.
+const warpBlock = 256
+
+// renderRect makes output rows [a, b) of a warp whose input is the source seen
+// through view, read a rectangle at a time.
+func (g *warpInfo) renderRect(rc *runCtx, w int, src rectSource, view pixelView, a, b int) *Image {
+	dst := rc.image(w, b-a)
+	n := (w + warpBlock - 1) / warpBlock
+	parallelN(n, 1, func(lo, hi int) {
+		var buf, tmp []float32
+		grow := func(b *[]float32, n int) []float32 {
+			if cap(*b) < n {
+				*b = make([]float32, n)
+			}
+			return (*b)[:n]
+		}
+		for k := lo; k < hi; k++ {
+			c0, c1 := k*warpBlock, min((k+1)*warpBlock, w)
+			x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
+			in := &Image{W: x1 - x0, H: y1 - y0, Pix: grow(&buf, 3*(x1-x0)*(y1-y0))}
+			if x1 > x0 && y1 > y0 {
+				view.fetch(src, x0, y0, x1, y1, in.Pix, func(n int) []float32 { return grow(&tmp, n) })
+			}
+			g.render(dst.Pix[3*c0:], w, in, x0, y0, a, b, c0, c1)
+		}
+	})
+	return dst
 }
 
 // step is one edit of a streamed render, on a inW x inH input.
@@ -386,11 +487,19 @@ type step struct {
 	i                    int // the edit's index
 	spec                 streamSpec
 	inW, inH, outW, outH int
+	// rect, for a warp that is the render's first step, says it reads the source,
+	// seen through view (the crops and flips before it), a rectangle at a time.
+	rect bool
+	view pixelView
 }
 
 // rowSource writes rows [y0, y1) of the source image (three values a pixel) to dst.
 // It may be called from several goroutines at once.
 type rowSource func(y0, y1 int, dst []float32)
+
+// rectSource writes the rectangle [x0, x1) x [y0, y1) of the source image to dst, in
+// rows of x1-x0 pixels. It may be called from several goroutines at once.
+type rectSource func(x0, y0, x1, y1 int, dst []float32)
 
 // bandPlan is a streamed render of edits on a W x H source.
 type bandPlan struct {
@@ -399,7 +508,15 @@ type bandPlan struct {
 	occ   []int
 	steps []step
 	W, H  int
-	src   rowSource
+	// rects reads the source (see tileCache); src reads its rows through it.
+	rects rectSource
+}
+
+// src writes rows [y0, y1) of the source to dst.
+func (p *bandPlan) src(y0, y1 int, dst []float32) {
+	if y1 > y0 {
+		p.rects(0, y0, p.W, y1, dst)
+	}
 }
 
 // planBands returns the plan of a streamed render of edits (checked, in order) on a
@@ -435,6 +552,25 @@ func planBands(edits []Edit, order []int, opt RenderOptions, w, h int) (*bandPla
 			}
 		}
 		p.steps = append(p.steps, st)
+	}
+	// Crops and flips followed by a warp: the warp reads the source through them, a
+	// rectangle at a time, so a band of a rotation holds a band's worth of the
+	// source, not every row its slant crosses.
+	view := pixelView{sx: 1, sy: 1}
+	for k, st := range p.steps {
+		g := st.spec.geom
+		if g == nil {
+			break
+		}
+		if g.warp != nil {
+			st.rect, st.view = true, view
+			p.steps = append([]step{st}, p.steps[k+1:]...)
+			break
+		}
+		if g.view == nil {
+			break
+		}
+		view = view.then(*g.view)
 	}
 	return p, nil
 }
@@ -476,6 +612,8 @@ func (p *bandPlan) need(n, a, b int) [][2]int {
 	for k := n - 1; k >= 0; k-- {
 		s := p.steps[k]
 		switch {
+		case s.rect:
+			a, b = 0, 0
 		case s.spec.geom != nil:
 			if a < b {
 				a, b = s.spec.geom.src(a, b)
@@ -567,6 +705,12 @@ func (p *bandPlan) renderRows(n, a, b int, pool *bufPool) (*Image, func(), error
 	for k := range n {
 		s := p.steps[k]
 		in0, out := rng[k][0], rng[k+1]
+		if s.rect {
+			m := s.spec.geom.warp.renderRect(p.rc(s.i, pool), s.outW, p.rects, s.view, out[0], out[1])
+			pool.put(owner)
+			owner, cur = m.Pix, m
+			continue
+		}
 		if s.spec.geom != nil {
 			m := s.spec.geom.render(p.rc(s.i, pool), cur, in0, s.inH, out[0], out[1])
 			pool.put(owner)
@@ -592,9 +736,14 @@ func (p *bandPlan) renderRows(n, a, b int, pool *bufPool) (*Image, func(), error
 // whose float rows fit exportBandBytes.
 func bandRowsFor(w int) int { return max(1, exportBandBytes/(12*w)) }
 
-// memRows is the rowSource of an image in memory.
-func memRows(m *Image) rowSource {
-	return func(y0, y1 int, dst []float32) { copy(dst, m.Pix[3*y0*m.W:3*y1*m.W]) }
+// memRects is the rectSource of an image in memory.
+func memRects(m *Image) rectSource {
+	return func(x0, y0, x1, y1 int, dst []float32) {
+		w := x1 - x0
+		for y := y0; y < y1; y++ {
+			copy(dst[3*w*(y-y0):3*w*(y-y0+1)], m.Pix[3*(y*m.W+x0):3*(y*m.W+x1)])
+		}
+	}
 }
 
 // renderBands renders edits on src band by band, bands of rows rows, with the
@@ -609,7 +758,7 @@ func renderBands(src *Image, edits []Edit, opt RenderOptions, rows int) (*Image,
 	if p == nil || err != nil {
 		return nil, err
 	}
-	p.src = memRows(src)
+	p.rects = memRects(src)
 	if err := p.prepare(); err != nil {
 		return nil, err
 	}
@@ -628,74 +777,83 @@ func renderBands(src *Image, edits []Edit, opt RenderOptions, rows int) (*Image,
 	return out, nil
 }
 
-// rowCache converts rows of a decoded image on demand, in chunks, keeping the most
-// recently used chunks up to a bound: the bands of a streamed render overlap (their
-// halos, and a rotation's slanted rows), and each row is then converted about once.
-type rowCache struct {
-	conv   rowSource
+// tileCache converts tiles of a decoded image on demand, keeping the most recently
+// used up to a bound: the bands of a streamed render overlap (their halos, and the
+// blocks of a rotation), and each pixel is then converted about once.
+type tileCache struct {
+	conv   rectSource
 	w, h   int
-	chunk  int
-	max    int // chunks kept
+	tw, th int
+	max    int // tiles kept
 	mu     sync.Mutex
-	chunks map[int]*rowChunk
+	tiles  map[[2]int]*tile
 	tick   int64
 }
 
-type rowChunk struct {
+type tile struct {
 	ready chan struct{}
 	pix   []float32
 	used  int64
 }
 
-const cacheChunkRows = 16
-
-func newRowCache(conv rowSource, w, h int, maxBytes int64) *rowCache {
-	per := int64(12 * w * cacheChunkRows)
-	return &rowCache{conv: conv, w: w, h: h, chunk: cacheChunkRows, max: int(max(4, maxBytes/per)), chunks: map[int]*rowChunk{}}
+// newTileCache caches conv, which converts rectangles of a w x h image whose
+// columns are whole tiles of tw and rows whole tiles of th (or the image's end).
+func newTileCache(conv rectSource, w, h, tw, th int, maxBytes int64) *tileCache {
+	per := int64(12 * tw * th)
+	return &tileCache{conv: conv, w: w, h: h, tw: tw, th: th, max: int(max(8, maxBytes/per)), tiles: map[[2]int]*tile{}}
 }
 
-// read is a rowSource.
-func (c *rowCache) read(y0, y1 int, dst []float32) {
-	for ci := y0 / c.chunk; ci*c.chunk < y1; ci++ {
-		ch := c.get(ci)
-		c0 := ci * c.chunk
-		a, b := max(y0, c0), min(y1, c0+c.chunk)
-		copy(dst[3*c.w*(a-y0):3*c.w*(b-y0)], ch.pix[3*c.w*(a-c0):3*c.w*(b-c0)])
+// read is a rectSource.
+func (c *tileCache) read(x0, y0, x1, y1 int, dst []float32) {
+	w := x1 - x0
+	for ty := y0 / c.th; ty*c.th < y1; ty++ {
+		for tx := x0 / c.tw; tx*c.tw < x1; tx++ {
+			t := c.get(tx, ty)
+			ax, ay := tx*c.tw, ty*c.th
+			tw := min(c.tw, c.w-ax)
+			a, b := max(x0, ax), min(x1, ax+tw)
+			for y := max(y0, ay); y < min(y1, ay+c.th); y++ {
+				copy(dst[3*(w*(y-y0)+a-x0):3*(w*(y-y0)+b-x0)], t.pix[3*(tw*(y-ay)+a-ax):3*(tw*(y-ay)+b-ax)])
+			}
+		}
 	}
 }
 
-func (c *rowCache) get(ci int) *rowChunk {
+func (c *tileCache) get(tx, ty int) *tile {
+	key := [2]int{tx, ty}
 	c.mu.Lock()
 	c.tick++
-	ch := c.chunks[ci]
-	if ch != nil {
-		ch.used = c.tick
+	t := c.tiles[key]
+	if t != nil {
+		t.used = c.tick
 		c.mu.Unlock()
-		<-ch.ready
-		if ch.pix == nil {
-			panic("row cache: a conversion failed")
+		<-t.ready
+		if t.pix == nil {
+			panic("tile cache: a conversion failed")
 		}
-		return ch
+		return t
 	}
-	ch = &rowChunk{ready: make(chan struct{}), used: c.tick}
-	c.chunks[ci] = ch
-	for len(c.chunks) > c.max {
-		// Drop the least recently used; a band still reading it keeps its rows.
-		old, oldest := -1, int64(math.MaxInt64)
-		for k, v := range c.chunks {
+	t = &tile{ready: make(chan struct{}), used: c.tick}
+	c.tiles[key] = t
+	for len(c.tiles) > c.max {
+		// Drop the least recently used; a band still reading it keeps its pixels.
+		var old [2]int
+		oldest := int64(math.MaxInt64)
+		for k, v := range c.tiles {
 			if v.used < oldest {
 				old, oldest = k, v.used
 			}
 		}
-		delete(c.chunks, old)
+		delete(c.tiles, old)
 	}
 	c.mu.Unlock()
-	defer close(ch.ready)
-	y0, y1 := ci*c.chunk, min((ci+1)*c.chunk, c.h)
-	pix := make([]float32, 3*c.w*(y1-y0))
-	c.conv(y0, y1, pix)
-	ch.pix = pix
-	return ch
+	defer close(t.ready)
+	x0, y0 := tx*c.tw, ty*c.th
+	x1, y1 := min(x0+c.tw, c.w), min(y0+c.th, c.h)
+	pix := make([]float32, 3*(x1-x0)*(y1-y0))
+	c.conv(x0, y0, x1, y1, pix)
+	t.pix = pix
+	return t
 }
 
 // bandRows is the height of the bands an export of the plan renders: those of a
@@ -727,7 +885,7 @@ func (p *bandPlan) cacheBytes(rows int) int64 {
 	y0 := max(0, h/2-rows/2)
 	r := p.need(len(p.steps), y0, min(h, y0+rows))[0]
 	procs := int64(runtime.GOMAXPROCS(0))
-	return int64(12*p.W) * (int64(r[1]-r[0])*(procs+1) + 2*cacheChunkRows)
+	return int64(12*p.W) * (int64(r[1]-r[0]+rows)*(procs+1) + 2*cacheTileRows)
 }
 
 // exportCost is the decode budget a streamed export of the plan takes besides the

@@ -193,5 +193,10 @@ func TestExportStreamsNeighbourhoods(t *testing.T) {
 func TestBandsMatchWholeMix(t *testing.T) {
 	src := opPhoto(t, "coffee")
 	check(t, src, streamEdits(t), 9)
+	// Crops and flips seen through by a warp, in reflect and constant modes.
+	check(t, src, []Edit{opEdit("flip", opArgs(t, "flip", map[string]any{"horizontal": true, "vertical": true})),
+		opEdit("crop", opArgs(t, "crop", map[string]any{"left": 0.1, "bottom": 0.2})), opSample(t, "affine")}, 9)
+	check(t, src, []Edit{opEdit("crop", opArgs(t, "crop", map[string]any{"right": 0.1, "top": 0.2})),
+		opEdit("flip", opArgs(t, "flip", map[string]any{"vertical": true})), opEdit("rotate", opArgs(t, "rotate", map[string]any{"angle": -20.0})), opSample(t, "perspective")}, 9)
 	check(t, src, []Edit{opSample(t, "flip"), opSample(t, "affine"), opEdit("blur", opArgs(t, "blur", map[string]any{"radius": 0.03})), opSample(t, "noise"), opSample(t, "contrast")}, 9)
 }

@@ -161,7 +161,7 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		}
 		if p != nil {
 			ow, oh := p.size()
-			return res(ow, oh, d.finishWith(p.export(w, rows, eo, stage)))
+			return res(ow, oh, d.finishWith(p.export(w, d, eo, stage)))
 		}
 	}
 
@@ -232,13 +232,14 @@ func streamOut(wr io.Writer, w, h int, eo EncodeOptions, bandBytes int, band ban
 	return Encode(wr, out, eo)
 }
 
-// export streams the plan's render from src, the upright rows of the decoded
-// source, into an encoded file: source rows go through a bounded cache (bands
-// overlap by their halos, and a rotation's bands by its slant), the first passes run,
-// then bands of rows (taller where the halos are wide) are rendered and encoded.
-func (p *bandPlan) export(wr io.Writer, src rowSource, eo EncodeOptions, stage func(string)) error {
+// export streams the plan's render of d's upright image into an encoded file: the
+// source is converted a tile at a time into a bounded cache (bands overlap by their
+// halos, and a rotation's blocks by their slant), the first passes run, then bands
+// of rows (taller where the halos are wide) are rendered and encoded.
+func (p *bandPlan) export(wr io.Writer, d *decoded, eo EncodeOptions, stage func(string)) error {
 	rows := p.bandRows()
-	p.src = newRowCache(src, p.W, p.H, p.cacheBytes(rows)).read
+	conv, tw := d.uprightRects()
+	p.rects = newTileCache(conv, p.W, p.H, tw, cacheTileRows, p.cacheBytes(rows)).read
 	if err := p.prepare(); err != nil {
 		return err
 	}
@@ -247,6 +248,42 @@ func (p *bandPlan) export(wr io.Writer, src rowSource, eo EncodeOptions, stage f
 		return p.renderRows(len(p.steps), y0, y1, pool)
 	}
 	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
+}
+
+// cacheTileRows is the height of the tiles a streamed export converts its source in.
+const cacheTileRows = 16
+
+// uprightRects returns a function that converts rectangles of the upright image,
+// and the width of the tiles it converts: 256 pixels for a YCbCr image stored
+// upright (what a JPEG decodes to), read straight from its planes; otherwise whole
+// rows (uprightRows), which the function must then be asked for.
+func (d *decoded) uprightRects() (rectSource, int) {
+	if m, ok := d.m.(*image.YCbCr); ok && d.o == 1 && m.Rect.Min == (image.Point{}) {
+		return ycbcrRect(m), 256
+	}
+	rows := d.uprightRows()
+	return func(x0, y0, x1, y1 int, dst []float32) { rows(y0, y1, dst) }, d.w
+}
+
+// ycbcrRect converts rectangles of m with ycbcrConv's arithmetic, so the pixels are
+// exactly those its rows give.
+func ycbcrRect(m *image.YCbCr) rectSource {
+	hs, vs := chromaShifts(m.SubsampleRatio)
+	return func(x0, y0, x1, y1 int, dst []float32) {
+		w := x1 - x0
+		for y := y0; y < y1; y++ {
+			yrow := m.Y[y*m.YStride:]
+			c0 := (y >> vs) * m.CStride
+			cb, cr := m.Cb[c0:], m.Cr[c0:]
+			out := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
+			for x := x0; x < x1; x++ {
+				ci := x >> hs
+				r, g, b := ycbcrRGB(yrow[x], cb[ci], cr[ci])
+				p := out[3*(x-x0) : 3*(x-x0)+3 : 3*(x-x0)+3]
+				p[0], p[1], p[2] = lin8[clamp8(r)], lin8[clamp8(g)], lin8[clamp8(b)]
+			}
+		}
+	}
 }
 
 // renderOwned runs the edits of order on src, which the caller gives up: src's

@@ -100,8 +100,15 @@ func opFlip(rc *runCtx, src *Image, a Args) (*Image, error) {
 
 // flipSpec is the geometry of a flip of a w x h image.
 func flipSpec(w, h int, hor, ver bool) *geomSpec {
+	v := &pixelView{sx: 1, sy: 1}
+	if hor {
+		v.sx, v.tx = -1, w-1
+	}
+	if ver {
+		v.sy, v.ty = -1, h-1
+	}
 	return &geomSpec{
-		w: w, h: h,
+		w: w, h: h, view: v,
 		src: func(a, b int) (int, int) {
 			if ver {
 				return h - b, h - a
@@ -225,27 +232,28 @@ func catmullRom(t float64) [4]float32 {
 // border of a rotated image, or repeat the edge when clampEdge is set. The result is
 // clipped at 0: the cubic's overshoot must not make negative light.
 func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, float32) {
-	return sampleCubicBand(src, 0, src.H, x, y, clampEdge)
+	return sampleCubicRect(src, 0, 0, src.W, src.H, x, y, clampEdge)
 }
 
-// sampleCubicBand is sampleCubic on an image h rows tall of which src holds rows
-// [y0, y0+src.H), which must include every row the taps read.
-func sampleCubicBand(src *Image, y0, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
+// sampleCubicRect is sampleCubic on an image w x h of which src holds the rectangle
+// of columns [x0, x0+src.W) and rows [y0, y0+src.H), which must include every
+// pixel the taps read.
+func sampleCubicRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
 	if clampEdge {
-		x = min(max(x, 0), float64(src.W-1))
+		x = min(max(x, 0), float64(w-1))
 		y = min(max(y, 0), float64(h-1))
 	}
 	fx, fy := math.Floor(x), math.Floor(y)
-	if fx < -3 || fy < -3 || fx > float64(src.W)+2 || fy > float64(h)+2 {
+	if fx < -3 || fy < -3 || fx > float64(w)+2 || fy > float64(h)+2 {
 		return 0, 0, 0
 	}
 	ix, iy := int(fx)-1, int(fy)-1
 	wx, wy := catmullRom(x-fx), catmullRom(y-fy)
 	var r, g, b float32
-	if ix >= 0 && iy >= 0 && ix+3 < src.W && iy+3 < h {
+	if ix >= 0 && iy >= 0 && ix+3 < w && iy+3 < h {
 		// All 16 taps inside: no per-tap checks.
 		stride := 3 * src.W
-		base := 3 * ((iy-y0)*src.W + ix)
+		base := 3 * ((iy-y0)*src.W + ix - x0)
 		for j := range 4 {
 			p := src.Pix[base+j*stride : base+j*stride+12]
 			rr := wx[0]*p[0] + wx[1]*p[3] + wx[2]*p[6] + wx[3]*p[9]
@@ -268,11 +276,11 @@ func sampleCubicBand(src *Image, y0, h int, x, y float64, clampEdge bool) (float
 		for i := range 4 {
 			xx := ix + i
 			if clampEdge {
-				xx = min(max(xx, 0), src.W-1)
-			} else if xx < 0 || xx >= src.W {
+				xx = min(max(xx, 0), w-1)
+			} else if xx < 0 || xx >= w {
 				continue
 			}
-			p := src.Pix[3*((yy-y0)*src.W+xx):]
+			p := src.Pix[3*((yy-y0)*src.W+xx-x0):]
 			rr += wx[i] * p[0]
 			gg += wx[i] * p[1]
 			bb += wx[i] * p[2]
