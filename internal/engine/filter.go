@@ -226,32 +226,52 @@ func largeSub(sigma float64, w, h int) int {
 	return sub
 }
 
-// blockGrid is a plane of sub x sub block values of a w x h frame (cw x ch blocks,
-// on the frame's own coordinates), which rows interpolates back to full resolution.
+// blockGrid is a plane of sub x sub block values of a frame (cw x ch blocks, on the
+// frame's own coordinates), which rows interpolates back to full resolution over
+// the columns [cx0, cx0+w). pix may hold a window of the blocks only: pw x ph blocks
+// from block (ox, oy), enough for the pixels interpolated.
 type blockGrid struct {
-	pix          []float32
-	w, h, cw, ch int
-	nc, sub      int
-	x0, x1       []int
-	fx           []float32
+	pix            []float32
+	w, cx0, cw, ch int
+	ox, oy, pw, ph int
+	nc, sub        int
+	x0, x1         []int
+	fx             []float32
 }
 
 // blurGrid blurs the block averages small of a w x h plane (what shrink returns)
 // with the rest of a gaussian of sigma, in place, and returns them as a grid.
 func blurGrid(rc *runCtx, small []float32, w, h, sw, sh, nc, sub int, sigma float64) *blockGrid {
-	s2 := float64(sub * sub)
-	rest := math.Sqrt(max(sigma*sigma-(s2-1)/12-s2/6, 0)) / float64(sub)
-	tmp := rc.floats(len(small))
-	gaussian(small, small, tmp, sw, sh, nc, rest)
-	rc.release(tmp)
+	blurBlocks(rc, small, sw, sh, nc, sub, sigma)
 	return newBlockGrid(small, w, h, sw, sh, nc, sub)
 }
 
+// blurBlocks blurs a sw x sh plane of sub x sub block averages, in place, with what
+// a gaussian of sigma leaves after the averaging and the interpolation back.
+func blurBlocks(rc *runCtx, small []float32, sw, sh, nc, sub int, sigma float64) {
+	tmp := rc.floats(len(small))
+	gaussian(small, small, tmp, sw, sh, nc, blockSigma(sigma, sub))
+	rc.release(tmp)
+}
+
+// blockSigma is the sigma, in blocks, that blurBlocks applies.
+func blockSigma(sigma float64, sub int) float64 {
+	s2 := float64(sub * sub)
+	return math.Sqrt(max(sigma*sigma-(s2-1)/12-s2/6, 0)) / float64(sub)
+}
+
 func newBlockGrid(pix []float32, w, h, cw, ch, nc, sub int) *blockGrid {
-	g := &blockGrid{pix: pix, w: w, h: h, cw: cw, ch: ch, nc: nc, sub: sub}
+	return windowGrid(pix, 0, w, cw, ch, 0, 0, cw, ch, nc, sub)
+}
+
+// windowGrid is the grid of a frame of cw x ch blocks whose pix holds the pw x ph
+// blocks from (ox, oy), interpolated over columns [cx0, cx0+w).
+func windowGrid(pix []float32, cx0, w, cw, ch, ox, oy, pw, ph, nc, sub int) *blockGrid {
+	g := &blockGrid{pix: pix, w: w, cx0: cx0, cw: cw, ch: ch, ox: ox, oy: oy, pw: pw, ph: ph, nc: nc, sub: sub}
 	g.x0, g.x1, g.fx = make([]int, w), make([]int, w), make([]float32, w)
 	for x := range w {
-		g.x0[x], g.x1[x], g.fx[x] = blockInterp(x, cw, sub)
+		a, b, f := blockInterp(cx0+x, cw, sub)
+		g.x0[x], g.x1[x], g.fx[x] = a-ox, b-ox, f
 	}
 	return g
 }
@@ -263,9 +283,52 @@ func (g *blockGrid) rows(dst []float32, y0, n int) {
 	parallelRows(n, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			t0, t1, fy := blockInterp(y0+y, g.ch, g.sub)
-			interpRow(dst[y*w*nc:(y+1)*w*nc], g.pix, t0, t1, fy, g.x0, g.x1, g.fx, g.cw, nc)
+			interpRow(dst[y*w*nc:(y+1)*w*nc], g.pix, t0-g.oy, t1-g.oy, fy, g.x0, g.x1, g.fx, g.pw, nc)
 		}
 	})
+}
+
+// gaussianRect returns gaussianLarge(src) over the rectangle [x0, x1) x [y0, y1) of
+// the w x h plane src (nc channels), computing only around it: the rectangle and the
+// filter's reach, on the blocks of the whole plane when it subsamples.
+func gaussianRect(rc *runCtx, src []float32, w, h, nc int, sigma float64, x0, y0, x1, y1 int) []float32 {
+	rw, rh := x1-x0, y1-y0
+	out := rc.floats(rw * rh * nc)
+	crop := func(cx0, cy0, cx1, cy1 int) []float32 {
+		c := rc.floats((cx1 - cx0) * (cy1 - cy0) * nc)
+		for y := cy0; y < cy1; y++ {
+			copy(c[(y-cy0)*(cx1-cx0)*nc:], src[(y*w+cx0)*nc:(y*w+cx1)*nc])
+		}
+		return c
+	}
+	sub := largeSub(sigma, w, h)
+	if sub == 0 {
+		r := gaussHalo(sigma)
+		cx0, cy0, cx1, cy1 := max(0, x0-r), max(0, y0-r), min(w, x1+r), min(h, y1+r)
+		c := crop(cx0, cy0, cx1, cy1)
+		cw, ch := cx1-cx0, cy1-cy0
+		tmp := rc.floats(len(c))
+		gaussian(c, c, tmp, cw, ch, nc, sigma)
+		for y := y0; y < y1; y++ {
+			copy(out[(y-y0)*rw*nc:(y-y0+1)*rw*nc], c[((y-cy0)*cw+x0-cx0)*nc:])
+		}
+		rc.release(c, tmp)
+		return out
+	}
+	// Whole blocks of the plane, with the small gaussian's reach and the
+	// interpolation's block around the rectangle's.
+	cw, ch := (w+sub-1)/sub, (h+sub-1)/sub
+	r := gaussHalo(blockSigma(sigma, sub)) + 2
+	bx0, by0 := max(0, x0/sub-r), max(0, y0/sub-r)
+	bx1, by1 := min(cw, (x1+sub-1)/sub+r), min(ch, (y1+sub-1)/sub+r)
+	c := crop(bx0*sub, by0*sub, min(w, bx1*sub), min(h, by1*sub))
+	small, pw, ph := shrink(rc, c, min(w, bx1*sub)-bx0*sub, min(h, by1*sub)-by0*sub, nc, sub)
+	rc.release(c)
+	blurBlocks(rc, small, pw, ph, nc, sub, sigma)
+	g := windowGrid(small, x0, rw, cw, ch, bx0, by0, pw, ph, nc, sub)
+	g.rows(out, y0, rh)
+	rc.release(small)
+	return out
 }
 
 // gaussian blurs src into dst with a gaussian of standard deviation sigma pixels.

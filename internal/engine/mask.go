@@ -130,11 +130,23 @@ func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
 		if in := 1 - edge/(2*rmin)*(1+1e-9); in > 0 {
 			in2 = in * in
 		}
+		// Pixels farther from the centre than reach are all outside (k0 >= out):
+		// only the ellipse's bounding square is computed, so a spot's mask costs
+		// little more than clearing the frame.
+		reach := max(rx, ry)*out + 2
+		xa := min(max(int(math.Floor(cx-reach)), 0), w)
+		xb := min(max(int(math.Ceil(cx+reach)), xa), w)
 		parallelRows(h, func(lo, hi int) {
 			for y := lo; y < hi; y++ {
 				row := dst[y*w : (y+1)*w]
 				dy := float64(fr.y0+y) + 0.5 - cy
-				for x := range row {
+				if math.Abs(dy) > reach {
+					clear(row)
+					continue
+				}
+				clear(row[:xa])
+				clear(row[xb:])
+				for x := xa; x < xb; x++ {
 					dx := float64(x) + 0.5 - cx
 					u := (cos*dx + sin*dy) / rx
 					v := (-sin*dx + cos*dy) / ry
