@@ -121,6 +121,10 @@ type gridPass struct {
 	sub, nc int
 	rows    func(rc *runCtx, in *Image) []float32
 	finish  func(rc *runCtx, grid []float32, w, h, cw, ch int) any
+	// Or, for statistics that do not depend on how the rows are cut (counts), stats
+	// makes a band's share and merge turns all the shares into what the edit reads.
+	stats func(rc *runCtx, in *Image) any
+	merge func(parts []any, w, h int) any
 }
 
 // streamer returns how an operation with arguments a streams on a w x h input. It
@@ -135,6 +139,8 @@ var streamers = map[string]streamer{
 	"clarity": streamClarity,
 	"denoise": streamDenoise,
 	"blur":    streamBlur,
+	"clahe":   streamCLAHE,
+	"dehaze":  streamDehaze,
 
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
@@ -280,6 +286,57 @@ func streamDenoise(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 			}
 			ga, gb := guidedGrids(rc, gs, ps, w, h, cw, ch, 3, rad, eps*eps, sub)
 			return &[2]*blockGrid{ga, gb}
+		},
+	}}, nil
+}
+
+func streamCLAHE(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, clip, tiles := r.num("amount"), r.num("clip_limit"), r.integer("tiles")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	if tiles < 1 || !(clip > 0) {
+		return streamSpec{}, darkroom.Errorf(darkroom.InvalidInput, "clahe: tiles %d and clip_limit %v must be positive", tiles, clip)
+	}
+	nx, ny := claheTiles(w, h, tiles)
+	// A first pass counts the tiles' histograms; the bands then map pixel by pixel.
+	return streamSpec{pre: &gridPass{
+		stats: func(rc *runCtx, in *Image) any {
+			hist := make([]float64, nx*ny*claheBins)
+			light := claheLight(rc, in)
+			claheCount(hist, light, in.W, rc.frame.y0, in.H, h, nx, ny)
+			rc.release(light)
+			return hist
+		},
+		merge: func(parts []any, w, h int) any {
+			hist := make([]float64, nx*ny*claheBins)
+			for _, p := range parts {
+				for i, c := range p.([]float64) {
+					hist[i] += c
+				}
+			}
+			return claheMaps(hist, w, h, nx, ny, clip)
+		},
+	}}, nil
+}
+
+func streamDehaze(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	if amount := r.num("amount"); r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	// A first pass averages the frame down to blocks and estimates the haze on
+	// them; the bands then apply it pixel by pixel.
+	sub := dehazeSub(frame{0, w, h})
+	return streamSpec{pre: &gridPass{
+		sub: sub, nc: 3,
+		rows: func(rc *runCtx, in *Image) []float32 {
+			small, _, _ := shrink(rc, in.Pix, in.W, in.H, 3, sub)
+			return small
+		},
+		finish: func(rc *runCtx, grid []float32, w, h, cw, ch int) any {
+			return dehazeEstimate(rc, grid, cw, ch, sub)
 		},
 	}}, nil
 }
@@ -639,6 +696,27 @@ func (p *bandPlan) prepare() error {
 			continue
 		}
 		w, h := s.inW, s.inH
+		if g.stats != nil {
+			rows := bandRowsFor(w)
+			parts := make([]any, (h+rows-1)/rows)
+			err := eachBand(len(parts), func(b int, pool *bufPool) error {
+				y0, y1 := b*rows, min((b+1)*rows, h)
+				m, done, err := p.renderRows(k, y0, y1, pool)
+				if err != nil {
+					return err
+				}
+				rc := p.rc(s.i, pool)
+				rc.frame = frame{y0, w, h}
+				parts[b] = g.stats(rc, m)
+				done()
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			p.opt.pre[s.i] = g.merge(parts, w, h)
+			continue
+		}
 		cw, ch := (w+g.sub-1)/g.sub, (h+g.sub-1)/g.sub
 		grid := make([]float32, cw*ch*g.nc)
 		// Bands of whole blocks, so each block's rows are summed in one band in the

@@ -397,7 +397,7 @@ func convH(dst, src []float32, w, h, nc int, k []float32) {
 		for y := lo; y < hi; y++ {
 			row := src[y*w*nc : (y+1)*w*nc]
 			out := dst[y*w*nc : (y+1)*w*nc]
-			for x := range w {
+			at := func(x int) {
 				for c := range nc {
 					var s float32
 					for i, kv := range k {
@@ -406,6 +406,29 @@ func convH(dst, src []float32, w, h, nc int, k []float32) {
 					}
 					out[x*nc+c] = s
 				}
+			}
+			// The taps of pixels r and more from both ends need no clamping; their
+			// sums run in the same order, so the values are the same.
+			a, b := min(r, w), max(min(r, w), w-r)
+			for x := range a {
+				at(x)
+			}
+			if nc == 1 {
+				for x := a; x < b; x++ {
+					win := row[x-r : x+r+1]
+					var s float32
+					for i, kv := range k {
+						s += kv * win[i]
+					}
+					out[x] = s
+				}
+			} else {
+				for x := a; x < b; x++ {
+					at(x)
+				}
+			}
+			for x := b; x < w; x++ {
+				at(x)
 			}
 		}
 	})
@@ -710,13 +733,20 @@ func guidedCoeffs(rc *runCtx, guide, p []float32, w, h, nc, r int, eps float32) 
 // applyCoeffs writes q = a*guide + b at full resolution w x h, with a and b given on a
 // cw x ch grid of sub x sub blocks and interpolated bilinearly between block centres.
 func applyCoeffs(q, guide, a, b []float32, w, h, cw, ch, nc, sub int) {
+	applyCoeffsRows(q, guide, a, b, w, 0, h, cw, ch, nc, sub)
+}
+
+// applyCoeffsRows is applyCoeffs for rows [y0, y0+n) of the frame, which q and
+// guide hold from their start.
+func applyCoeffsRows(q, guide, a, b []float32, w, y0, n, cw, ch, nc, sub int) {
 	if sub <= 1 {
-		parallelRows(h, func(lo, hi int) {
+		parallelRows(n, func(lo, hi int) {
 			for i := lo * w; i < hi*w; i++ {
 				g := guide[i]
 				for c := range nc {
 					j := i*nc + c
-					q[j] = a[j]*g + b[j]
+					k := y0*w*nc + j
+					q[j] = a[k]*g + b[k]
 				}
 			}
 		})
@@ -726,12 +756,12 @@ func applyCoeffs(q, guide, a, b []float32, w, h, cw, ch, nc, sub int) {
 	for x := range w {
 		x0[x], x1[x], fx[x] = blockInterp(x, cw, sub)
 	}
-	parallelRows(h, func(lo, hi int) {
+	parallelRows(n, func(lo, hi int) {
 		ra, rb := make([]float32, w*nc), make([]float32, w*nc)
 		for y := lo; y < hi; y++ {
-			y0, y1, fy := blockInterp(y, ch, sub)
-			interpRow(ra, a, y0, y1, fy, x0, x1, fx, cw, nc)
-			interpRow(rb, b, y0, y1, fy, x0, x1, fx, cw, nc)
+			t0, t1, fy := blockInterp(y0+y, ch, sub)
+			interpRow(ra, a, t0, t1, fy, x0, x1, fx, cw, nc)
+			interpRow(rb, b, t0, t1, fy, x0, x1, fx, cw, nc)
 			for x := range w {
 				g := guide[y*w+x]
 				for c := range nc {
