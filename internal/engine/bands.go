@@ -142,6 +142,9 @@ var streamers = map[string]streamer{
 	"clahe":   streamCLAHE,
 	"dehaze":  streamDehaze,
 
+	"equalize":      streamEqualize,
+	"auto_contrast": streamAutoContrast,
+
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
 	"center_crop":     streamGeometry,
@@ -339,6 +342,46 @@ func streamDehaze(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 			return dehazeEstimate(rc, grid, cw, ch, sub)
 		},
 	}}, nil
+}
+
+// histPass is a first pass that counts levels band by band (counts do not depend on
+// how the rows are cut) and turns the whole image's into what the edit reads.
+func histPass(count func(in *Image) [3][256]int, use func(hist *[3][256]int, w, h int) any) *gridPass {
+	return &gridPass{
+		stats: func(rc *runCtx, in *Image) any { return count(in) },
+		merge: func(parts []any, w, h int) any {
+			var sum [3][256]int
+			for _, p := range parts {
+				hist := p.([3][256]int)
+				for c := range sum {
+					for i, n := range hist[c] {
+						sum[c][i] += n
+					}
+				}
+			}
+			return use(&sum, w, h)
+		},
+	}
+}
+
+func streamEqualize(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, byCh := r.num("amount"), r.flag("by_channels")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{pre: histPass(func(in *Image) [3][256]int { return equalizeHist(in, byCh) },
+		func(hist *[3][256]int, _, _ int) any { return equalizeLUTs(hist) })}, nil
+}
+
+func streamAutoContrast(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	amount, cutoff := r.num("amount"), r.num("cutoff")
+	if r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{pre: histPass(dispHistograms,
+		func(hist *[3][256]int, w, h int) any { return autoContrastBounds(hist, w*h, cutoff) })}, nil
 }
 
 // geomPlan, set on a runCtx, makes warp and subImage record the map they would
