@@ -41,14 +41,15 @@ type ExportResult struct {
 // and encodes it to w. Errors are those of Decode, Render and Encode, and nothing is
 // written when decoding or the edits fail.
 //
-// When every edit works pixel by pixel (see bandEdit) and the image is not resized,
-// the export streams: the decoder's own 8-bit image stays the only full-size one, and
-// strips of rows are converted, rendered and encoded on every core a few at a time,
-// the JPEG strip by strip (PNG and TIFF into one float image, which their encoders
-// read). Otherwise only the edits from the first that needs the whole image to the
-// last render whole images: the band edits before them run strip by strip as the
-// source is converted, those after them strip by strip into the encoder, and each
-// full-size image is dropped as soon as the next replaces it.
+// When every edit can be planned in bands (see planBands: per-pixel edits, filters
+// with a halo or a first pass, geometry mapped back to the source) and the image is
+// not resized, the export streams: the decoder's own 8-bit image stays the only
+// full-size one, and strips of rows are converted, rendered and encoded on every
+// core a few at a time, the JPEG strip by strip (PNG and TIFF into one float image,
+// which their encoders read). Otherwise only the edits from the first that needs the
+// whole image to the last render whole images: the band edits before them run strip
+// by strip as the source is converted, those after them strip by strip into the
+// encoder, and each full-size image is dropped as soon as the next replaces it.
 //
 // The decode budget (SetDecodeBudget) is taken for the decoder's image and the float
 // images the export will hold (strips when it streams, one or two full-size images
