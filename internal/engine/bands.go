@@ -142,6 +142,8 @@ var streamers = map[string]streamer{
 	"clahe":   streamCLAHE,
 	"dehaze":  streamDehaze,
 
+	"emboss":        streamEmboss,
+	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
 
@@ -342,6 +344,30 @@ func streamDehaze(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 			return dehazeEstimate(rc, grid, cw, ch, sub)
 		},
 	}}, nil
+}
+
+func streamEmboss(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	alpha, _, size := r.num("alpha"), r.num("strength"), r.num("size")
+	if r.err != nil || alpha == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: embossStep(size, float64(max(w, h)))}, nil
+}
+
+func streamMorphology(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	op, size := r.enum("operation", "none", "erode", "dilate"), r.num("size")
+	if r.err != nil || op == "none" {
+		return streamSpec{}, r.err
+	}
+	// A minimum is exact in any grouping, so the van Herk blocks may start where the
+	// band does; a window wider than the image is cut to it, which a band would not.
+	rad := morphologyRadius(size, float64(max(w, h)))
+	if rad > w {
+		return streamSpec{whole: true}, nil
+	}
+	return streamSpec{halo: rad}, nil
 }
 
 // histPass is a first pass that counts levels band by band (counts do not depend on

@@ -371,6 +371,9 @@ func opISONoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 // of the long edge (at least one pixel). The kernel is albumentations':
 // (1 - alpha) * identity + alpha * [[-1-s, -s, 0], [-s, 1, s], [0, s, 1+s]], on display
 // values, edges repeated. Example: {alpha: 0.5, strength: 0.7}.
+// embossStep is emboss's tap spacing in pixels on a frame of long edge long.
+func embossStep(size, long float64) int { return max(1, int(math.Round(size*long))) }
+
 func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
 	alpha, strength, size := r.num("alpha"), r.num("strength"), r.num("size")
@@ -388,7 +391,7 @@ func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	}
 	k[1][1] += 1 - al
-	step := max(1, int(math.Round(size*longEdge(src))))
+	step := embossStep(size, rc.long(src))
 	w, h := src.W, src.H
 	disp := rc.floats(len(src.Pix))
 	parallelRows(h, func(lo, hi int) {
