@@ -158,6 +158,7 @@ var streamers = map[string]streamer{
 	"elastic":         streamGeometry,
 	"grid_distortion": streamGeometry,
 	"lens_distortion": streamGeometry,
+	"pad":             streamGeometry,
 }
 
 // gaussHalo is the rows gaussian(sigma) reaches on either side.

@@ -117,24 +117,45 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 // (either may be negative, which crops), the border outside src filled by mode as
 // borderIndex says, a constant border with display value fill.
 func padBorder(rc *runCtx, src *Image, w, h, x0, y0 int, mode string, fill float64) *Image {
+	g := padSpec(src.W, src.H, w, h, x0, y0, mode, fill)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g)
+	}
+	return g.whole(rc, src)
+}
+
+// padSpec is the geometry of padBorder from an inW x inH input.
+func padSpec(inW, inH, w, h, x0, y0 int, mode string, fill float64) *geomSpec {
 	v := fillLevel(fill)
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			sy, oky := borderIndex(y-y0, src.H, mode)
-			for x := range w {
-				d := dst.Pix[3*(y*w+x):]
-				sx, okx := borderIndex(x-x0, src.W, mode)
-				if !okx || !oky {
-					d[0], d[1], d[2] = v, v, v
-					continue
-				}
-				s := src.Pix[3*(sy*src.W+sx):]
-				d[0], d[1], d[2] = s[0], s[1], s[2]
+	src := func(a, b int) (int, int) {
+		lo, hi := inH, 0
+		for y := a; y < b; y++ {
+			if sy, ok := borderIndex(y-y0, inH, mode); ok {
+				lo, hi = min(lo, sy), max(hi, sy+1)
 			}
 		}
-	})
-	return dst
+		return min(lo, hi), hi
+	}
+	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+		dst := rc.image(w, b-a)
+		parallelRows(b-a, func(lo, hi int) {
+			for y := a + lo; y < a+hi; y++ {
+				sy, oky := borderIndex(y-y0, inH, mode)
+				for x := range w {
+					d := dst.Pix[3*((y-a)*w+x):]
+					sx, okx := borderIndex(x-x0, in.W, mode)
+					if !okx || !oky {
+						d[0], d[1], d[2] = v, v, v
+						continue
+					}
+					s := in.Pix[3*((sy-sa)*in.W+sx):]
+					d[0], d[1], d[2] = s[0], s[1], s[2]
+				}
+			}
+		})
+		return dst
+	}
+	return &geomSpec{w: w, h: h, src: src, render: render}
 }
 
 // borderIndex maps index i of a padded axis to the source index it shows, for a
