@@ -110,7 +110,7 @@ peers[clarity]="vips linear @IN@ a.v 1.23 0 --uchar && vips gaussblur a.v b.v 2 
 streams[rotate]="--op crop:left=0.05,right=0.05,top=0.05,bottom=0.05 --op rotate:angle=3 --op $sharpen"
 peers[rotate]="vips crop @IN@ a.v @CROP@ && vips rotate a.v b.v 3 && vips sharpen b.v @OUT@ --sigma 1.2"
 streams[augment]="--op flip:horizontal=true --op affine:scale=1.1,angle=10 --op blur:radius=0.0005 --op contrast:amount=0.2"
-peers[augment]="vips flip @IN@ a.v horizontal && vips similarity a.v b.v --scale 1.1 --angle 10 && vips gaussblur b.v c.v 3 && vips linear c.v @OUT@ 1.2 -25 --uchar"
+peers[augment]="vips flip @IN@ a.v horizontal && vips similarity a.v b.v --scale 1.1 --angle 10 && vips gaussblur b.v c.v 3 && vips linear --uchar -- c.v @OUT@ 1.2 -25"
 labels=(sharpen "exposure + sharpen / vips linear, sharpen"
 	grain "5 band ops + grain / vips linear, gaussnoise, gaussblur, add"
 	clarity "exposure + clarity + denoise / vips linear, gaussblur, sharpen"

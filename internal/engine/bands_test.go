@@ -200,3 +200,25 @@ func TestBandsMatchWholeMix(t *testing.T) {
 		opEdit("flip", opArgs(t, "flip", map[string]any{"vertical": true})), opEdit("rotate", opArgs(t, "rotate", map[string]any{"angle": -20.0})), opSample(t, "perspective")}, 9)
 	check(t, src, []Edit{opSample(t, "flip"), opSample(t, "affine"), opEdit("blur", opArgs(t, "blur", map[string]any{"radius": 0.03})), opSample(t, "noise"), opSample(t, "contrast")}, 9)
 }
+
+// The exports of the streaming benchmarks stream at the benchmark photo's size (and
+// so hold no full-size float image).
+func TestBenchmarkExportsStream(t *testing.T) {
+	for name, edits := range benchStreamCases(t) {
+		order, err := renderOrder(edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range [][2]int{{6000, 4000}, {4000, 6000}, {12000, 8000}} {
+			p, err := planBands(edits, order, RenderOptions{}, size[0], size[1])
+			if p == nil || err != nil {
+				t.Errorf("%s at %dx%d does not stream (%v)", name, size[0], size[1], err)
+				continue
+			}
+			// What a streamed export is charged stays far below one float image.
+			if c, whole := p.exportCost("jpeg"), floatBytes(size[0], size[1]); c > whole/2 {
+				t.Errorf("%s at %dx%d: a streamed export takes %d MB, half a float image is %d MB", name, size[0], size[1], c>>20, whole>>21)
+			}
+		}
+	}
+}
