@@ -277,6 +277,10 @@ func ycbcrRect(m *image.YCbCr) rectSource {
 			c0 := (y >> vs) * m.CStride
 			cb, cr := m.Cb[c0:], m.Cr[c0:]
 			out := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
+			if hs == 1 && x0%2 == 0 {
+				ycbcrPairs(out, yrow[x0:x1], cb[x0/2:], cr[x0/2:])
+				continue
+			}
 			for x := x0; x < x1; x++ {
 				ci := x >> hs
 				r, g, b := ycbcrRGB(yrow[x], cb[ci], cr[ci])
