@@ -927,7 +927,9 @@ func renderBands(src *Image, edits []Edit, opt RenderOptions, rows int) (*Image,
 
 // tileCache converts tiles of a decoded image on demand, keeping the most recently
 // used up to a bound: the bands of a streamed render overlap (their halos, and the
-// blocks of a rotation), and each pixel is then converted about once.
+// blocks of a rotation), and each pixel is then converted about once. A tile being
+// read is never dropped, and a dropped tile's pixels are reused for the next, so a
+// streamed export makes almost no garbage for the collector to wait for.
 type tileCache struct {
 	conv   rectSource
 	w, h   int
@@ -935,6 +937,7 @@ type tileCache struct {
 	max    int // tiles kept
 	mu     sync.Mutex
 	tiles  map[[2]int]*tile
+	free   [][]float32
 	tick   int64
 }
 
@@ -942,6 +945,7 @@ type tile struct {
 	ready chan struct{}
 	pix   []float32
 	used  int64
+	refs  int // readers holding it
 }
 
 // newTileCache caches conv, which converts rectangles of a w x h image whose
@@ -963,10 +967,14 @@ func (c *tileCache) read(x0, y0, x1, y1 int, dst []float32) {
 			for y := max(y0, ay); y < min(y1, ay+c.th); y++ {
 				copy(dst[3*(w*(y-y0)+a-x0):3*(w*(y-y0)+b-x0)], t.pix[3*(tw*(y-ay)+a-ax):3*(tw*(y-ay)+b-ax)])
 			}
+			c.mu.Lock()
+			t.refs--
+			c.mu.Unlock()
 		}
 	}
 }
 
+// get returns tile (tx, ty), converted, with a reference the caller gives back.
 func (c *tileCache) get(tx, ty int) *tile {
 	key := [2]int{tx, ty}
 	c.mu.Lock()
@@ -974,6 +982,7 @@ func (c *tileCache) get(tx, ty int) *tile {
 	t := c.tiles[key]
 	if t != nil {
 		t.used = c.tick
+		t.refs++
 		c.mu.Unlock()
 		<-t.ready
 		if t.pix == nil {
@@ -981,27 +990,45 @@ func (c *tileCache) get(tx, ty int) *tile {
 		}
 		return t
 	}
-	t = &tile{ready: make(chan struct{}), used: c.tick}
+	t = &tile{ready: make(chan struct{}), used: c.tick, refs: 1}
 	c.tiles[key] = t
-	for len(c.tiles) > c.max {
-		// Drop the least recently used; a band still reading it keeps its pixels.
-		var old [2]int
-		oldest := int64(math.MaxInt64)
-		for k, v := range c.tiles {
-			if v.used < oldest {
-				old, oldest = k, v.used
-			}
-		}
-		delete(c.tiles, old)
+	c.evict()
+	x0, y0 := tx*c.tw, ty*c.th
+	x1, y1 := min(x0+c.tw, c.w), min(y0+c.th, c.h)
+	n := 3 * (x1 - x0) * (y1 - y0)
+	var pix []float32
+	if k := len(c.free) - 1; k >= 0 && cap(c.free[k]) >= n {
+		pix, c.free = c.free[k][:n], c.free[:k]
 	}
 	c.mu.Unlock()
 	defer close(t.ready)
-	x0, y0 := tx*c.tw, ty*c.th
-	x1, y1 := min(x0+c.tw, c.w), min(y0+c.th, c.h)
-	pix := make([]float32, 3*(x1-x0)*(y1-y0))
+	if pix == nil {
+		pix = make([]float32, n)
+	}
 	c.conv(x0, y0, x1, y1, pix)
 	t.pix = pix
 	return t
+}
+
+// evict drops the least recently used tiles that no one reads while there are more
+// than max, keeping their pixels for reuse. c.mu is held.
+func (c *tileCache) evict() {
+	for len(c.tiles) > c.max {
+		var old [2]int
+		oldest := int64(math.MaxInt64)
+		for k, v := range c.tiles {
+			if v.refs == 0 && v.used < oldest {
+				old, oldest = k, v.used
+			}
+		}
+		if oldest == math.MaxInt64 {
+			return // all in use: the bound gives way until some are released
+		}
+		if t := c.tiles[old]; t.pix != nil && len(c.free) < 8 {
+			c.free = append(c.free, t.pix)
+		}
+		delete(c.tiles, old)
+	}
 }
 
 // bandRows is the height of the bands an export of the plan renders: those of a
@@ -1033,7 +1060,20 @@ func (p *bandPlan) cacheBytes(rows int) int64 {
 	y0 := max(0, h/2-rows/2)
 	r := p.need(len(p.steps), y0, min(h, y0+rows))[0]
 	procs := int64(runtime.GOMAXPROCS(0))
-	return int64(12*p.W) * (int64(r[1]-r[0]+rows)*(procs+1) + 2*cacheTileRows)
+	if len(p.steps) > 0 && p.steps[0].rect {
+		// A warp reads a rectangle a column block: the tiles they cross.
+		s := p.steps[0]
+		a := p.need(len(p.steps), y0, min(h, y0+rows))[1]
+		var area int64
+		for c0 := 0; c0 < s.outW; c0 += warpBlock {
+			x0, ya, x1, yb := s.spec.geom.warp.bounds(a[0], a[1], c0, min(c0+warpBlock, s.outW))
+			area += int64(x1-x0+cacheTileWidth) * int64(yb-ya+cacheTileRows)
+		}
+		// The bands in flight; the next band's overlap is converted again, which
+		// costs less than holding it.
+		return 12 * area * procs
+	}
+	return int64(12*p.W) * (int64(r[1]-r[0])*(procs+1) + 2*cacheTileRows)
 }
 
 // exportCost is the decode budget a streamed export of the plan takes besides the

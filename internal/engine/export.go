@@ -251,16 +251,20 @@ func (p *bandPlan) export(wr io.Writer, d *decoded, eo EncodeOptions, stage func
 	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
 }
 
-// cacheTileRows is the height of the tiles a streamed export converts its source in.
-const cacheTileRows = 16
+// cacheTileRows and cacheTileWidth are the size of the tiles a streamed export
+// converts its source in (the width when the source can be read in columns).
+const (
+	cacheTileRows  = 16
+	cacheTileWidth = 128
+)
 
 // uprightRects returns a function that converts rectangles of the upright image,
-// and the width of the tiles it converts: 256 pixels for a YCbCr image stored
+// and the width of the tiles it converts: cacheTileWidth for a YCbCr image stored
 // upright (what a JPEG decodes to), read straight from its planes; otherwise whole
 // rows (uprightRows), which the function must then be asked for.
 func (d *decoded) uprightRects() (rectSource, int) {
 	if m, ok := d.m.(*image.YCbCr); ok && d.o == 1 && m.Rect.Min == (image.Point{}) {
-		return ycbcrRect(m), 256
+		return ycbcrRect(m), cacheTileWidth
 	}
 	rows := d.uprightRows()
 	return func(x0, y0, x1, y1 int, dst []float32) { rows(y0, y1, dst) }, d.w
