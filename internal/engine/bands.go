@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 
@@ -1088,4 +1089,48 @@ func (p *bandPlan) exportCost(format string) int64 {
 		c += floatBytes(w, h)
 	}
 	return c
+}
+
+// heapGuard keeps a streamed export's heap near what it holds: the collector would
+// otherwise let garbage (encoded strips, scratch rows) grow the heap to twice the live
+// memory, and the live memory of a streamed export is mostly the decoder's image and
+// the file's bytes, which never become garbage: at 96 MP that doubling alone is
+// hundreds of megabytes. When the heap's objects exceed the live memory of the last
+// collection by slack, check collects; the buffers are pointer-free, so a collection
+// costs milliseconds.
+type heapGuard struct {
+	slack   uint64
+	mu      sync.Mutex
+	live    uint64
+	samples []metrics.Sample
+}
+
+func newHeapGuard(slack uint64) *heapGuard {
+	g := &heapGuard{slack: slack, samples: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}}
+	g.read()
+	return g
+}
+
+// read returns the heap's objects and notes the live memory. g.mu is held or g is
+// not yet shared.
+func (g *heapGuard) read() uint64 {
+	metrics.Read(g.samples)
+	if g.samples[1].Value.Kind() == metrics.KindUint64 {
+		g.live = g.samples[1].Value.Uint64()
+	}
+	if g.samples[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return g.samples[0].Value.Uint64()
+}
+
+func (g *heapGuard) check() {
+	if !g.mu.TryLock() {
+		return // another band is checking
+	}
+	defer g.mu.Unlock()
+	if objects := g.read(); objects > g.live+g.slack {
+		runtime.GC()
+		g.read()
+	}
 }

@@ -245,7 +245,9 @@ func (p *bandPlan) export(wr io.Writer, d *decoded, eo EncodeOptions, stage func
 		return err
 	}
 	w, h := p.size()
+	guard := newHeapGuard(32 << 20)
 	band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		guard.check()
 		return p.renderRows(len(p.steps), y0, y1, pool)
 	}
 	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
