@@ -144,6 +144,7 @@ var streamers = map[string]streamer{
 	"dehaze":  streamDehaze,
 
 	"emboss":        streamEmboss,
+	"cutout":        streamPlaced,
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
@@ -347,6 +348,10 @@ func streamDehaze(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		},
 	}}, nil
 }
+
+// streamPlaced streams an operation that changes each pixel on its own, from where
+// the pixel lies in the frame (cutout's holes): it needs no context.
+func streamPlaced(rc *runCtx, w, h int, a Args) (streamSpec, error) { return streamSpec{}, nil }
 
 func streamEmboss(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 	r := args{a: a}

@@ -10,22 +10,21 @@ import (
 // an export with one of them renders the image whole. Every other operation streams
 // (TestBandsMatchWhole checks both ways).
 var bandWhole = map[string]string{
-	"blur":                 "motion only: sheared along rows placed by the band's offset",
-	"chromatic_aberration": "not yet planned: radial resampling per channel",
+	"blur":                 "motion only: sheared along rows placed by the band's offset, which changes their rounding",
+	"chromatic_aberration": "not planned: channels resampled radially, a reach that grows to the edges",
 	"crop_and_pad":         "keep_size (the sample) resizes the padded image; without it, it streams as pad",
-	"cutout":               "not yet planned",
-	"downscale":            "a resize down and back up",
-	"fancy_pca":            "principal components of the whole image's colours",
-	"glass_blur":           "not yet planned",
-	"grid_shuffle":         "not yet planned",
-	"iso_noise":            "not yet planned",
-	"jpeg_compression":     "JPEG blocks of the whole image",
-	"rain":                 "not yet planned",
+	"downscale":            "not planned: a resize down and back up",
+	"fancy_pca":            "principal components of the whole image's colours: float sums a first pass would reorder",
+	"glass_blur":           "not planned: seeded pixel swaps that chain across rows",
+	"grid_shuffle":         "not planned: cells move between any rows",
+	"iso_noise":            "not planned",
+	"jpeg_compression":     "JPEG blocks and quantization of the whole image",
+	"rain":                 "not planned: streaks drawn across the frame",
 	"rotate90":             "a quarter turn makes rows of columns: every band reads every row",
-	"scale":                "a resize",
-	"spot":                 "not yet planned",
+	"scale":                "not planned: a resize",
+	"spot":                 "reads its source and blur far from its rows; it is local (its mask's rectangle) but renders whole",
 	"transpose":            "rows of columns: every band reads every row",
-	"zoom_blur":            "not yet planned",
+	"zoom_blur":            "not planned: a radial blur whose reach grows to the frame's edges",
 }
 
 // bandNeedsWhole reports whether bandWhole says e cannot stream; for blur only the

@@ -188,8 +188,10 @@ func opCutout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if holes <= 0 {
 		return src, nil
 	}
-	w, h := src.W, src.H
-	side := max(1, int(math.Round(size*longEdge(src))))
+	// Holes are placed on the frame, so a band fills exactly the whole image's.
+	fr := rc.frameOf(src)
+	w, h, y0 := fr.w, fr.h, fr.y0
+	side := max(1, int(math.Round(size*rc.long(src))))
 	sw, sh := min(side, w), min(side, h)
 	v := max(fromDisp(float32(fill)), 0)
 	type rect struct{ x0, y0, x1, y1 int }
@@ -204,7 +206,7 @@ func opCutout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for _, q := range rects {
-			for y := max(q.y0, lo); y < min(q.y1, hi); y++ {
+			for y := max(q.y0-y0, lo); y < min(q.y1-y0, hi); y++ {
 				row := pix[3*(y*w+q.x0) : 3*(y*w+q.x1)]
 				for i := range row {
 					row[i] = v
