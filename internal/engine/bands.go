@@ -40,9 +40,6 @@ type streamSpec struct {
 	whole bool
 	// halo is the rows of context above and below a band the edit needs.
 	halo int
-	// align, when above 1, makes the rows an edit is given start at a multiple of it
-	// and end at one or at the image's end (grids of blocks on frame coordinates).
-	align int
 	// geom, for a geometry edit, maps output bands to the input rows they read.
 	geom *geomSpec
 	// pre, when set, is a first pass over the whole input of the edit.
@@ -732,7 +729,7 @@ func (p *bandPlan) size() (int, int) {
 func (p *bandPlan) halo() int {
 	n := 0
 	for _, s := range p.steps {
-		n += s.spec.halo + s.spec.align
+		n += s.spec.halo
 	}
 	return n
 }
@@ -753,10 +750,6 @@ func (p *bandPlan) need(n, a, b int) [][2]int {
 			}
 		default:
 			a, b = max(0, a-s.spec.halo), min(s.inH, b+s.spec.halo)
-			if al := s.spec.align; al > 1 {
-				a = a / al * al
-				b = min(s.inH, (b+al-1)/al*al)
-			}
 		}
 		rng[k] = [2]int{a, b}
 	}
