@@ -44,6 +44,9 @@ type streamSpec struct {
 	geom *geomSpec
 	// pre, when set, is a first pass over the whole input of the edit.
 	pre *gridPass
+	// rows, when set, is the input rows [a', b') that output rows [a, b) need, for
+	// an edit whose reach depends on where the band lies (a spot).
+	rows func(a, b int) (int, int)
 }
 
 // geomSpec is a geometry edit as a map from bands of its w x h output to bands of
@@ -119,6 +122,9 @@ type gridPass struct {
 	sub, nc int
 	rows    func(rc *runCtx, in *Image) []float32
 	finish  func(rc *runCtx, grid []float32, w, h, cw, ch int) any
+	// y0 and y1, when y1 > 0, are the only rows of the input the grid covers; the
+	// grid's first row is then block row y0/sub.
+	y0, y1 int
 	// Or, for statistics that do not depend on how the rows are cut (counts), stats
 	// makes a band's share and merge turns all the shares into what the edit reads.
 	stats func(rc *runCtx, in *Image) any
@@ -414,6 +420,66 @@ func streamAutoContrast(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		func(hist *[3][256]int, w, h int) any { return autoContrastBounds(hist, w*h, cutoff) })}, nil
 }
 
+// streamSpot streams a spot whose mask is an ellipse (what apply_spot makes): a band
+// that meets the ellipse's rows is given the rows its source lies on and, for a heal
+// that blurs at full size, the blur's reach; a heal that blurs on blocks gets a first
+// pass over the rows the spot reaches. Other bands run it as nothing. A spot without
+// such a mask reaches the whole frame and renders whole.
+func streamSpot(w, h int, e Edit) (streamSpec, error) {
+	r := args{a: e.Args}
+	kind := r.enum("kind", "heal", "clone")
+	dx, dy := r.num("dx"), r.num("dy")
+	if r.err != nil || (dx == 0 && dy == 0) {
+		return streamSpec{}, r.err
+	}
+	if e.Mask == nil || e.Mask.Invert {
+		return streamSpec{whole: true}, nil
+	}
+	fr := frame{0, w, h}
+	my0, my1, ok := ellipseRows(e.Mask.Shape, fr)
+	if !ok {
+		return streamSpec{whole: true}, nil
+	}
+	long := float64(max(w, h))
+	oy := dy * long
+	sigma := min(math.Hypot(dx*long, oy)/2, maxFilterRadius)
+	reach := 0
+	if kind == "heal" {
+		reach = spotReach(sigma, w, h)
+	}
+	tap := func(y int) int { return min(max(int(math.Floor(float64(y)+oy)), 0), h-1) }
+	// The rows a band's part of the spot reads: its rows, their source's, the reach.
+	need := func(a, b int) (int, int) {
+		ra, rb := max(a, my0), min(b, my1)
+		if ra >= rb {
+			return a, b
+		}
+		lo := max(0, min(ra, tap(ra))-reach)
+		hi := min(h, max(rb, tap(rb-1)+2)+reach)
+		return min(a, lo), max(b, hi)
+	}
+	spec := streamSpec{rows: need}
+	if sub := largeSub(sigma, w, h); kind == "heal" && sub > 0 {
+		// The blocks every band's part may interpolate: the spot's rows and their
+		// source's, with the small blur's reach and the interpolation's block.
+		br := (gaussHalo(blockSigma(sigma, sub)) + 3) * sub
+		y0 := max(0, min(my0, tap(my0))-br)
+		y1 := min(h, max(my1, tap(max(my0, my1-1))+2)+br)
+		spec.pre = &gridPass{
+			sub: sub, nc: 3, y0: y0, y1: y1,
+			rows: func(rc *runCtx, in *Image) []float32 {
+				small, _, _ := shrink(rc, in.Pix, in.W, in.H, 3, sub)
+				return small
+			},
+			finish: func(rc *runCtx, grid []float32, w, h, cw, ph int) any {
+				blurBlocks(rc, grid, cw, ph, 3, sub, sigma)
+				return &spotGrid{pix: grid, cw: cw, ch: (h + sub - 1) / sub, by0: y0 / sub, ph: ph, sub: sub}
+			},
+		}
+	}
+	return spec, nil
+}
+
 // geomPlan, set on a runCtx, makes warp and subImage record the map they would
 // apply instead of applying it: a geometry operation that is one warp or one crop of
 // its input is planned by running it on an image without pixels.
@@ -662,6 +728,9 @@ func planBands(edits []Edit, order []int, opt RenderOptions, w, h int) (*bandPla
 		st := step{i: i, inW: w, inH: h, outW: w, outH: h}
 		if !bandEdit(e) {
 			fn, ok := streamers[e.Op]
+			if e.Op == "spot" {
+				fn, ok = func(rc *runCtx, w, h int, a Args) (streamSpec, error) { return streamSpot(w, h, e) }, true
+			}
 			if !ok || (e.Mask != nil && !bandMask(e.Mask)) {
 				return nil, nil
 			}
@@ -744,6 +813,8 @@ func (p *bandPlan) need(n, a, b int) [][2]int {
 		switch {
 		case s.rect:
 			a, b = 0, 0
+		case s.spec.rows != nil:
+			a, b = s.spec.rows(a, b)
 		case s.spec.geom != nil:
 			if a < b {
 				a, b = s.spec.geom.src(a, b)
@@ -787,12 +858,17 @@ func (p *bandPlan) prepare() error {
 			continue
 		}
 		cw, ch := (w+g.sub-1)/g.sub, (h+g.sub-1)/g.sub
+		wy0, wy1 := 0, h
+		if g.y1 > 0 {
+			wy0, wy1 = g.y0/g.sub*g.sub, min(h, (g.y1+g.sub-1)/g.sub*g.sub)
+			ch = (wy1 - wy0 + g.sub - 1) / g.sub
+		}
 		grid := make([]float32, cw*ch*g.nc)
 		// Bands of whole blocks, so each block's rows are summed in one band in the
 		// whole-image order.
 		rows := g.sub * max(1, (bandRowsFor(w)+g.sub-1)/g.sub)
-		err := eachBand((h+rows-1)/rows, func(b int, pool *bufPool) error {
-			y0, y1 := b*rows, min((b+1)*rows, h)
+		err := eachBand((wy1-wy0+rows-1)/rows, func(b int, pool *bufPool) error {
+			y0, y1 := wy0+b*rows, min(wy0+(b+1)*rows, wy1)
 			m, done, err := p.renderRows(k, y0, y1, pool)
 			if err != nil {
 				return err
@@ -800,7 +876,7 @@ func (p *bandPlan) prepare() error {
 			rc := p.rc(s.i, pool)
 			rc.frame = frame{y0, w, h}
 			part := g.rows(rc, m)
-			copy(grid[(y0/g.sub)*cw*g.nc:], part)
+			copy(grid[((y0-wy0)/g.sub)*cw*g.nc:], part)
 			done()
 			return nil
 		})

@@ -22,16 +22,19 @@ var bandWhole = map[string]string{
 	"rain":                 "not planned: streaks drawn across the frame",
 	"rotate90":             "a quarter turn makes rows of columns: every band reads every row",
 	"scale":                "not planned: a resize",
-	"spot":                 "reads its source and blur far from its rows; it is local (its mask's rectangle) but renders whole",
+	"spot":                 "unmasked (the sample) it reaches the whole frame; with an ellipse mask it streams",
 	"transpose":            "rows of columns: every band reads every row",
 	"zoom_blur":            "not planned: a radial blur whose reach grows to the frame's edges",
 }
 
 // bandNeedsWhole reports whether bandWhole says e cannot stream; for blur only the
-// motion kind is meant.
+// motion kind is meant, for spot only one without a mask.
 func bandNeedsWhole(e Edit) bool {
-	if e.Op == "blur" {
+	switch e.Op {
+	case "blur":
 		return e.Args["kind"] == "motion"
+	case "spot":
+		return e.Mask == nil
 	}
 	_, ok := bandWhole[e.Op]
 	return ok
@@ -157,7 +160,9 @@ func streamEdits(t testing.TB) []Edit {
 	sharpen := opEdit("sharpen", opArgs(t, "sharpen", map[string]any{"amount": 1.5}))
 	sharpen.Mask = &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{0.4, 0.6}, RadiusX: 0.3, RadiusY: 0.2, Feather: 0.1}}
 	sharpen.Strength = 0.8
+	heal := spotEdit("heal", 0.06, 0.03, &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{0.45, 0.4}, RadiusX: 0.025, RadiusY: 0.03, Feather: 0.01}})
 	return []Edit{
+		heal,
 		opSample(t, "exposure"),
 		opEdit("crop", opArgs(t, "crop", map[string]any{"left": 0.05, "top": 0.1})),
 		opEdit("rotate", opArgs(t, "rotate", map[string]any{"angle": 3.0})),
@@ -219,5 +224,36 @@ func TestBenchmarkExportsStream(t *testing.T) {
 				t.Errorf("%s at %dx%d: a streamed export takes %d MB, half a float image is %d MB", name, size[0], size[1], c>>20, whole>>21)
 			}
 		}
+	}
+}
+
+// Spots with an ellipse mask (what apply_spot makes) stream: heal on blocks and at
+// full size, clone, near the edges where the source clamps, after other edits.
+func TestBandsMatchWholeSpots(t *testing.T) {
+	src := opPhoto(t, "coffee")
+	spot := func(kind string, cx, cy, r, dx, dy float64) Edit {
+		e := spotEdit(kind, dx, dy, &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{cx, cy},
+			RadiusX: r, RadiusY: r * 1.2, Feather: r / 3}})
+		e.Strength = 0.9
+		return e
+	}
+	cases := map[string][]Edit{
+		"heal on blocks":   {opSample(t, "exposure"), spot("heal", 0.5, 0.5, 0.03, 0.08, 0.05)},
+		"heal full size":   {spot("heal", 0.3, 0.6, 0.01, 0.01, -0.01)},
+		"clone":            {spot("clone", 0.6, 0.3, 0.02, -0.05, 0.07)},
+		"edges":            {spot("heal", 0.03, 0.96, 0.04, -0.1, 0.06), spot("clone", 0.97, 0.04, 0.05, 0.2, -0.3)},
+		"spots and others": {opSample(t, "sharpen"), spot("heal", 0.4, 0.2, 0.02, 0.06, 0.03), spot("heal", 0.7, 0.8, 0.02, -0.06, -0.05), opSample(t, "grain")},
+	}
+	for name, edits := range cases {
+		t.Run(name, func(t *testing.T) {
+			order, err := renderOrder(edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err := planBands(edits, order, RenderOptions{}, src.W, src.H); p == nil || err != nil {
+				t.Fatalf("does not stream (%v)", err)
+			}
+			check(t, src, edits, 3)
+		})
 	}
 }

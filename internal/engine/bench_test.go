@@ -235,7 +235,13 @@ func ioWriteJPEG(path string, m *Image, exif []byte) error {
 func benchStreamCases(b testing.TB) map[string][]Edit {
 	e := func(op string, set map[string]any) Edit { return opEdit(op, opArgs(b, op, set)) }
 	sharpen := e("sharpen", map[string]any{"amount": 1.0, "radius": 0.0002})
+	heals := []Edit{e("exposure", map[string]any{"ev": 0.3}), sharpen}
+	for i := range 3 {
+		heals = append(heals, spotEdit("heal", 0.025, 0, &Mask{Shape: &Shape{Kind: "ellipse",
+			Center: [2]float64{0.2 + 0.3*float64(i), 0.3 + 0.2*float64(i)}, RadiusX: 0.01, RadiusY: 0.01, Feather: 0.004}}))
+	}
 	return map[string][]Edit{
+		"exposure+sharpen+3 heals": heals,
 		"exposure+sharpen": {e("exposure", map[string]any{"ev": 0.3}), sharpen},
 		"five+grain":       append(ioFiveEdits(b), e("grain", map[string]any{"amount": 0.5})),
 		"exposure+clarity+denoise": {e("exposure", map[string]any{"ev": 0.3}),

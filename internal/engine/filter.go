@@ -289,15 +289,16 @@ func (g *blockGrid) rows(dst []float32, y0, n int) {
 }
 
 // gaussianRect returns gaussianLarge(src) over the rectangle [x0, x1) x [y0, y1) of
-// the w x h plane src (nc channels), computing only around it: the rectangle and the
-// filter's reach, on the blocks of the whole plane when it subsamples.
-func gaussianRect(rc *runCtx, src []float32, w, h, nc int, sigma float64, x0, y0, x1, y1 int) []float32 {
+// a w x h plane (nc channels), computing only around it: the rectangle and the
+// filter's reach, on the blocks of the whole plane when it subsamples. src holds the
+// plane's rows from py0 on, every row within the reach.
+func gaussianRect(rc *runCtx, src []float32, w, h, py0, nc int, sigma float64, x0, y0, x1, y1 int) []float32 {
 	rw, rh := x1-x0, y1-y0
 	out := rc.floats(rw * rh * nc)
 	crop := func(cx0, cy0, cx1, cy1 int) []float32 {
 		c := rc.floats((cx1 - cx0) * (cy1 - cy0) * nc)
 		for y := cy0; y < cy1; y++ {
-			copy(c[(y-cy0)*(cx1-cx0)*nc:], src[(y*w+cx0)*nc:(y*w+cx1)*nc])
+			copy(c[(y-cy0)*(cx1-cx0)*nc:], src[((y-py0)*w+cx0)*nc:((y-py0)*w+cx1)*nc])
 		}
 		return c
 	}
