@@ -93,9 +93,61 @@ if have darktable-cli; then
 		--core --configdir "$tmp/darktable" --library :memory:
 fi
 
+# Streamed exports: full-size JPEG q90 with edits that reach across rows or move
+# pixels, each beside the closest vips pipeline, chained through .v files (vips's
+# own uncompressed format) in one shell, so the time is the chain's and the peak
+# memory its largest process's. vips has no guided filter, large-radius clarity or
+# film grain: those rows pair darkroom with vips doing comparable work, said in the
+# label. The same edits are the Go benchmark BenchmarkExportStream.
+sharpen=sharpen:amount=1,radius=0.0002 # a 1.2-pixel sigma at 6000 pixels
+declare -A streams peers
+streams[sharpen]="--op exposure:ev=0.3 --op $sharpen"
+peers[sharpen]="vips linear @IN@ a.v 1.23 0 --uchar && vips sharpen a.v @OUT@ --sigma 1.2"
+streams[grain]="${ops[*]} --op grain:amount=0.5"
+peers[grain]="vips linear @IN@ a.v 1.1 0.02 --uchar && vips gaussnoise n.v @W@ @H@ --sigma 12 --mean 0 && vips gaussblur n.v nb.v 1 && vips add a.v nb.v @OUT@"
+streams[clarity]="--op exposure:ev=0.3 --op clarity:amount=0.4 --op denoise:amount=0.5"
+peers[clarity]="vips linear @IN@ a.v 1.23 0 --uchar && vips gaussblur a.v b.v 2 && vips sharpen b.v @OUT@ --sigma 3"
+streams[rotate]="--op crop:left=0.05,right=0.05,top=0.05,bottom=0.05 --op rotate:angle=3 --op $sharpen"
+peers[rotate]="vips crop @IN@ a.v @CROP@ && vips rotate a.v b.v 3 && vips sharpen b.v @OUT@ --sigma 1.2"
+streams[augment]="--op flip:horizontal=true --op affine:scale=1.1,angle=10 --op blur:radius=0.0005 --op contrast:amount=0.2"
+peers[augment]="vips flip @IN@ a.v horizontal && vips similarity a.v b.v --scale 1.1 --angle 10 && vips gaussblur b.v c.v 3 && vips linear --uchar -- c.v @OUT@ 1.2 -25"
+labels=(sharpen "exposure + sharpen / vips linear, sharpen"
+	grain "5 band ops + grain / vips linear, gaussnoise, gaussblur, add"
+	clarity "exposure + clarity + denoise / vips linear, gaussblur, sharpen"
+	rotate "crop + rotate 3 + sharpen / vips crop, rotate, sharpen"
+	augment "flip, affine, blur, contrast / vips flip, similarity, gaussblur, linear")
+# stream NAME PHOTO W H SUFFIX: measures darkroom's export and the vips chain.
+stream() {
+	local name=$1 in=$2 w=$3 h=$4 sfx=$5
+	# shellcheck disable=SC2086 # the edits are words
+	measure "stream $name$sfx: darkroom" "$tmp/darkroom" render "$in" "$tmp/s-$name.jpg" --quality 90 ${streams[$name]}
+	if have vips; then
+		local chain=${peers[$name]//@IN@/$in}
+		chain=${chain//@OUT@/$tmp/v-$name.jpg[Q=90]}
+		chain=${chain//@W@/$w}
+		chain=${chain//@H@/$h}
+		# crop's 5% from each side
+		chain=${chain//@CROP@/$((w / 20)) $((h / 20)) $((w - 2 * (w / 20))) $((h - 2 * (h / 20)))}
+		measure "stream $name$sfx: vips" sh -c "cd '$tmp' && $chain && rm -f '$tmp'/*.v"
+	fi
+}
+size=$(vipsheader -f width "$photo" 2>/dev/null || echo 6000)x$(vipsheader -f height "$photo" 2>/dev/null || echo 4000)
+for name in sharpen grain clarity rotate augment; do
+	stream "$name" "$photo" "${size%x*}" "${size#*x}" ""
+done
+# The 100-megapixel case: the photo upscaled twice each way by vips, in the
+# temporary directory, keeping its 4:2:0 chroma as a camera writes it (vips would
+# save 4:4:4 at this quality, whose decoded planes alone take 288 MB at 96 MP).
+if have vips; then
+	vips resize "$photo" "$tmp/big.jpg[Q=90,subsample-mode=on]" 2
+	for name in sharpen rotate; do
+		stream "$name" "$tmp/big.jpg" "$(vipsheader -f width "$tmp/big.jpg")" "$(vipsheader -f height "$tmp/big.jpg")" " (96 MP)"
+	done
+fi
+
 echo
 echo "go test -run '^\$' -bench 'Preview|Export' ./internal/engine"
-(cd "$root" && go test -run '^$' -bench 'Preview|Export' -count "${COUNT:-3}" ./internal/engine) | tee "$tmp/bench.txt"
+(cd "$root" && DARKROOM_BENCH_PHOTO=$photo go test -run '^$' -bench 'Preview|Export' -count "${COUNT:-3}" ./internal/engine) | tee "$tmp/bench.txt"
 # gobench NAME: median seconds per op of a Go benchmark.
 gobench() {
 	awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" {print $3/1e9}' "$tmp/bench.txt" | median
@@ -158,6 +210,29 @@ cpurow "export (go) / vips linear" "go: export" "vips linear + jpeg save"
 cpurow "first preview (cli) / vipsthumbnail" "darkroom render --size 1024" "vipsthumbnail -s 1024"
 cpurow "first preview (cli) / darktable-cli" "darkroom render --size 1024" "darktable-cli --width 1024"
 cpurow "export (cli) / vips linear" "darkroom render (full size)" "vips linear + jpeg save"
+echo
+echo "streamed exports, full-size JPEG q90 (wall-time ratio darkroom/vips, target <= 3;"
+echo "peak RSS, target < 300 MB, stretch 150; 96 MP < 400 MB):"
+srow() {
+	local d=${wall["stream $1: darkroom"]:-} v=${wall["stream $1: vips"]:-}
+	local dm=${rss["stream $1: darkroom"]:--} vm=${rss["stream $1: vips"]:--}
+	local dc=${cpu["stream $1: darkroom"]:--} vc=${cpu["stream $1: vips"]:--}
+	if [[ -z $d || -z $v || $d == - || $v == - ]]; then
+		printf '  %-66s %9s\n' "$2" "skipped"
+		return
+	fi
+	awk -v l="$2" -v d="$d" -v v="$v" -v dc="$dc" -v vc="$vc" -v dm="$dm" -v vm="$vm" \
+		'BEGIN {printf "  %-66s %6.2fx wall %6.2fx cpu   %5s MB / %5s MB\n", l, d/v, (vc > 0 ? dc/vc : 0), dm, vm}'
+}
+for ((i = 0; i < ${#labels[@]}; i += 2)); do
+	srow "${labels[i]}" "${labels[i+1]}"
+done
+for name in sharpen rotate; do
+	for ((i = 0; i < ${#labels[@]}; i += 2)); do
+		[[ ${labels[i]} == "$name" ]] && srow "$name (96 MP)" "${labels[i+1]} (96 MP)"
+	done
+done
+
 echo
 echo "peak memory of the export: go benchmark ${rss["go: export"]:--} MB," \
 	"cli ${rss["darkroom render (full size)"]:--} MB, vips ${rss["vips linear + jpeg save"]:--} MB (target < 300 MB)"

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,8 +13,9 @@ import (
 )
 
 // largePhoto is the shared 24-megapixel benchmark photo. It stays outside the
-// repository; benchmarks that need it skip when it is absent.
-var largePhoto = filepath.Join("..", "..", "..", "shared", "testdata", "photos", "large-24mp.jpg")
+// repository (DARKROOM_BENCH_PHOTO names it when the checkout is elsewhere, as
+// scripts/bench-peers.sh does); benchmarks that need it skip when it is absent.
+var largePhoto = cmp.Or(os.Getenv("DARKROOM_BENCH_PHOTO"), filepath.Join("..", "..", "..", "shared", "testdata", "photos", "large-24mp.jpg"))
 
 func ioLarge(b *testing.B) []byte {
 	data, err := os.ReadFile(largePhoto)
@@ -226,4 +228,45 @@ func ioWriteJPEG(path string, m *Image, exif []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// benchStreamCases are the exports of the streaming benchmarks (make bench), the
+// same edits scripts/bench-peers.sh passes to the CLI.
+func benchStreamCases(b testing.TB) map[string][]Edit {
+	e := func(op string, set map[string]any) Edit { return opEdit(op, opArgs(b, op, set)) }
+	sharpen := e("sharpen", map[string]any{"amount": 1.0, "radius": 0.0002})
+	heals := []Edit{e("exposure", map[string]any{"ev": 0.3}), sharpen}
+	for i := range 3 {
+		heals = append(heals, spotEdit("heal", 0.025, 0, &Mask{Shape: &Shape{Kind: "ellipse",
+			Center: [2]float64{0.2 + 0.3*float64(i), 0.3 + 0.2*float64(i)}, RadiusX: 0.01, RadiusY: 0.01, Feather: 0.004}}))
+	}
+	return map[string][]Edit{
+		"exposure+sharpen+3 heals": heals,
+		"exposure+sharpen":         {e("exposure", map[string]any{"ev": 0.3}), sharpen},
+		"five+grain":               append(ioFiveEdits(b), e("grain", map[string]any{"amount": 0.5})),
+		"exposure+clarity+denoise": {e("exposure", map[string]any{"ev": 0.3}),
+			e("clarity", map[string]any{"amount": 0.4}), e("denoise", map[string]any{"amount": 0.5})},
+		"crop+rotate+sharpen": {e("crop", map[string]any{"left": 0.05, "right": 0.05, "top": 0.05, "bottom": 0.05}),
+			e("rotate", map[string]any{"angle": 3.0}), sharpen},
+		"augment": {e("flip", map[string]any{"horizontal": true}), e("affine", map[string]any{"scale": 1.1, "angle": 10.0}),
+			e("blur", map[string]any{"radius": 0.0005}), e("contrast", map[string]any{"amount": 0.2})},
+	}
+}
+
+// BenchmarkExportStream exports the full 24 megapixels to a quality 90 JPEG with
+// each of the streaming benchmarks' edits. Run one case alone for a meaningful
+// peak-RSS-MB.
+func BenchmarkExportStream(b *testing.B) {
+	data := ioLarge(b)
+	for name, edits := range benchStreamCases(b) {
+		b.Run(name, func(b *testing.B) {
+			defer ioCPUMeter(b)()
+			for b.Loop() {
+				if _, err := Export(io.Discard, data, edits, ExportOptions{Encode: EncodeOptions{Format: "jpeg", Quality: 90}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ioReportPeakRSS(b)
+		})
+	}
 }

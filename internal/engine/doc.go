@@ -26,15 +26,20 @@
 // decoder and float images will hold, estimated from the header: one that alone
 // exceeds it is refused before anything is allocated, others wait their turn, and a
 // large one hands its memory back to the system when it ends.
-//   - Export (Export): when every edit works pixel by pixel (operations whose catalog
-//     entry is marked band, and masks that can be cut into rows), strips of rows are
-//     converted from the decoder's 8-bit planes, rendered and JPEG-encoded on every
-//     core, a few at a time, and joined with restart markers; the decoder's image is
-//     the only full-size one. Operations read positions and sizes from the frame a
-//     band belongs to (runCtx.frame), so a band renders exactly the rows the whole
-//     image would. Edits that need the whole image (blurs, geometry) render it whole,
-//     and only they: band edits before them run as the source is converted, and
-//     those after them stream into the encoder.
+//   - Export (Export): strips of rows are rendered from the decoder's 8-bit planes
+//     and JPEG-encoded on every core, a few at a time, and joined with restart
+//     markers; the decoder's image is the only full-size one. When every edit works
+//     pixel by pixel (operations whose catalog entry is marked band, and masks that
+//     can be cut into rows) each strip is its own rows of the source. Otherwise the
+//     edits are planned in bands (bands.go): a neighbourhood filter is given its
+//     halo of rows, geometry the source rows (or, for a warp, the rectangles) its
+//     inverse map reads, and an edit that needs whole-image statistics or a coarse
+//     grid of the whole image (CLAHE, dehaze, equalize, large blurs) a first pass
+//     over the image before the strips. Operations read positions and sizes from the
+//     frame a band belongs to (runCtx.frame), so a band renders exactly the rows the
+//     whole image would. Edits that cannot be planned (see streamers) render the
+//     image whole, and only they: band edits before them run as the source is
+//     converted, and those after them stream into the encoder.
 //
 // JPEG decoding and encoding use jpegdec and jpegenc, Go's own image/jpeg forked and
 // made several times faster while giving the same pixels (decode) and the same bytes

@@ -45,14 +45,15 @@ type ExportResult struct {
 // and encodes it to w. Errors are those of Decode, Render and Encode, and nothing is
 // written when decoding or the edits fail.
 //
-// When every edit works pixel by pixel (see bandEdit) and the image is not resized,
-// the export streams: the decoder's own 8-bit image stays the only full-size one, and
-// strips of rows are converted, rendered and encoded on every core a few at a time,
-// the JPEG strip by strip (PNG and TIFF into one float image, which their encoders
-// read). Otherwise only the edits from the first that needs the whole image to the
-// last render whole images: the band edits before them run strip by strip as the
-// source is converted, those after them strip by strip into the encoder, and each
-// full-size image is dropped as soon as the next replaces it.
+// When every edit can be planned in bands (see planBands: per-pixel edits, filters
+// with a halo or a first pass, geometry mapped back to the source) and the image is
+// not resized, the export streams: the decoder's own 8-bit image stays the only
+// full-size one, and strips of rows are converted, rendered and encoded on every
+// core a few at a time, the JPEG strip by strip (PNG and TIFF into one float image,
+// which their encoders read). Otherwise only the edits from the first that needs the
+// whole image to the last render whole images: the band edits before them run strip
+// by strip as the source is converted, those after them strip by strip into the
+// encoder, and each full-size image is dropped as soon as the next replaces it.
 //
 // The decode budget (SetDecodeBudget) is taken for the decoder's image and the float
 // images the export will hold (strips when it streams, one or two full-size images
@@ -78,6 +79,7 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	if err != nil {
 		return ExportResult{}, err
 	}
+	ropt := RenderOptions{Seed: opt.Seed}
 	cost := func(w, h, o int) int64 {
 		if o >= 5 {
 			w, h = h, w
@@ -86,6 +88,11 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		// and scale grow it (2x and 4x a side), and a render holds two images of it.
 		w, h = grownFrame(w, h, edits, order)
 		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
+		if !allBand && !resize {
+			if p, _ := planBands(edits, order, ropt, w, h); p != nil {
+				return p.exportCost(opt.Encode.Format)
+			}
+		}
 		// Strips never hold more than the whole image: without the cap a small export
 		// on a many-core machine would be charged as much as a 24 MP one.
 		strips := min(streamBytes(), floatBytes(w, h))
@@ -122,7 +129,6 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	W, H := d.src.Width, d.src.Height
 	resize := opt.LongEdge > 0 && max(W, H) > opt.LongEdge
-	ropt := RenderOptions{Seed: opt.Seed}
 	// The render order splits into the band edits before the first that is not one
 	// (prefix), those from it to the last that is not one (middle), and the band
 	// edits after (suffix); the stage order puts light, tone and colour first and
@@ -156,7 +162,18 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	if rows != nil && len(middle) == 0 && !resize {
 		// Every edit is a band edit: stream from the decoder's planes to the file.
-		return res(W, H, d.finishWith(streamOut(w, W, H, eo, fromSource, stage)))
+		return res(W, H, d.finishWith(streamOut(w, W, H, eo, exportBandBytes, fromSource, stage)))
+	}
+	if rows != nil && !resize {
+		// Edits that reach across rows, or geometry, but all of them streamable.
+		p, err := planBands(edits, order, ropt, W, H)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		if p != nil {
+			ow, oh := p.size()
+			return res(ow, oh, d.finishWith(p.export(opt.Context, w, d, eo, stage)))
+		}
 	}
 
 	// The source, full size, with the prefix rendered band by band as it is
@@ -208,13 +225,13 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		}
 		return m, func() { pool.put(m.Pix) }, nil
 	}
-	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, fromOut, stage))
+	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, exportBandBytes, fromOut, stage))
 }
 
-// streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip, a
-// PNG or TIFF from one float image the bands are rendered into. It tells stage
-// "encode" when the last rows are rendered.
-func streamOut(wr io.Writer, w, h int, eo EncodeOptions, band bandFunc, stage func(string)) error {
+// streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip
+// (strips of about bandBytes of float rows), a PNG or TIFF from one float image the
+// bands are rendered into. It tells stage "encode" when the last rows are rendered.
+func streamOut(wr io.Writer, w, h int, eo EncodeOptions, bandBytes int, band bandFunc, stage func(string)) error {
 	last := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
 		m, done, err := band(y0, y1, pool)
 		if err == nil && y1 == h {
@@ -223,13 +240,80 @@ func streamOut(wr io.Writer, w, h int, eo EncodeOptions, band bandFunc, stage fu
 		return m, done, err
 	}
 	if eo.Format == "jpeg" {
-		return encodeJPEGBands(wr, w, h, eo, exportBandBytes, last)
+		return encodeJPEGBands(wr, w, h, eo, bandBytes, last)
 	}
 	out := NewImage(w, h)
 	if err := renderInto(out, last); err != nil {
 		return err
 	}
 	return Encode(wr, out, eo)
+}
+
+// export streams the plan's render of d's upright image into an encoded file: the
+// source is converted a tile at a time into a bounded cache (bands overlap by their
+// halos, and a rotation's blocks by their slant), the first passes run, then bands
+// of rows (taller where the halos are wide) are rendered and encoded.
+func (p *bandPlan) export(ctx context.Context, wr io.Writer, d *decoded, eo EncodeOptions, stage func(string)) error {
+	rows := p.bandRows()
+	conv, tw := d.uprightRects()
+	p.rects = newTileCache(conv, p.W, p.H, tw, cacheTileRows, p.cacheBytes(rows)).read
+	if err := p.prepare(); err != nil {
+		return err
+	}
+	w, h := p.size()
+	guard := newHeapGuard(32 << 20)
+	band := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		if err := cancelled(ctx); err != nil {
+			return nil, nil, err
+		}
+		guard.check()
+		return p.renderRows(len(p.steps), y0, y1, pool)
+	}
+	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
+}
+
+// cacheTileRows and cacheTileWidth are the size of the tiles a streamed export
+// converts its source in (the width when the source can be read in columns).
+const (
+	cacheTileRows  = 16
+	cacheTileWidth = 128
+)
+
+// uprightRects returns a function that converts rectangles of the upright image,
+// and the width of the tiles it converts: cacheTileWidth for a YCbCr image stored
+// upright (what a JPEG decodes to), read straight from its planes; otherwise whole
+// rows (uprightRows), which the function must then be asked for.
+func (d *decoded) uprightRects() (rectSource, int) {
+	if m, ok := d.m.(*image.YCbCr); ok && d.o == 1 && m.Rect.Min == (image.Point{}) {
+		return ycbcrRect(m), cacheTileWidth
+	}
+	rows := d.uprightRows()
+	return func(x0, y0, x1, y1 int, dst []float32) { rows(y0, y1, dst) }, d.w
+}
+
+// ycbcrRect converts rectangles of m with ycbcrConv's arithmetic, so the pixels are
+// exactly those its rows give.
+func ycbcrRect(m *image.YCbCr) rectSource {
+	hs, vs := chromaShifts(m.SubsampleRatio)
+	return func(x0, y0, x1, y1 int, dst []float32) {
+		w := x1 - x0
+		for y := y0; y < y1; y++ {
+			yrow := m.Y[y*m.YStride:]
+			c0 := (y >> vs) * m.CStride
+			cb, cr := m.Cb[c0:], m.Cr[c0:]
+			out := dst[3*w*(y-y0) : 3*w*(y-y0+1)]
+			if hs == 1 && x0%2 == 0 {
+				ycbcrPairs(out, yrow[x0:x1], cb[x0/2:], cr[x0/2:])
+				continue
+			}
+			for x := x0; x < x1; x++ {
+				ci := x >> hs
+				r, g, b := ycbcrRGB(yrow[x], cb[ci], cr[ci])
+				p := out[3*(x-x0) : 3*(x-x0)+3 : 3*(x-x0)+3]
+				p[0], p[1], p[2] = lin8[clamp8(r)], lin8[clamp8(g)], lin8[clamp8(b)]
+			}
+		}
+	}
 }
 
 // renderOwned runs the edits of order on src, which the caller gives up: src's

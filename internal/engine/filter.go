@@ -202,35 +202,134 @@ const subsampleSigma = 8
 // down and the bilinear interpolation back are themselves blurs, whose variance is
 // taken off the gaussian's so the total spread is sigma. dst may be src.
 func gaussianLarge(rc *runCtx, dst, src []float32, w, h, nc int, sigma float64) {
-	sub := int(sigma / 4)
-	if sigma < subsampleSigma || sub < 2 || w < 4*sub || h < 4*sub {
+	sub := largeSub(sigma, w, h)
+	if sub == 0 {
 		tmp := rc.floats(len(src))
 		gaussian(dst, src, tmp, w, h, nc, sigma)
 		rc.release(tmp)
 		return
 	}
 	small, sw, sh := shrink(rc, src, w, h, nc, sub)
-	s2 := float64(sub * sub)
-	rest := math.Sqrt(max(sigma*sigma-(s2-1)/12-s2/6, 0)) / float64(sub)
-	tmp := rc.floats(len(small))
-	gaussian(small, small, tmp, sw, sh, nc, rest)
-	upsample(dst, small, w, h, sw, sh, nc, sub)
-	rc.release(small, tmp)
+	g := blurGrid(rc, small, w, h, sw, sh, nc, sub, sigma)
+	g.rows(dst, 0, h)
+	rc.release(small)
 }
 
-// upsample interpolates the cw x ch plane lo, made of sub x sub block averages,
-// bilinearly between block centres to w x h.
-func upsample(dst, lo []float32, w, h, cw, ch, nc, sub int) {
-	x0, x1, fx := make([]int, w), make([]int, w), make([]float32, w)
-	for x := range w {
-		x0[x], x1[x], fx[x] = blockInterp(x, cw, sub)
+// largeSub is the block size gaussianLarge averages a w x h plane down by for sigma,
+// or 0 when it blurs at full size. A streamed render passes the whole frame's size,
+// so every band takes the same path.
+func largeSub(sigma float64, w, h int) int {
+	sub := int(sigma / 4)
+	if sigma < subsampleSigma || sub < 2 || w < 4*sub || h < 4*sub {
+		return 0
 	}
-	parallelRows(h, func(ya, yb int) {
-		for y := ya; y < yb; y++ {
-			y0, y1, fy := blockInterp(y, ch, sub)
-			interpRow(dst[y*w*nc:(y+1)*w*nc], lo, y0, y1, fy, x0, x1, fx, cw, nc)
+	return sub
+}
+
+// blockGrid is a plane of sub x sub block values of a frame (cw x ch blocks, on the
+// frame's own coordinates), which rows interpolates back to full resolution over
+// the columns [cx0, cx0+w). pix may hold a window of the blocks only: pw x ph blocks
+// from block (ox, oy), enough for the pixels interpolated.
+type blockGrid struct {
+	pix            []float32
+	w, cx0, cw, ch int
+	ox, oy, pw, ph int
+	nc, sub        int
+	x0, x1         []int
+	fx             []float32
+}
+
+// blurGrid blurs the block averages small of a w x h plane (what shrink returns)
+// with the rest of a gaussian of sigma, in place, and returns them as a grid.
+func blurGrid(rc *runCtx, small []float32, w, h, sw, sh, nc, sub int, sigma float64) *blockGrid {
+	blurBlocks(rc, small, sw, sh, nc, sub, sigma)
+	return newBlockGrid(small, w, h, sw, sh, nc, sub)
+}
+
+// blurBlocks blurs a sw x sh plane of sub x sub block averages, in place, with what
+// a gaussian of sigma leaves after the averaging and the interpolation back.
+func blurBlocks(rc *runCtx, small []float32, sw, sh, nc, sub int, sigma float64) {
+	tmp := rc.floats(len(small))
+	gaussian(small, small, tmp, sw, sh, nc, blockSigma(sigma, sub))
+	rc.release(tmp)
+}
+
+// blockSigma is the sigma, in blocks, that blurBlocks applies.
+func blockSigma(sigma float64, sub int) float64 {
+	s2 := float64(sub * sub)
+	return math.Sqrt(max(sigma*sigma-(s2-1)/12-s2/6, 0)) / float64(sub)
+}
+
+func newBlockGrid(pix []float32, w, h, cw, ch, nc, sub int) *blockGrid {
+	return windowGrid(pix, 0, w, cw, ch, 0, 0, cw, ch, nc, sub)
+}
+
+// windowGrid is the grid of a frame of cw x ch blocks whose pix holds the pw x ph
+// blocks from (ox, oy), interpolated over columns [cx0, cx0+w).
+func windowGrid(pix []float32, cx0, w, cw, ch, ox, oy, pw, ph, nc, sub int) *blockGrid {
+	g := &blockGrid{pix: pix, w: w, cx0: cx0, cw: cw, ch: ch, ox: ox, oy: oy, pw: pw, ph: ph, nc: nc, sub: sub}
+	g.x0, g.x1, g.fx = make([]int, w), make([]int, w), make([]float32, w)
+	for x := range w {
+		a, b, f := blockInterp(cx0+x, cw, sub)
+		g.x0[x], g.x1[x], g.fx[x] = a-ox, b-ox, f
+	}
+	return g
+}
+
+// rows interpolates the grid bilinearly between block centres into rows [y0, y0+n)
+// of the frame, written to dst from its start.
+func (g *blockGrid) rows(dst []float32, y0, n int) {
+	w, nc := g.w, g.nc
+	parallelRows(n, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			t0, t1, fy := blockInterp(y0+y, g.ch, g.sub)
+			interpRow(dst[y*w*nc:(y+1)*w*nc], g.pix, t0-g.oy, t1-g.oy, fy, g.x0, g.x1, g.fx, g.pw, nc)
 		}
 	})
+}
+
+// gaussianRect returns gaussianLarge(src) over the rectangle [x0, x1) x [y0, y1) of
+// a w x h plane (nc channels), computing only around it: the rectangle and the
+// filter's reach, on the blocks of the whole plane when it subsamples. src holds the
+// plane's rows from py0 on, every row within the reach.
+func gaussianRect(rc *runCtx, src []float32, w, h, py0, nc int, sigma float64, x0, y0, x1, y1 int) []float32 {
+	rw, rh := x1-x0, y1-y0
+	out := rc.floats(rw * rh * nc)
+	crop := func(cx0, cy0, cx1, cy1 int) []float32 {
+		c := rc.floats((cx1 - cx0) * (cy1 - cy0) * nc)
+		for y := cy0; y < cy1; y++ {
+			copy(c[(y-cy0)*(cx1-cx0)*nc:], src[((y-py0)*w+cx0)*nc:((y-py0)*w+cx1)*nc])
+		}
+		return c
+	}
+	sub := largeSub(sigma, w, h)
+	if sub == 0 {
+		r := gaussHalo(sigma)
+		cx0, cy0, cx1, cy1 := max(0, x0-r), max(0, y0-r), min(w, x1+r), min(h, y1+r)
+		c := crop(cx0, cy0, cx1, cy1)
+		cw, ch := cx1-cx0, cy1-cy0
+		tmp := rc.floats(len(c))
+		gaussian(c, c, tmp, cw, ch, nc, sigma)
+		for y := y0; y < y1; y++ {
+			copy(out[(y-y0)*rw*nc:(y-y0+1)*rw*nc], c[((y-cy0)*cw+x0-cx0)*nc:])
+		}
+		rc.release(c, tmp)
+		return out
+	}
+	// Whole blocks of the plane, with the small gaussian's reach and the
+	// interpolation's block around the rectangle's.
+	cw, ch := (w+sub-1)/sub, (h+sub-1)/sub
+	r := gaussHalo(blockSigma(sigma, sub)) + 2
+	bx0, by0 := max(0, x0/sub-r), max(0, y0/sub-r)
+	bx1, by1 := min(cw, (x1+sub-1)/sub+r), min(ch, (y1+sub-1)/sub+r)
+	c := crop(bx0*sub, by0*sub, min(w, bx1*sub), min(h, by1*sub))
+	small, pw, ph := shrink(rc, c, min(w, bx1*sub)-bx0*sub, min(h, by1*sub)-by0*sub, nc, sub)
+	rc.release(c)
+	blurBlocks(rc, small, pw, ph, nc, sub, sigma)
+	g := windowGrid(small, x0, rw, cw, ch, bx0, by0, pw, ph, nc, sub)
+	g.rows(out, y0, rh)
+	rc.release(small)
+	return out
 }
 
 // gaussian blurs src into dst with a gaussian of standard deviation sigma pixels.
@@ -299,7 +398,7 @@ func convH(dst, src []float32, w, h, nc int, k []float32) {
 		for y := lo; y < hi; y++ {
 			row := src[y*w*nc : (y+1)*w*nc]
 			out := dst[y*w*nc : (y+1)*w*nc]
-			for x := range w {
+			at := func(x int) {
 				for c := range nc {
 					var s float32
 					for i, kv := range k {
@@ -308,6 +407,29 @@ func convH(dst, src []float32, w, h, nc int, k []float32) {
 					}
 					out[x*nc+c] = s
 				}
+			}
+			// The taps of pixels r and more from both ends need no clamping; their
+			// sums run in the same order, so the values are the same.
+			a, b := min(r, w), max(min(r, w), w-r)
+			for x := range a {
+				at(x)
+			}
+			if nc == 1 {
+				for x := a; x < b; x++ {
+					win := row[x-r : x+r+1]
+					var s float32
+					for i, kv := range k {
+						s += kv * win[i]
+					}
+					out[x] = s
+				}
+			} else {
+				for x := a; x < b; x++ {
+					at(x)
+				}
+			}
+			for x := b; x < w; x++ {
+				at(x)
 			}
 		}
 	})
@@ -538,9 +660,37 @@ func guidedFilter(rc *runCtx, q, guide, p []float32, w, h, nc, r int, eps float3
 	}
 	gs, sw, sh := shrink(rc, guide, w, h, 1, sub)
 	ps, _, _ := shrink(rc, p, w, h, nc, sub)
-	a, b := guidedCoeffs(rc, gs, ps, sw, sh, nc, max(1, int(math.Round(float64(r)/float64(sub)))), eps)
-	applyCoeffs(q, guide, a, b, w, h, sw, sh, nc, sub)
-	rc.release(gs, ps, a, b)
+	a, b := guidedGrids(rc, gs, ps, w, h, sw, sh, nc, r, eps, sub)
+	applyGrids(q, guide, a, b, 0, h)
+	rc.release(gs, ps, a.pix, b.pix)
+}
+
+// guidedGrids returns the fast guided filter's coefficient grids of a w x h frame from
+// the block averages gs of its guide and ps of its plane.
+func guidedGrids(rc *runCtx, gs, ps []float32, w, h, sw, sh, nc, r int, eps float32, sub int) (a, b *blockGrid) {
+	ca, cb := guidedCoeffs(rc, gs, ps, sw, sh, nc, max(1, int(math.Round(float64(r)/float64(sub)))), eps)
+	return newBlockGrid(ca, w, h, sw, sh, nc, sub), newBlockGrid(cb, w, h, sw, sh, nc, sub)
+}
+
+// applyGrids writes q = a*guide + b for rows [y0, y0+n) of the frame the grids
+// cover; q and guide hold those rows from their start.
+func applyGrids(q, guide []float32, a, b *blockGrid, y0, n int) {
+	w, nc := a.w, a.nc
+	parallelRows(n, func(lo, hi int) {
+		ra, rb := make([]float32, w*nc), make([]float32, w*nc)
+		for y := lo; y < hi; y++ {
+			t0, t1, fy := blockInterp(y0+y, a.ch, a.sub)
+			interpRow(ra, a.pix, t0, t1, fy, a.x0, a.x1, a.fx, a.cw, nc)
+			interpRow(rb, b.pix, t0, t1, fy, b.x0, b.x1, b.fx, b.cw, nc)
+			for x := range w {
+				g := guide[y*w+x]
+				for c := range nc {
+					j := x*nc + c
+					q[y*w*nc+j] = ra[j]*g + rb[j]
+				}
+			}
+		}
+	})
 }
 
 // guidedCoeffs returns the window means of the guided filter's per-pixel linear model
@@ -584,13 +734,20 @@ func guidedCoeffs(rc *runCtx, guide, p []float32, w, h, nc, r int, eps float32) 
 // applyCoeffs writes q = a*guide + b at full resolution w x h, with a and b given on a
 // cw x ch grid of sub x sub blocks and interpolated bilinearly between block centres.
 func applyCoeffs(q, guide, a, b []float32, w, h, cw, ch, nc, sub int) {
+	applyCoeffsRows(q, guide, a, b, w, 0, h, cw, ch, nc, sub)
+}
+
+// applyCoeffsRows is applyCoeffs for rows [y0, y0+n) of the frame, which q and
+// guide hold from their start.
+func applyCoeffsRows(q, guide, a, b []float32, w, y0, n, cw, ch, nc, sub int) {
 	if sub <= 1 {
-		parallelRows(h, func(lo, hi int) {
+		parallelRows(n, func(lo, hi int) {
 			for i := lo * w; i < hi*w; i++ {
 				g := guide[i]
 				for c := range nc {
 					j := i*nc + c
-					q[j] = a[j]*g + b[j]
+					k := y0*w*nc + j
+					q[j] = a[k]*g + b[k]
 				}
 			}
 		})
@@ -600,12 +757,12 @@ func applyCoeffs(q, guide, a, b []float32, w, h, cw, ch, nc, sub int) {
 	for x := range w {
 		x0[x], x1[x], fx[x] = blockInterp(x, cw, sub)
 	}
-	parallelRows(h, func(lo, hi int) {
+	parallelRows(n, func(lo, hi int) {
 		ra, rb := make([]float32, w*nc), make([]float32, w*nc)
 		for y := lo; y < hi; y++ {
-			y0, y1, fy := blockInterp(y, ch, sub)
-			interpRow(ra, a, y0, y1, fy, x0, x1, fx, cw, nc)
-			interpRow(rb, b, y0, y1, fy, x0, x1, fx, cw, nc)
+			t0, t1, fy := blockInterp(y0+y, ch, sub)
+			interpRow(ra, a, t0, t1, fy, x0, x1, fx, cw, nc)
+			interpRow(rb, b, t0, t1, fy, x0, x1, fx, cw, nc)
 			for x := range w {
 				g := guide[y*w+x]
 				for c := range nc {

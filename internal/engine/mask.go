@@ -87,6 +87,26 @@ func maskWeights(dst []float32, img *Image, m *Mask, strength float32, fr frame)
 	return nil
 }
 
+// ellipseReach is the distance from an ellipse's centre beyond which its weight is
+// 0, with a margin, for radii rx, ry and a soft edge of edge pixels.
+func ellipseReach(rx, ry, edge float64) float64 {
+	return max(rx, ry)*(1+edge/(2*min(rx, ry))*(1+1e-9)) + 2
+}
+
+// ellipseRows returns the rows of frame fr outside which the ellipse s has no
+// weight, and false when s is not a valid ellipse.
+func ellipseRows(s *Shape, fr frame) (y0, y1 int, ok bool) {
+	if s == nil || s.Kind != "ellipse" || !finite(s.Center[0], s.Center[1], s.RadiusX, s.RadiusY, s.Feather) || !(s.RadiusX > 0 && s.RadiusY > 0) || s.Feather < 0 {
+		return 0, 0, false
+	}
+	long := float64(max(fr.w, fr.h))
+	reach := ellipseReach(s.RadiusX*long, s.RadiusY*long, max(s.Feather*long, 1))
+	cy := s.Center[1] * float64(fr.h)
+	y0 = min(max(int(math.Floor(cy-reach)), 0), fr.h)
+	y1 = min(max(int(math.Ceil(cy+reach)), y0), fr.h)
+	return y0, y1, true
+}
+
 // rasterShape fills dst with the coverage of shape on a w x h band of rows of frame fr.
 func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
 	long := float64(max(fr.w, fr.h))
@@ -130,11 +150,23 @@ func rasterShape(dst []float32, w, h int, fr frame, s *Shape) error {
 		if in := 1 - edge/(2*rmin)*(1+1e-9); in > 0 {
 			in2 = in * in
 		}
+		// Pixels farther from the centre than reach are all outside (k0 >= out):
+		// only the ellipse's bounding square is computed, so a spot's mask costs
+		// little more than clearing the frame.
+		reach := ellipseReach(rx, ry, edge)
+		xa := min(max(int(math.Floor(cx-reach)), 0), w)
+		xb := min(max(int(math.Ceil(cx+reach)), xa), w)
 		parallelRows(h, func(lo, hi int) {
 			for y := lo; y < hi; y++ {
 				row := dst[y*w : (y+1)*w]
 				dy := float64(fr.y0+y) + 0.5 - cy
-				for x := range row {
+				if math.Abs(dy) > reach {
+					clear(row)
+					continue
+				}
+				clear(row[:xa])
+				clear(row[xb:])
+				for x := xa; x < xb; x++ {
 					dx := float64(x) + 0.5 - cx
 					u := (cos*dx + sin*dy) / rx
 					v := (-sin*dx + cos*dy) / ry

@@ -213,19 +213,11 @@ func opEqualize(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if amount == 0 {
 		return src, nil
 	}
-	yOf := func(c *[3]float32) float32 { return 0.299*c[0] + 0.587*c[1] + 0.114*c[2] }
-	var hist [3][256]int
-	if byCh {
-		hist = dispHistograms(src)
-	} else {
-		for p := range src.W * src.H {
-			c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
-			hist[0][level8(yOf(&c))]++
-		}
-	}
-	var luts [3][257]float32
-	for j := range 3 {
-		luts[j] = equalizeLUT(&hist[j])
+	yOf := equalizeY
+	luts, ok := rc.pre.(*[3][257]float32)
+	if !ok {
+		h := equalizeHist(src, byCh)
+		luts = equalizeLUTs(&h)
 	}
 	k := float32(amount)
 	return dispMap(rc, src, func(_ int, c *[3]float32) {
@@ -239,6 +231,30 @@ func opEqualize(rc *runCtx, src *Image, a Args) (*Image, error) {
 			c[j] += (eqAt(&luts[j], c[j]) - c[j]) * k
 		}
 	}), nil
+}
+
+// equalizeY is the luma equalize works on when not by channels.
+func equalizeY(c *[3]float32) float32 { return 0.299*c[0] + 0.587*c[1] + 0.114*c[2] }
+
+// equalizeHist counts the levels equalize maps: of each channel, or of the luma only.
+func equalizeHist(src *Image, byCh bool) [3][256]int {
+	if byCh {
+		return dispHistograms(src)
+	}
+	var hist [3][256]int
+	for p := range src.W * src.H {
+		c := [3]float32{toDisp(src.Pix[3*p]), toDisp(src.Pix[3*p+1]), toDisp(src.Pix[3*p+2])}
+		hist[0][level8(equalizeY(&c))]++
+	}
+	return hist
+}
+
+func equalizeLUTs(hist *[3][256]int) *[3][257]float32 {
+	var luts [3][257]float32
+	for j := range 3 {
+		luts[j] = equalizeLUT(&hist[j])
+	}
+	return &luts
 }
 
 // opGamma raises display values to a power (albumentations RandomGamma).
@@ -355,6 +371,9 @@ func opISONoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 // of the long edge (at least one pixel). The kernel is albumentations':
 // (1 - alpha) * identity + alpha * [[-1-s, -s, 0], [-s, 1, s], [0, s, 1+s]], on display
 // values, edges repeated. Example: {alpha: 0.5, strength: 0.7}.
+// embossStep is emboss's tap spacing in pixels on a frame of long edge long.
+func embossStep(size, long float64) int { return max(1, int(math.Round(size*long))) }
+
 func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
 	alpha, strength, size := r.num("alpha"), r.num("strength"), r.num("size")
@@ -372,7 +391,7 @@ func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	}
 	k[1][1] += 1 - al
-	step := max(1, int(math.Round(size*longEdge(src))))
+	step := embossStep(size, rc.long(src))
 	w, h := src.W, src.H
 	disp := rc.floats(len(src.Pix))
 	parallelRows(h, func(lo, hi int) {

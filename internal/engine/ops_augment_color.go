@@ -26,8 +26,28 @@ func opAutoContrast(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if amount == 0 {
 		return src, nil
 	}
-	n := src.W * src.H
-	hist := dispHistograms(src)
+	bounds, ok := rc.pre.(*[2][3]float32)
+	if !ok {
+		hist := dispHistograms(src)
+		fr := rc.frameOf(src)
+		bounds = autoContrastBounds(&hist, fr.w*fr.h, cutoff)
+	}
+	lo, hi := bounds[0], bounds[1]
+	k := float32(amount)
+	return dispMap(rc, src, func(_ int, v *[3]float32) {
+		for c := range 3 {
+			if hi[c] <= lo[c] {
+				continue
+			}
+			s := (v[c] - lo[c]) / (hi[c] - lo[c])
+			v[c] += (clamp01(s) - v[c]) * k
+		}
+	}), nil
+}
+
+// autoContrastBounds returns the display levels below and above which the cutoff
+// fraction of n pixels lies, per channel.
+func autoContrastBounds(hist *[3][256]int, n int, cutoff float64) *[2][3]float32 {
 	var lo, hi [3]float32
 	skip := int(cutoff * float64(n))
 	for c := range 3 {
@@ -44,16 +64,7 @@ func opAutoContrast(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 		lo[c], hi[c] = float32(l)/255, float32(h)/255
 	}
-	k := float32(amount)
-	return dispMap(rc, src, func(_ int, v *[3]float32) {
-		for c := range 3 {
-			if hi[c] <= lo[c] {
-				continue
-			}
-			s := (v[c] - lo[c]) / (hi[c] - lo[c])
-			v[c] += (clamp01(s) - v[c]) * k
-		}
-	}), nil
+	return &[2][3]float32{lo, hi}
 }
 
 // opChannelDropout fills one colour channel with a fixed value (albumentations

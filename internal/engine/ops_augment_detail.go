@@ -102,6 +102,9 @@ func opGlassBlur(rc *runCtx, src *Image, a Args) (*Image, error) {
 // Arguments: operation, none (unchanged), erode or dilate; size in [0.0005, 0.02], the
 // square's half side as a fraction of the long edge (at least a pixel). Example:
 // {operation: "dilate", size: 0.003}.
+// morphologyRadius is the window's half-width in pixels on a frame of long edge long.
+func morphologyRadius(size, long float64) int { return max(1, int(math.Round(size*long))) }
+
 func opMorphology(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
 	op := r.enum("operation", "none", "erode", "dilate")
@@ -112,7 +115,7 @@ func opMorphology(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if op == "none" {
 		return src, nil
 	}
-	rad := max(1, int(math.Round(size*longEdge(src))))
+	rad := morphologyRadius(size, rc.long(src))
 	w, h, n := src.W, src.H, src.W*src.H
 	plane, out := rc.floats(n), rc.floats(n)
 	dst := rc.image(w, h)

@@ -117,24 +117,45 @@ func opPad(rc *runCtx, src *Image, a Args) (*Image, error) {
 // (either may be negative, which crops), the border outside src filled by mode as
 // borderIndex says, a constant border with display value fill.
 func padBorder(rc *runCtx, src *Image, w, h, x0, y0 int, mode string, fill float64) *Image {
+	g := padSpec(src.W, src.H, w, h, x0, y0, mode, fill)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g)
+	}
+	return g.whole(rc, src)
+}
+
+// padSpec is the geometry of padBorder from an inW x inH input.
+func padSpec(inW, inH, w, h, x0, y0 int, mode string, fill float64) *geomSpec {
 	v := fillLevel(fill)
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			sy, oky := borderIndex(y-y0, src.H, mode)
-			for x := range w {
-				d := dst.Pix[3*(y*w+x):]
-				sx, okx := borderIndex(x-x0, src.W, mode)
-				if !okx || !oky {
-					d[0], d[1], d[2] = v, v, v
-					continue
-				}
-				s := src.Pix[3*(sy*src.W+sx):]
-				d[0], d[1], d[2] = s[0], s[1], s[2]
+	src := func(a, b int) (int, int) {
+		lo, hi := inH, 0
+		for y := a; y < b; y++ {
+			if sy, ok := borderIndex(y-y0, inH, mode); ok {
+				lo, hi = min(lo, sy), max(hi, sy+1)
 			}
 		}
-	})
-	return dst
+		return min(lo, hi), hi
+	}
+	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+		dst := rc.image(w, b-a)
+		parallelRows(b-a, func(lo, hi int) {
+			for y := a + lo; y < a+hi; y++ {
+				sy, oky := borderIndex(y-y0, inH, mode)
+				for x := range w {
+					d := dst.Pix[3*((y-a)*w+x):]
+					sx, okx := borderIndex(x-x0, in.W, mode)
+					if !okx || !oky {
+						d[0], d[1], d[2] = v, v, v
+						continue
+					}
+					s := in.Pix[3*((sy-sa)*in.W+sx):]
+					d[0], d[1], d[2] = s[0], s[1], s[2]
+				}
+			}
+		})
+		return dst
+	}
+	return &geomSpec{w: w, h: h, src: src, render: render}
 }
 
 // borderIndex maps index i of a padded axis to the source index it shows, for a
@@ -184,26 +205,20 @@ func reflectCoord(x float64, n int) float64 {
 // source at the position to gives, in source pixel units with centres at +0.5. Outside
 // the source, mode constant shows black, reflect mirrors and edge repeats the edge.
 func warp(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			for x := range w {
-				sx, sy := to(float64(x)+0.5, float64(y)+0.5)
-				sx, sy = sx-0.5, sy-0.5
-				i := 3 * (y*w + x)
-				switch mode {
-				case "reflect":
-					sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
-				case "edge":
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, true)
-				default:
-					dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx, sy, false)
-				}
-			}
-		}
-	})
-	return dst
+	return warpOf(rc, src, w, h, mode, false, to)
+}
+
+// warpLinear is warp for an affine map to.
+func warpLinear(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
+	return warpOf(rc, src, w, h, mode, true, to)
+}
+
+func warpOf(rc *runCtx, src *Image, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *Image {
+	g := warpSpec(src.W, src.H, w, h, mode, linear, to)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g)
+	}
+	return g.whole(rc, src)
 }
 
 // opAffine scales, rotates, shears and shifts the image about its centre on the same
@@ -245,7 +260,7 @@ func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
 	i00, i01, i10, i11 := m11/det, -m01/det, -m10/det, m00/det
 	cx, cy := float64(src.W)/2, float64(src.H)/2
 	dx, dy := tx*float64(src.W), ty*float64(src.H)
-	return warp(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
+	return warpLinear(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
 		px, py := x-cx-dx, y-cy-dy
 		return i00*px + i01*py + cx, i10*px + i11*py + cy
 	}), nil

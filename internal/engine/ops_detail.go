@@ -56,7 +56,12 @@ func opClarity(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	l := lumaPlane(rc, src)
 	blurred := rc.floats(len(l))
-	gaussianLarge(rc, blurred, l, src.W, src.H, 1, min(radius*longEdge(src), maxFilterRadius))
+	if g, ok := rc.pre.(*blockGrid); ok {
+		// A band of a streamed render: the blurred grid of the whole frame is known.
+		g.rows(blurred, rc.frameOf(src).y0, src.H)
+	} else {
+		gaussianLarge(rc, blurred, l, src.W, src.H, 1, clarityPx(radius, rc.long(src)))
+	}
 	amt := float32(amount)
 	dst := applyLuma(rc, src, l, func(p int, l float32) float32 {
 		c := clamp01(l)
@@ -65,6 +70,9 @@ func opClarity(rc *runCtx, src *Image, a Args) (*Image, error) {
 	rc.release(l, blurred)
 	return dst, nil
 }
+
+// clarityPx is clarity's sigma in pixels on a frame of long edge long.
+func clarityPx(radius, long float64) float64 { return min(radius*long, maxFilterRadius) }
 
 // opSharpen sharpens fine detail with an unsharp mask on display luma.
 //
@@ -86,7 +94,7 @@ func opSharpen(rc *runCtx, src *Image, a Args) (*Image, error) {
 	n := src.W * src.H
 	l := lumaPlane(rc, src)
 	blurred, tmp := rc.floats(n), rc.floats(n)
-	gaussian(blurred, l, tmp, src.W, src.H, 1, radius*longEdge(src))
+	gaussian(blurred, l, tmp, src.W, src.H, 1, radius*rc.long(src))
 	amt, thr := float32(amount), float32(threshold)
 	dst := applyLuma(rc, src, l, func(p int, l float32) float32 {
 		d := l - blurred[p]
@@ -122,20 +130,19 @@ func opDenoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h, n := src.W, src.H, src.W*src.H
-	rad := min(max(1, int(math.Round(radius*longEdge(src)))), maxFilterRadius)
+	rad := denoiseRadius(radius, rc.long(src))
 	disp, guide, q := rc.floats(3*n), rc.floats(n), rc.floats(3*n)
-	parallelRows(h, func(lo, hi int) {
-		for p := lo * w; p < hi*w; p++ {
-			i := 3 * p
-			rd, gd, bd := toDisp(src.Pix[i]), toDisp(src.Pix[i+1]), toDisp(src.Pix[i+2])
-			disp[i], disp[i+1], disp[i+2] = rd, gd, bd
-			guide[p] = luma(rd, gd, bd)
-		}
-	})
+	denoisePlanes(src, disp, guide)
 	eps := float32(denoiseSigma * amount)
-	// Past a few pixels of radius the coefficients are smooth enough to compute on
-	// block averages, which keeps a full-size export as fast per pixel as a preview.
-	guidedFilter(rc, q, guide, disp, w, h, 3, rad, eps*eps, max(1, rad/2))
+	if g, ok := rc.pre.(*[2]*blockGrid); ok {
+		// A band of a streamed render: the coefficients of the whole frame are known.
+		applyGrids(q, guide, g[0], g[1], rc.frameOf(src).y0, h)
+	} else {
+		// Past a few pixels of radius the coefficients are smooth enough to compute
+		// on block averages, which keeps a full-size export as fast per pixel as a
+		// preview.
+		guidedFilter(rc, q, guide, disp, w, h, 3, rad, eps*eps, denoiseSub(rad))
+	}
 	amt := float32(amount)
 	dst := rc.image(w, h)
 	parallelRows(h, func(lo, hi int) {
@@ -145,6 +152,27 @@ func opDenoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 	})
 	rc.release(disp, guide, q)
 	return dst, nil
+}
+
+// denoiseRadius is denoise's window half-width in pixels on a frame of long edge long.
+func denoiseRadius(radius, long float64) int {
+	return min(max(1, int(math.Round(radius*long))), maxFilterRadius)
+}
+
+// denoiseSub is the block size denoise's guided filter computes its coefficients on.
+func denoiseSub(rad int) int { return max(1, rad/2) }
+
+// denoisePlanes writes src's display values to disp and their luma to guide.
+func denoisePlanes(src *Image, disp, guide []float32) {
+	w := src.W
+	parallelRows(src.H, func(lo, hi int) {
+		for p := lo * w; p < hi*w; p++ {
+			i := 3 * p
+			rd, gd, bd := toDisp(src.Pix[i]), toDisp(src.Pix[i+1]), toDisp(src.Pix[i+2])
+			disp[i], disp[i+1], disp[i+2] = rd, gd, bd
+			guide[p] = luma(rd, gd, bd)
+		}
+	})
 }
 
 // opBlur blurs the image.
@@ -171,11 +199,15 @@ func opBlur(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if radius < 0 {
 		return nil, darkroom.Errorf(darkroom.InvalidInput, "blur: radius %v is negative", radius)
 	}
-	px := min(radius*longEdge(src), maxFilterRadius)
+	px := min(radius*rc.long(src), maxFilterRadius)
 	w, h := src.W, src.H
 	switch kind {
 	case "gaussian":
 		dst := rc.image(w, h)
+		if g, ok := rc.pre.(*blockGrid); ok {
+			g.rows(dst.Pix, rc.frameOf(src).y0, h)
+			return dst, nil
+		}
 		gaussianLarge(rc, dst.Pix, src.Pix, w, h, 3, px)
 		return dst, nil
 	case "box":

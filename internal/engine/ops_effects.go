@@ -106,13 +106,15 @@ func opGrain(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h, n := src.W, src.H, src.W*src.H
-	sigma := min(size*longEdge(src), maxFilterRadius)
+	sigma := grainSigma(size, rc.long(src))
 	noise, tmp := rc.floats(n), rc.floats(n)
-	key := rc.key
+	key, y0 := rc.key, rc.frameOf(src).y0
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			for x := range w {
-				noise[y*w+x] = normal16(rnd(key, x, y, 0))
+				// Seeded at the pixel's place in the frame, so a band draws
+				// exactly the whole image's grain.
+				noise[y*w+x] = normal16(rnd(key, x, y0+y, 0))
 			}
 		}
 	})
@@ -126,6 +128,9 @@ func opGrain(rc *runCtx, src *Image, a Args) (*Image, error) {
 	rc.release(noise, tmp, l)
 	return dst, nil
 }
+
+// grainSigma is the grain's blur in pixels on a frame of long edge long.
+func grainSigma(size, long float64) float64 { return min(size*long, maxFilterRadius) }
 
 // opNoise adds gaussian noise to every pixel (augmentation).
 //
@@ -183,8 +188,10 @@ func opCutout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if holes <= 0 {
 		return src, nil
 	}
-	w, h := src.W, src.H
-	side := max(1, int(math.Round(size*longEdge(src))))
+	// Holes are placed on the frame, so a band fills exactly the whole image's.
+	fr := rc.frameOf(src)
+	w, h, y0 := fr.w, fr.h, fr.y0
+	side := max(1, int(math.Round(size*rc.long(src))))
 	sw, sh := min(side, w), min(side, h)
 	v := max(fromDisp(float32(fill)), 0)
 	type rect struct{ x0, y0, x1, y1 int }
@@ -199,7 +206,7 @@ func opCutout(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
 		for _, q := range rects {
-			for y := max(q.y0, lo); y < min(q.y1, hi); y++ {
+			for y := max(q.y0-y0, lo); y < min(q.y1-y0, hi); y++ {
 				row := pix[3*(y*w+q.x0) : 3*(y*w+q.x1)]
 				for i := range row {
 					row[i] = v

@@ -38,14 +38,11 @@ func opCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
 
 // subImage copies the w x h rectangle at (x0, y0) of src.
 func subImage(rc *runCtx, src *Image, x0, y0, w, h int) *Image {
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			s := src.Pix[3*((y0+y)*src.W+x0):]
-			copy(dst.Pix[3*y*w:3*(y+1)*w], s[:3*w])
-		}
-	})
-	return dst
+	g := cropSpec(x0, y0, w, h)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g)
+	}
+	return g.whole(rc, src)
 }
 
 // opRandomCrop cuts a region of the image's aspect ratio whose area is the given
@@ -94,27 +91,53 @@ func opFlip(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if !hor && !ver {
 		return src, nil
 	}
-	w, h := src.W, src.H
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			sy := y
+	g := flipSpec(src.W, src.H, hor, ver)
+	if rc != nil && rc.plan != nil {
+		return rc.plan.record(g), nil
+	}
+	return g.whole(rc, src), nil
+}
+
+// flipSpec is the geometry of a flip of a w x h image.
+func flipSpec(w, h int, hor, ver bool) *geomSpec {
+	v := &pixelView{sx: 1, sy: 1}
+	if hor {
+		v.sx, v.tx = -1, w-1
+	}
+	if ver {
+		v.sy, v.ty = -1, h-1
+	}
+	return &geomSpec{
+		w: w, h: h, view: v,
+		src: func(a, b int) (int, int) {
 			if ver {
-				sy = h - 1 - y
+				return h - b, h - a
 			}
-			s := src.Pix[3*sy*w : 3*(sy+1)*w]
-			d := dst.Pix[3*y*w : 3*(y+1)*w]
-			if !hor {
-				copy(d, s)
-				continue
-			}
-			for x := range w {
-				j := 3 * (w - 1 - x)
-				d[3*x], d[3*x+1], d[3*x+2] = s[j], s[j+1], s[j+2]
-			}
-		}
-	})
-	return dst, nil
+			return a, b
+		},
+		render: func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+			dst := rc.image(w, b-a)
+			parallelRows(b-a, func(lo, hi int) {
+				for j := lo; j < hi; j++ {
+					sy := a + j
+					if ver {
+						sy = h - 1 - sy
+					}
+					s := in.Pix[3*(sy-sa)*w : 3*(sy-sa+1)*w]
+					d := dst.Pix[3*j*w : 3*(j+1)*w]
+					if !hor {
+						copy(d, s)
+						continue
+					}
+					for x := range w {
+						k := 3 * (w - 1 - x)
+						d[3*x], d[3*x+1], d[3*x+2] = s[k], s[k+1], s[k+2]
+					}
+				}
+			})
+			return dst
+		},
+	}
 }
 
 // opRotate turns the image clockwise.
@@ -151,23 +174,17 @@ func opRotate(rc *runCtx, src *Image, a Args) (*Image, error) {
 		w = max(1, int(math.Floor(k*fw)))
 		h = max(1, int(math.Floor(k*fh)))
 	}
-	dst := rc.image(w, h)
 	scx, scy := float64(src.W)/2, float64(src.H)/2
 	dcx, dcy := float64(w)/2, float64(h)/2
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			py := float64(y) + 0.5 - dcy
-			for x := range w {
-				px := float64(x) + 0.5 - dcx
-				// The inverse rotation takes an output position to the source.
-				sx := cos*px + sin*py + scx
-				sy := -sin*px + cos*py + scy
-				i := 3 * (y*w + x)
-				dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2] = sampleCubic(src, sx-0.5, sy-0.5, autoCrop)
-			}
-		}
-	})
-	return dst, nil
+	mode := "constant"
+	if autoCrop {
+		mode = "edge"
+	}
+	// The inverse rotation takes an output position to the source.
+	return warpLinear(rc, src, w, h, mode, func(x, y float64) (float64, float64) {
+		px, py := x-dcx, y-dcy
+		return cos*px + sin*py + scx, -sin*px + cos*py + scy
+	}), nil
 }
 
 // rotateQuarter rotates clockwise by q quarter turns (1, 2 or 3) by moving pixels.
@@ -215,21 +232,28 @@ func catmullRom(t float64) [4]float32 {
 // border of a rotated image, or repeat the edge when clampEdge is set. The result is
 // clipped at 0: the cubic's overshoot must not make negative light.
 func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, float32) {
+	return sampleCubicRect(src, 0, 0, src.W, src.H, x, y, clampEdge)
+}
+
+// sampleCubicRect is sampleCubic on an image w x h of which src holds the rectangle
+// of columns [x0, x0+src.W) and rows [y0, y0+src.H), which must include every
+// pixel the taps read.
+func sampleCubicRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
 	if clampEdge {
-		x = min(max(x, 0), float64(src.W-1))
-		y = min(max(y, 0), float64(src.H-1))
+		x = min(max(x, 0), float64(w-1))
+		y = min(max(y, 0), float64(h-1))
 	}
 	fx, fy := math.Floor(x), math.Floor(y)
-	if fx < -3 || fy < -3 || fx > float64(src.W)+2 || fy > float64(src.H)+2 {
+	if fx < -3 || fy < -3 || fx > float64(w)+2 || fy > float64(h)+2 {
 		return 0, 0, 0
 	}
 	ix, iy := int(fx)-1, int(fy)-1
 	wx, wy := catmullRom(x-fx), catmullRom(y-fy)
 	var r, g, b float32
-	if ix >= 0 && iy >= 0 && ix+3 < src.W && iy+3 < src.H {
+	if ix >= 0 && iy >= 0 && ix+3 < w && iy+3 < h {
 		// All 16 taps inside: no per-tap checks.
 		stride := 3 * src.W
-		base := 3 * (iy*src.W + ix)
+		base := 3 * ((iy-y0)*src.W + ix - x0)
 		for j := range 4 {
 			p := src.Pix[base+j*stride : base+j*stride+12]
 			rr := wx[0]*p[0] + wx[1]*p[3] + wx[2]*p[6] + wx[3]*p[9]
@@ -244,19 +268,19 @@ func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, fl
 	for j := range 4 {
 		yy := iy + j
 		if clampEdge {
-			yy = min(max(yy, 0), src.H-1)
-		} else if yy < 0 || yy >= src.H {
+			yy = min(max(yy, 0), h-1)
+		} else if yy < 0 || yy >= h {
 			continue
 		}
 		var rr, gg, bb float32
 		for i := range 4 {
 			xx := ix + i
 			if clampEdge {
-				xx = min(max(xx, 0), src.W-1)
-			} else if xx < 0 || xx >= src.W {
+				xx = min(max(xx, 0), w-1)
+			} else if xx < 0 || xx >= w {
 				continue
 			}
-			p := src.Pix[3*(yy*src.W+xx):]
+			p := src.Pix[3*((yy-y0)*src.W+xx-x0):]
 			rr += wx[i] * p[0]
 			gg += wx[i] * p[1]
 			bb += wx[i] * p[2]

@@ -2,9 +2,10 @@ package engine
 
 import "math"
 
-// Retouching: healing and cloning from an offset source. The operation works on the
-// whole frame; the edit's mask (an ellipse around the blemish, for apply_spot) limits
-// it to the spot, and the mask's feather blends the repair into its surroundings.
+// Retouching: healing and cloning from an offset source. The edit's mask (an ellipse
+// around the blemish, for apply_spot) limits it to the spot, and the mask's feather
+// blends the repair into its surroundings; the render computes only the rectangle
+// the mask reaches (see localOps).
 
 // opSpot repairs a spot from a source at an offset.
 //
@@ -31,7 +32,11 @@ func opSpot(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	w, h := src.W, src.H
-	ox, oy := dx*longEdge(src), dy*longEdge(src)
+	ox, oy := dx*rc.long(src), dy*rc.long(src)
+	if r := rc.region; r != nil {
+		fr := rc.frameOf(src)
+		return spotRect(rc, src, fr, kind, ox, oy, r[0], r[1]+fr.y0, r[2], r[3]+fr.y0), nil
+	}
 	dst := rc.image(w, h)
 	if kind == "clone" {
 		shiftAdd(dst.Pix, src.Pix, nil, w, h, ox, oy)
@@ -55,30 +60,141 @@ func opSpot(rc *runCtx, src *Image, a Args) (*Image, error) {
 	return dst, nil
 }
 
+// spotRect is opSpot over the rectangle [x0, x1) x [y0, y1) of the frame fr (what
+// its mask reaches), returned as an image of that size; src holds the frame's rows
+// from fr.y0. It reads the rectangle, its source at the offset and the blur's reach
+// around them, so a spot costs in proportion to its area, not the frame's. The pixels
+// are exactly opSpot's. On a band of a streamed render (fr.y0 > 0 or src shorter
+// than the frame), rows whose source or blur lies outside src keep src's pixels:
+// the band's plan gives every row it keeps what it reads (see streamSpot), and
+// rc.pre, when set, is the blurred block grid of the rows the spot reaches.
+func spotRect(rc *runCtx, src *Image, fr frame, kind string, ox, oy float64, x0, y0, x1, y1 int) *Image {
+	w, h := fr.w, fr.h
+	rw, rh := x1-x0, y1-y0
+	dst := rc.image(rw, rh)
+	sigma := min(math.Hypot(ox, oy)/2, maxFilterRadius)
+	g, _ := rc.pre.(*spotGrid)
+	reach := 0
+	if kind == "heal" && g == nil {
+		reach = spotReach(sigma, w, h)
+	}
+	// tap returns the source rows [lo, hi) that rows [a, b) read.
+	tap := func(a, b int, off float64, n int) (int, int) {
+		lo := min(max(int(math.Floor(float64(a)+off)), 0), n-1)
+		hi := min(max(int(math.Floor(float64(b-1)+off))+1, 0), n-1)
+		return lo, hi + 1
+	}
+	// The rows whose reads src holds (all of them on the whole image).
+	have := func(y int) bool {
+		lo, hi := tap(y, y+1, oy, h)
+		return max(0, min(y, lo)-reach) >= fr.y0 && min(h, max(y+1, hi)+reach) <= fr.y0+src.H
+	}
+	ya, yb := y0, y1
+	for ya < yb && !have(ya) {
+		ya++
+	}
+	for yb > ya && !have(yb-1) {
+		yb--
+	}
+	for y := y0; y < y1; y++ {
+		if y < ya || y >= yb {
+			copy(dst.Pix[3*(y-y0)*rw:3*(y-y0+1)*rw], src.Pix[3*((y-fr.y0)*w+x0):3*((y-fr.y0)*w+x1)])
+		}
+	}
+	if ya == yb {
+		return dst
+	}
+	part := dst.Pix[3*(ya-y0)*rw : 3*(yb-y0)*rw]
+	if kind == "clone" {
+		shiftAddRect(part, src.Pix, nil, w, h, ox, oy, x0, ya, x1, yb, 0, fr.y0, w)
+		return dst
+	}
+	// U covers the rows computed and the taps of their source.
+	tx0, tx1 := tap(x0, x1, ox, w)
+	ty0, ty1 := tap(ya, yb, oy, h)
+	ux0, uy0, ux1, uy1 := min(x0, tx0), min(ya, ty0), max(x1, tx1), max(yb, ty1)
+	uw := ux1 - ux0
+	var base []float32
+	if g != nil {
+		base = rc.floats(3 * uw * (uy1 - uy0))
+		windowGrid(g.pix, ux0, uw, g.cw, g.ch, 0, g.by0, g.cw, g.ph, 3, g.sub).rows(base, uy0, uy1-uy0)
+	} else {
+		base = gaussianRect(rc, src.Pix, w, h, fr.y0, 3, sigma, ux0, uy0, ux1, uy1)
+	}
+	detail := rc.floats(len(base))
+	parallelRows(uy1-uy0, func(lo, hi int) {
+		for y := uy0 + lo; y < uy0+hi; y++ {
+			s := src.Pix[3*((y-fr.y0)*w+ux0) : 3*((y-fr.y0)*w+ux1)]
+			b := base[3*(y-uy0)*uw : 3*(y-uy0+1)*uw]
+			d := detail[3*(y-uy0)*uw : 3*(y-uy0+1)*uw]
+			for i := range d {
+				d[i] = s[i] - b[i]
+			}
+		}
+	})
+	// base over the rows computed, the term added.
+	add := rc.floats(3 * rw * (yb - ya))
+	for y := ya; y < yb; y++ {
+		copy(add[3*(y-ya)*rw:3*(y-ya+1)*rw], base[3*((y-uy0)*uw+x0-ux0):])
+	}
+	shiftAddRect(part, detail, add, w, h, ox, oy, x0, ya, x1, yb, ux0, uy0, uw)
+	for i, v := range part {
+		part[i] = max(v, 0)
+	}
+	rc.release(base, detail, add)
+	return dst
+}
+
+// spotReach is the rows a heal's blur of sigma reads around what it computes on a
+// w x h frame, when it blurs at full size (largeSub 0).
+func spotReach(sigma float64, w, h int) int {
+	if largeSub(sigma, w, h) > 0 {
+		return 0
+	}
+	return gaussHalo(sigma)
+}
+
+// spotGrid is the first pass of a heal on a band: the blurred block averages of the
+// block rows [by0, by0+ph) of a frame of cw x ch blocks of sub pixels.
+type spotGrid struct {
+	pix             []float32
+	cw, ch, by0, ph int
+	sub             int
+}
+
 // shiftAdd writes to dst the w x h RGB plane src sampled at an offset of (ox, oy)
 // pixels, bilinearly, the border repeated; plus add, pixel for pixel, when it is not
 // nil. A whole-pixel offset copies values exactly.
 func shiftAdd(dst, src, add []float32, w, h int, ox, oy float64) {
-	x0, x1, fx := shiftTaps(w, ox)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
+	shiftAddRect(dst, src, add, w, h, ox, oy, 0, 0, w, h, 0, 0, w)
+}
+
+// shiftAddRect is shiftAdd over the rectangle [x0, x1) x [y0, y1) of the plane: dst
+// and add hold that rectangle (rows of x1-x0 pixels), and src holds the rectangle of
+// the plane from (sx0, sy0), rows of sw pixels, that the taps read.
+func shiftAddRect(dst, src, add []float32, w, h int, ox, oy float64, x0, y0, x1, y1, sx0, sy0, sw int) {
+	i0, i1, fx := shiftTaps(w, ox)
+	rw := x1 - x0
+	parallelRows(y1-y0, func(lo, hi int) {
+		for y := y0 + lo; y < y0+hi; y++ {
 			ys := float64(y) + oy
 			yf := math.Floor(ys)
 			fy := float32(ys - yf)
 			ya := min(max(int(yf), 0), h-1)
 			yb := min(max(int(yf)+1, 0), h-1)
-			ra, rb := src[3*ya*w:3*(ya+1)*w], src[3*yb*w:3*(yb+1)*w]
-			out := dst[3*y*w : 3*(y+1)*w]
-			for x := range w {
-				a, b, f := 3*x0[x], 3*x1[x], fx[x]
+			ra, rb := src[3*(ya-sy0)*sw:3*(ya-sy0+1)*sw], src[3*(yb-sy0)*sw:3*(yb-sy0+1)*sw]
+			out := dst[3*(y-y0)*rw : 3*(y-y0+1)*rw]
+			for x := x0; x < x1; x++ {
+				a, b, f := 3*(i0[x]-sx0), 3*(i1[x]-sx0), fx[x]
+				o := 3 * (x - x0)
 				for c := range 3 {
 					top := ra[a+c] + (ra[b+c]-ra[a+c])*f
 					bot := rb[a+c] + (rb[b+c]-rb[a+c])*f
-					out[3*x+c] = top + (bot-top)*fy
+					out[o+c] = top + (bot-top)*fy
 				}
 			}
 			if add != nil {
-				row := add[3*y*w : 3*(y+1)*w]
+				row := add[3*(y-y0)*rw : 3*(y-y0+1)*rw]
 				for i := range out {
 					out[i] += row[i]
 				}

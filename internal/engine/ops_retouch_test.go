@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -176,5 +177,82 @@ func TestSpotHealTendsToIdentity(t *testing.T) {
 	}
 	if worst > 0.01 {
 		t.Errorf("heal by 1e-4 of the long edge changed values by up to %v", worst)
+	}
+}
+
+// A masked spot renders only the rectangle its mask reaches, and gives exactly the
+// pixels of the spot rendered over the whole frame and blended by the mask: heal
+// (with its blur at full size and on blocks) and clone, in the middle, at the edges
+// (where the source clamps) and with the source partly outside the frame.
+func TestSpotIsLocal(t *testing.T) {
+	src := opPhoto(t, "coffee")
+	long := float64(max(src.W, src.H))
+	places := []struct{ cx, cy, r, dx, dy float64 }{
+		{0.5, 0.5, 0.03, 0.08, 0.02},  // the blur on blocks (sigma 25 px)
+		{0.3, 0.6, 0.01, 0.01, -0.01}, // the blur at full size (sigma 4 px)
+		{0.02, 0.97, 0.04, -0.1, 0.05},
+		{0.97, 0.05, 0.05, 0.2, -0.3},
+	}
+	for _, kind := range []string{"heal", "clone"} {
+		for _, p := range places {
+			mask := &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{p.cx, p.cy}, RadiusX: p.r * long / float64(src.W), RadiusY: p.r * long / float64(src.H), Feather: p.r / 3}}
+			e := spotEdit(kind, p.dx, p.dy, mask)
+			e.Strength = 0.9
+			got := opRender(t, src, 1, e)
+			// The whole frame, then the mask's blend.
+			whole, err := opSpot(&runCtx{}, src, e.Args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			weight := make([]float32, src.W*src.H)
+			if err := maskWeights(weight, src, mask, 0.9, frame{}); err != nil {
+				t.Fatal(err)
+			}
+			blend(whole, src, weight, 0, src.H)
+			if !slices.Equal(got.Pix, whole.Pix) {
+				maxd, _ := ioDiff(t, whole, got)
+				t.Errorf("%s at %v: the local spot differs from the whole frame's by up to %g", kind, p, maxd)
+			}
+		}
+	}
+}
+
+// BenchmarkSpot heals spots (0.01 of the long edge, the source 2.5 radii away, as
+// apply_spot makes them) on the 24-megapixel photo after an exposure, so that the
+// render owns the image the spots go on, as in a preview or an export: the cost of a
+// spot is the difference from "exposure", and "10 spots" shows how it adds up.
+// "frame" is one heal without a mask, the whole frame.
+func BenchmarkSpot(b *testing.B) {
+	data := ioLarge(b)
+	src, err := Decode(data, DecodeOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exposure := opEdit("exposure", Args{"ev": 0.3})
+	spots := func(n int) []Edit {
+		edits := []Edit{exposure}
+		for i := range n {
+			mask := &Mask{Shape: &Shape{Kind: "ellipse", Center: [2]float64{0.1 + 0.08*float64(i), 0.5}, RadiusX: 0.01, RadiusY: 0.015, Feather: 0.004}}
+			edits = append(edits, spotEdit("heal", 0.025, 0, mask))
+		}
+		return edits
+	}
+	for _, tc := range []struct {
+		name  string
+		edits []Edit
+	}{
+		{"exposure", spots(0)},
+		{"1 spot", spots(1)},
+		{"10 spots", spots(10)},
+		{"frame", []Edit{exposure, spotEdit("heal", 0.025, 0, nil)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			defer ioCPUMeter(b)()
+			for b.Loop() {
+				if _, err := Render(src.Image, tc.edits, RenderOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -248,59 +248,24 @@ func opCLAHE(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if tiles < 1 || !(clip > 0) {
 		return nil, darkroom.Errorf(darkroom.InvalidInput, "clahe: tiles %d and clip_limit %v must be positive", tiles, clip)
 	}
+	fr := rc.frameOf(src)
+	nx, ny := claheTiles(fr.w, fr.h, tiles)
 	w, h := src.W, src.H
-	nx, ny := tiles, tiles
-	if w >= h {
-		ny = max(1, int(math.Round(float64(tiles)*float64(h)/float64(w))))
-	} else {
-		nx = max(1, int(math.Round(float64(tiles)*float64(w)/float64(h))))
+	light := claheLight(rc, src)
+	maps, ok := rc.pre.([][claheBins]float32)
+	if !ok {
+		hist := make([]float64, nx*ny*claheBins)
+		claheCount(hist, light, w, 0, h, h, nx, ny)
+		maps = claheMaps(hist, w, h, nx, ny, clip)
 	}
-	nx, ny = min(nx, w), min(ny, h)
-	const bins = 256
-	light := rc.floats(w * h)
-	parallelRows(h, func(lo, hi int) {
-		for p := lo * w; p < hi*w; p++ {
-			light[p] = toDisp(luma(src.Pix[3*p], src.Pix[3*p+1], src.Pix[3*p+2]))
-		}
-	})
-	maps := make([][bins]float32, nx*ny)
-	parallelN(ny, 1, func(lo, hi int) {
-		for ty := lo; ty < hi; ty++ {
-			y0, y1 := ty*h/ny, (ty+1)*h/ny
-			for tx := range nx {
-				x0, x1 := tx*w/nx, (tx+1)*w/nx
-				var hist [bins]float64
-				for y := y0; y < y1; y++ {
-					for _, l := range light[y*w+x0 : y*w+x1] {
-						hist[min(int(clamp01(l)*bins), bins-1)]++
-					}
-				}
-				total := float64((y1 - y0) * (x1 - x0))
-				limit := clip * total / bins
-				var excess float64
-				for i, c := range hist {
-					if c > limit {
-						excess += c - limit
-						hist[i] = limit
-					}
-				}
-				m := &maps[ty*nx+tx]
-				var cum float64
-				for i, c := range hist {
-					c += excess / bins
-					m[i] = float32((cum + c/2) / total)
-					cum += c
-				}
-			}
-		}
-	})
 	// Per column: the two tiles whose centres surround it and the weight of the second.
 	tx0, tx1, ax := tileInterp(w, nx)
 	dst := rc.image(w, h)
 	amt := float32(amount)
+	const bins = claheBins
 	parallelRows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
-			ty0, ty1, ay := tileInterp1(y, h, ny)
+			ty0, ty1, ay := tileInterp1(fr.y0+y, fr.h, ny)
 			for x := range w {
 				p := y*w + x
 				l := light[p]
@@ -325,6 +290,83 @@ func opCLAHE(rc *runCtx, src *Image, a Args) (*Image, error) {
 	})
 	rc.release(light)
 	return dst, nil
+}
+
+// claheBins is the number of levels of CLAHE's histograms.
+const claheBins = 256
+
+// claheTiles is the grid of tiles CLAHE cuts a w x h frame into.
+func claheTiles(w, h, tiles int) (nx, ny int) {
+	nx, ny = tiles, tiles
+	if w >= h {
+		ny = max(1, int(math.Round(float64(tiles)*float64(h)/float64(w))))
+	} else {
+		nx = max(1, int(math.Round(float64(tiles)*float64(w)/float64(h))))
+	}
+	return min(nx, w), min(ny, h)
+}
+
+// claheLight returns the display luma CLAHE equalizes, pixel by pixel.
+func claheLight(rc *runCtx, src *Image) []float32 {
+	light := rc.floats(src.W * src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		for p := lo * src.W; p < hi*src.W; p++ {
+			light[p] = toDisp(luma(src.Pix[3*p], src.Pix[3*p+1], src.Pix[3*p+2]))
+		}
+	})
+	return light
+}
+
+// claheCount adds to hist (nx*ny histograms of claheBins) the levels of light, rows
+// [y0, y0+n) of a w x h frame. Counts do not depend on how the rows are cut.
+func claheCount(hist []float64, light []float32, w, y0, n, h, nx, ny int) {
+	for y := y0; y < y0+n; y++ {
+		ty := min(y*ny/h, ny-1)
+		for ty > 0 && y < ty*h/ny {
+			ty--
+		}
+		for ty < ny-1 && y >= (ty+1)*h/ny {
+			ty++
+		}
+		row := light[(y-y0)*w : (y-y0+1)*w]
+		for tx := range nx {
+			x0, x1 := tx*w/nx, (tx+1)*w/nx
+			hs := hist[(ty*nx+tx)*claheBins : (ty*nx+tx+1)*claheBins]
+			for _, l := range row[x0:x1] {
+				hs[min(int(clamp01(l)*claheBins), claheBins-1)]++
+			}
+		}
+	}
+}
+
+// claheMaps turns the tiles' histograms into their clipped equalization maps.
+func claheMaps(hist []float64, w, h, nx, ny int, clip float64) [][claheBins]float32 {
+	const bins = claheBins
+	maps := make([][bins]float32, nx*ny)
+	for ty := range ny {
+		y0, y1 := ty*h/ny, (ty+1)*h/ny
+		for tx := range nx {
+			x0, x1 := tx*w/nx, (tx+1)*w/nx
+			hs := hist[(ty*nx+tx)*bins : (ty*nx+tx+1)*bins]
+			total := float64((y1 - y0) * (x1 - x0))
+			limit := clip * total / bins
+			var excess float64
+			for i, c := range hs {
+				if c > limit {
+					excess += c - limit
+					hs[i] = limit
+				}
+			}
+			m := &maps[ty*nx+tx]
+			var cum float64
+			for i, c := range hs {
+				c += excess / bins
+				m[i] = float32((cum + c/2) / total)
+				cum += c
+			}
+		}
+	}
+	return maps
 }
 
 // tileInterp returns tileInterp1 for every position in [0, n).
@@ -375,29 +417,16 @@ func opDehaze(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if amount == 0 {
 		return src, nil
 	}
-	const omega = 0.95
 	w, h, n := src.W, src.H, src.W*src.H
-	sub := max(1, int(math.Ceil(longEdge(src)/dehazeWorkEdge)))
-	small, sw, sh := shrink(rc, src.Pix, w, h, 3, sub)
-	sn := sw * sh
-	patch := max(1, int(math.Round(0.012*float64(max(sw, sh)))))
-	dark, guide := rc.floats(sn), rc.floats(sn)
-	for p := range sn {
-		dark[p] = clamp01(min(small[3*p], small[3*p+1], small[3*p+2]))
+	fr := rc.frameOf(src)
+	st, ok := rc.pre.(*dehazeState)
+	if !ok {
+		sub := dehazeSub(fr)
+		small, sw, sh := shrink(rc, src.Pix, w, h, 3, sub)
+		st = dehazeEstimate(rc, small, sw, sh, sub)
+		rc.release(small)
 	}
-	minFilter(rc, dark, dark, sw, sh, patch)
-	air := airlight(small, dark)
-	// The dark channel of the image relative to the airlight gives the haze.
-	for p := range sn {
-		i := 3 * p
-		dark[p] = clamp01(min(small[i]/air[0], small[i+1]/air[1], small[i+2]/air[2]))
-		guide[p] = clamp01(luma(small[i], small[i+1], small[i+2]))
-	}
-	minFilter(rc, dark, dark, sw, sh, patch)
-	for p := range dark {
-		dark[p] *= omega
-	}
-	ca, cb := guidedCoeffs(rc, guide, dark, sw, sh, 1, 4*patch, 1e-3)
+	air := st.air
 	full := rc.floats(n)
 	parallelRows(h, func(lo, hi int) {
 		for p := lo * w; p < hi*w; p++ {
@@ -405,7 +434,7 @@ func opDehaze(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	})
 	haze := rc.floats(n)
-	applyCoeffs(haze, full, ca, cb, w, h, sw, sh, 1, sub)
+	applyCoeffsRows(haze, full, st.ca, st.cb, w, fr.y0, h, st.sw, st.sh, 1, st.sub)
 	dst := rc.image(w, h)
 	amt := float32(amount)
 	parallelRows(h, func(lo, hi int) {
@@ -425,8 +454,50 @@ func opDehaze(rc *runCtx, src *Image, a Args) (*Image, error) {
 			}
 		}
 	})
-	rc.release(small, dark, guide, ca, cb, full, haze)
+	rc.release(full, haze)
+	if !ok {
+		rc.release(st.ca, st.cb)
+	}
 	return dst, nil
+}
+
+// dehazeSub is the block size dehaze averages a frame down by.
+func dehazeSub(fr frame) int {
+	return max(1, int(math.Ceil(float64(max(fr.w, fr.h))/dehazeWorkEdge)))
+}
+
+// dehazeState is what dehaze estimates on the frame averaged down: the airlight and
+// the guided filter's coefficients on the sw x sh blocks of sub pixels.
+type dehazeState struct {
+	air         [3]float32
+	ca, cb      []float32
+	sw, sh, sub int
+}
+
+// dehazeEstimate estimates the haze from small, the frame's sub x sub block averages.
+func dehazeEstimate(rc *runCtx, small []float32, sw, sh, sub int) *dehazeState {
+	const omega = 0.95
+	sn := sw * sh
+	patch := max(1, int(math.Round(0.012*float64(max(sw, sh)))))
+	dark, guide := rc.floats(sn), rc.floats(sn)
+	for p := range sn {
+		dark[p] = clamp01(min(small[3*p], small[3*p+1], small[3*p+2]))
+	}
+	minFilter(rc, dark, dark, sw, sh, patch)
+	air := airlight(small, dark)
+	// The dark channel of the image relative to the airlight gives the haze.
+	for p := range sn {
+		i := 3 * p
+		dark[p] = clamp01(min(small[i]/air[0], small[i+1]/air[1], small[i+2]/air[2]))
+		guide[p] = clamp01(luma(small[i], small[i+1], small[i+2]))
+	}
+	minFilter(rc, dark, dark, sw, sh, patch)
+	for p := range dark {
+		dark[p] *= omega
+	}
+	ca, cb := guidedCoeffs(rc, guide, dark, sw, sh, 1, 4*patch, 1e-3)
+	rc.release(dark, guide)
+	return &dehazeState{air: air, ca: ca, cb: cb, sw: sw, sh: sh, sub: sub}
 }
 
 // airlight returns the mean colour of the 0.1% of pixels with the highest dark channel,

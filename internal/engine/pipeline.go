@@ -15,6 +15,10 @@ type RenderOptions struct {
 	// seed gives the same bytes; it is combined with each operation's name and its
 	// occurrence in render order, never with global state.
 	Seed uint64
+
+	// pre holds, by edit index, what a first pass over the whole image computed for
+	// an edit that a streamed render then applies band by band (see bandPlan).
+	pre map[int]any
 }
 
 // stages is the catalog's fixed render order (contracts/operations.cue, stages).
@@ -120,6 +124,11 @@ var catalog = map[string]opEntry{
 	"jpeg_compression":     {"effects", opJPEGCompression, false},
 }
 
+// localOps are the operations that, given runCtx.region, render only that rectangle
+// of the image: a masked edit of one of them costs in proportion to what its mask
+// reaches, not to the frame.
+var localOps = map[string]bool{"spot": true}
+
 // OpStage reports the stage of the named operation, and false for an unknown name.
 func OpStage(op string) (stage string, ok bool) {
 	e, ok := catalog[op]
@@ -211,7 +220,7 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr}
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i]}
 		if e.Strength == 0 {
 			continue
 		}
@@ -238,12 +247,30 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 			}
 			rc.frame = frame{f.y0 + ya, f.w, f.h}
 		}
+		if weight != nil && localOps[e.Op] {
+			xa, xb := weightCols(weight, cur.W, ya, yb)
+			rc.region = &[4]int{xa, ya, xb, yb}
+		}
 		out, err := entry.run(rc, in, e.Args)
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
 		}
 		if out == in {
 			pool.put(weight)
+			continue
+		}
+		if r := rc.region; r != nil {
+			// The rectangle the mask reaches, blended into the image in place when
+			// it is the render's own, or else into a copy.
+			full := cur
+			if cur == src && !own {
+				full = rc.image(cur.W, cur.H)
+				copy(full.Pix, cur.Pix)
+			}
+			blendRect(full, out, cur, weight, r)
+			pool.put(out.Pix)
+			pool.put(weight)
+			cur = full
 			continue
 		}
 		if in == cur {
@@ -325,6 +352,54 @@ func blend(out, in *Image, weight []float32, y0, y1 int) {
 	})
 }
 
+// blendRect blends part, the operation's result over the rectangle r of in, into
+// out (a copy of in, or in itself) as blend does: in + (part - in) * weight, pixel
+// by pixel.
+func blendRect(out, part, in *Image, weight []float32, r *[4]int) {
+	x0, y0, x1, y1 := r[0], r[1], r[2], r[3]
+	rw := x1 - x0
+	parallelRows(y1-y0, func(lo, hi int) {
+		for y := y0 + lo; y < y0+hi; y++ {
+			for x := x0; x < x1; x++ {
+				p := y*out.W + x
+				w := weight[p]
+				i, j := 3*p, 3*((y-y0)*rw+x-x0)
+				switch {
+				case w <= 0:
+				case w < 1:
+					out.Pix[i] = in.Pix[i] + (part.Pix[j]-in.Pix[i])*w
+					out.Pix[i+1] = in.Pix[i+1] + (part.Pix[j+1]-in.Pix[i+1])*w
+					out.Pix[i+2] = in.Pix[i+2] + (part.Pix[j+2]-in.Pix[i+2])*w
+				default:
+					out.Pix[i], out.Pix[i+1], out.Pix[i+2] = part.Pix[j], part.Pix[j+1], part.Pix[j+2]
+				}
+			}
+		}
+	})
+}
+
+// weightCols returns the columns [x0, x1) outside which every weight of rows
+// [y0, y1) is 0 (x0 == x1 when all are).
+func weightCols(weight []float32, w, y0, y1 int) (x0, x1 int) {
+	x0, x1 = w, 0
+	for y := y0; y < y1; y++ {
+		row := weight[y*w : (y+1)*w]
+		for x := 0; x < x0; x++ {
+			if row[x] > 0 {
+				x0 = x
+				break
+			}
+		}
+		for x := w - 1; x >= x1; x-- {
+			if row[x] > 0 {
+				x1 = x + 1
+				break
+			}
+		}
+	}
+	return x0, max(x0, x1)
+}
+
 // weightRows returns the rows [y0, y1) outside which every weight is 0 (y0 == y1
 // when all are).
 func weightRows(weight []float32, w, h int) (y0, y1 int) {
@@ -352,6 +427,17 @@ type runCtx struct {
 	key   uint64
 	pool  *bufPool
 	frame frame
+	// pre, when set, is what the first pass of a streamed render computed for this
+	// edit over the whole image (a blurred block grid, filter coefficients); the
+	// operation then renders its band from it instead of from its own rows.
+	pre any
+	// opName and plan serve the planning of a streamed render's geometry (see
+	// streamGeometry).
+	opName string
+	plan   *geomPlan
+	// region, for an operation of localOps, is the rectangle [x0, y0, x1, y1) of
+	// the image its mask reaches: it returns an image of that rectangle only.
+	region *[4]int
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an
@@ -369,6 +455,13 @@ func (rc *runCtx) frameOf(src *Image) frame {
 		return wholeFrame(src)
 	}
 	return rc.frame
+}
+
+// long returns the long edge of the frame src is part of: radii given as fractions
+// of the long edge measure the same pixels on a band as on the whole image.
+func (rc *runCtx) long(src *Image) float64 {
+	f := rc.frameOf(src)
+	return float64(max(f.w, f.h))
 }
 
 // image returns a w x h image whose pixels the caller must overwrite entirely.
