@@ -8,6 +8,7 @@
 // PHOTO_DIR holds coffee.png and card.png (a grey card). Prints a JSON summary; exits 1 on the first failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [bin, workspace, photos] = process.argv.slice(2);
 if (!bin || !workspace || !photos) {
@@ -21,7 +22,19 @@ const transport = new StdioClientTransport({
   cwd: photos,
   stderr: "inherit",
 });
-const client = new Client({ name: "darkroom-outside-check", version: "1.0.0" });
+// The client offers sampling, answered from a fixture, so verify_augmentation asks
+// this client's "model" (the server's requests carry the original and the variant).
+const client = new Client({ name: "darkroom-outside-check", version: "1.0.0" }, { capabilities: { sampling: {} } });
+let samplingImages = 0;
+client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+  const msgs = req.params.messages;
+  samplingImages += msgs.filter((m) => m.content.type === "image" && m.content.data.length > 0).length;
+  const question = msgs[msgs.length - 1].content.text ?? "";
+  const text = question.includes("main subject")
+    ? '{"original_subject": "a cup of coffee", "augmented_subject": "a cup of coffee"}'
+    : '{"visible": true, "confidence": 4, "changes_seen": "cropped and brighter"}';
+  return { model: "outside-fixture", role: "assistant", content: { type: "text", text } };
+});
 await client.connect(transport);
 
 const { tools } = await client.listTools();
@@ -107,6 +120,27 @@ await call("export_final", { image_id: img, format: "jpeg", size: 256 });
 await call("get_state", { image_id: "nope" }, "not_found");
 await call("diff", { image_id: img, hash_a: "start", hash_b: "no_such_ref" }, "not_found");
 await call("apply_primitive", { image_id: img, primitive_name: "exposure", value: 99 }, "invalid_input");
+
+// Augmentation: presets, a prompt read back, a session default seed, an augmentation
+// of an edited image with boxes, its verification through this client's sampling, a
+// folder of images.
+await call("list_available_presets", {});
+const vp = await call("validate_prompt", { prompt: "rotate between -10 and 10 degrees and add noise" });
+if (!vp.valid || vp.parsed_transforms.length !== 2) throw new Error(`validate_prompt: ${JSON.stringify(vp)}`);
+await call("set_default_seed", { seed: 5 });
+const aug = await call("augment_image", {
+  image_id: img,
+  preset: "classification_light",
+  count: 2,
+  options: { return_images: 1 },
+  annotations: { bboxes: { format: "coco", boxes: [[10, 10, 50, 40]], labels: ["cup"] } },
+});
+if (aug.seed_source !== "session_default" || aug.variants.length !== 2) throw new Error(`augment_image: ${JSON.stringify(aug)}`);
+const v = await call("verify_augmentation", { session_id: aug.session_id, max_variants: 1 });
+if (v.model !== "outside-fixture" || v.variants[0].label.label_changed !== false || samplingImages < 2) {
+  throw new Error(`verify_augmentation: ${JSON.stringify(v)}, ${samplingImages} images sampled`);
+}
+await call("augment_dataset", { input: ".", output: "photos-aug", pipeline: [{ entry: "flip_horizontal" }], variants: 1 });
 
 const missing = tools.map((t) => t.name).filter((n) => !called.has(n));
 await client.close();
