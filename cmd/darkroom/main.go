@@ -71,6 +71,10 @@ code path (--workspace DIR, --allow-root DIR, --json):
   apply-per-region  apply-spot  wb-from-gray-card  remove-module  reset  propagate-state
   snapshot  checkout  branch  tag  log  diff  preview  compare  export
   read-context  log-vocabulary-gap  propose-taste-update  confirm-taste-update ...
+  augment PATH (--prompt TEXT | --preset NAME | --pipeline JSON) [--seed N] [--count N]
+  validate-prompt TEXT   list-available-presets   set-default-seed
+  augment-dataset --input DIR --output DIR (--prompt|--preset|--pipeline) [--variants N] [--shard I/N]
+  augment-dataset merge OUT MANIFEST...
 
 Run 'darkroom <command> -h' for a command's flags.
 `

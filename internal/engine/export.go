@@ -88,14 +88,16 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		// and scale grow it (2x and 4x a side), and a render holds two images of it.
 		w, h = grownFrame(w, h, edits, order)
 		resize := opt.LongEdge > 0 && max(w, h) > opt.LongEdge
-		if !allBand && !resize {
-			if p, _ := planBands(edits, order, ropt, w, h); p != nil {
-				return p.exportCost(opt.Encode.Format)
-			}
-		}
 		// Strips never hold more than the whole image: without the cap a small export
 		// on a many-core machine would be charged as much as a 24 MP one.
 		strips := min(streamBytes(), floatBytes(w, h))
+		if !allBand && !resize {
+			if p, _ := planBands(edits, order, ropt, w, h); p != nil {
+				// Nor do bands: a small image's bands and tile cache are capped by
+				// what rendering it whole would hold.
+				return min(p.exportCost(opt.Encode.Format), 3*floatBytes(w, h)+strips)
+			}
+		}
 		switch {
 		case allBand && !resize && opt.Encode.Format == "jpeg":
 			return strips
