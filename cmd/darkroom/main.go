@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -55,7 +54,8 @@ type Main struct {
 const usage = `usage: darkroom <command> [arguments]
 
 commands:
-  serve          speak MCP over stdio (what an MCP client starts)
+  serve          speak MCP over stdio (what an MCP client starts), or over HTTP (--http)
+  token          add, remove or list the bearer tokens of serve --http
   demo           an editing session on the sample photo through an MCP client of the real server
   vocab list     list the vocabulary entries
   vocab vet      check vocabulary packs against the #Manifest schema
@@ -95,6 +95,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		err = m.datasetMerge(rest)
 	case "serve":
 		err = m.serve(ctx, rest)
+	case "token":
+		err = m.tokenCmd(rest)
 	case "demo":
 		err = m.demo(ctx, rest)
 	case "vocab":
@@ -222,8 +224,7 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := server.New(c, v, logger, m.ServerOptions...)
+	s, err := server.New(c, v, m.logger(), m.ServerOptions...)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +233,13 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 }
 
 const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
+      [--http ADDR [--tokens FILE] [--jwks FILE --issuer ISS [--audience AUD]] [--resource URL] [--time-limit-scale F]]
 
-Speaks MCP over stdio. Images, their history, previews and exports live under the
+Speaks MCP over stdio, or over Streamable HTTP with --http. Over HTTP without
+--tokens or --jwks only a loopback address is served, as the local user; with them
+every request needs a bearer token, each principal works in its own workspace
+(<workspace>/workspaces/<name>) within its grants and limits (contracts/grants.cue),
+and each call within its tool's time limit. Images, their history, previews and exports live under the
 workspace (default: $DARKROOM_WORKSPACE, else the per-user data directory).
 ingest reads photos only under an --allow-root directory or a root the MCP client
 offers (roots/list); with neither, it takes image_b64 only.
@@ -250,6 +256,8 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	var wf workspaceFlags
 	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
 	contractDir := fs.String("contracts", "", "serve the contract module in `DIR` (cue.mod/module.cue, contracts/*.cue) instead of the built-in one")
+	var hf httpFlags
+	hf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -267,6 +275,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
 	}
 	engine.SetDecodeBudget(*budgetMiB<<20, 0)
+	if hf.addr != "" {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return m.serveHTTP(ctx, &hf, &wf, vocabDirs)
+	}
 	ws, wsErr := wf.open(nil)
 	if wsErr != nil {
 		if darkroom.Code(wsErr) != darkroom.Unavailable {
