@@ -119,7 +119,7 @@ func mustSucceed(t *testing.T, cs *mcp.ClientSession, name string, args map[stri
 	t.Helper()
 	env, res := callEnv(t, cs, name, args)
 	if !env.Success {
-		t.Fatalf("%s %v: %s: %s", name, args, env.Error.Code, env.Error.Message)
+		t.Fatalf("%s: %s: %s", name, env.Error.Code, env.Error.Message)
 	}
 	data, _ := env.Data.(map[string]any)
 	return data, res
