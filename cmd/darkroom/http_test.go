@@ -276,4 +276,3 @@ func (c *httpClient) roundTrip(msg string, out *bytes.Buffer) []byte {
 	c.ts.Fatalf("the stream ended without a reply to %s\nserver stderr:\n%s", msg, c.stderr.String())
 	return nil
 }
-
