@@ -43,6 +43,8 @@ type Server struct {
 	fault struct{ tool, by string }
 	// policy gates every tool call of the HTTP transport (WithPolicy); nil over stdio.
 	policy *Policy
+	// tools, when set, is which tools MCP offers (WithTools).
+	tools *ToolFilter
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
@@ -165,6 +167,9 @@ func (s *Server) MCP(version string) *mcp.Server {
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
 	for _, t := range s.Contract.Tools {
+		if s.tools != nil && !s.tools.offers(t) {
+			continue
+		}
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if s.policy != nil {
 				c, end, refused := s.policy.begin(ctx, s, t, req)
