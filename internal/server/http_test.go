@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -166,6 +167,25 @@ func TestHTTPEditingSession(t *testing.T) {
 	if err != nil || len(rr.Contents) != 1 || len(rr.Contents[0].Blob) == 0 {
 		t.Fatalf("resources/read %s: %v", uri, err)
 	}
+	list, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list.Resources {
+		names = append(names, r.URI)
+	}
+	if strings.Join(names, " ") != "darkroom://images/harbour/preview darkroom://images/harbour/state" {
+		t.Errorf("resources/list after ingest: %v", names)
+	}
+	st, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "darkroom://images/harbour/state"})
+	if err != nil || !strings.Contains(st.Contents[0].Text, `"exposure"`) {
+		t.Errorf("the state resource: %v %v", st, err)
+	}
+	pv, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "darkroom://images/harbour/preview"})
+	if err != nil || !bytes.Equal(pv.Contents[0].Blob, rr.Contents[0].Blob) {
+		t.Errorf("the preview resource is not the preview just rendered: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(root, "workspaces", "alice", "sources")); err != nil {
 		t.Errorf("alice's photo is not in her workspace: %v", err)
 	}
@@ -208,8 +228,16 @@ func TestHTTPPrincipalsAreIsolated(t *testing.T) {
 			t.Errorf("bob's %s: %s, want not_found or permission_error", call.tool, c)
 		}
 	}
-	if _, err := bob.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
-		t.Errorf("bob read alice's preview %s", uri)
+	for _, u := range []string{uri, "darkroom://images/harbour/state", "darkroom://images/harbour/preview"} {
+		if _, err := bob.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: u}); err == nil {
+			t.Errorf("bob read alice's %s", u)
+		}
+		if _, err := alice.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: u}); err != nil {
+			t.Errorf("alice cannot read her own %s: %v", u, err)
+		}
+	}
+	if list, err := bob.ListResources(context.Background(), nil); err != nil || len(list.Resources) != 0 {
+		t.Errorf("bob's resources/list: %v %v", list, err)
 	}
 	// Bob's image of the same id is his own: ingesting it is no versioning_error.
 	mustSucceed(t, bob, "ingest", map[string]any{"image_b64": b64, "image_id": "harbour"})

@@ -166,6 +166,7 @@ func (s *Server) MCP(version string) *mcp.Server {
 		Description: "A preview, comparison or export that a tool wrote under the workspace; tool results link to them (resource_link) with these URIs.",
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
+	s.addImageResources(srv)
 	for _, t := range s.Contract.Tools {
 		if s.tools != nil && !s.tools.offers(t) {
 			continue
@@ -189,7 +190,11 @@ func (s *Server) MCP(version string) *mcp.Server {
 					return ask, nil
 				}
 			}
-			return s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments), nil
+			res := s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments)
+			if t.Name == "ingest" {
+				s.ingested(srv, res)
+			}
+			return res, nil
 		})
 	}
 	return srv
