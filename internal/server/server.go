@@ -157,9 +157,11 @@ const deprecationMeta = "darkroom/deprecation"
 // MCP builds the SDK server with every tool registered.
 func (s *Server) MCP(version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "darkroom", Title: "darkroom", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       s.Logger,
+		Instructions:      instructions,
+		Logger:            s.Logger,
+		CompletionHandler: s.complete,
 	})
+	s.addPrompts(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "workspace-file",
 		Title:       "A file darkroom wrote",
