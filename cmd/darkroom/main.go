@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -55,7 +54,8 @@ type Main struct {
 const usage = `usage: darkroom <command> [arguments]
 
 commands:
-  serve          speak MCP over stdio (what an MCP client starts)
+  serve          speak MCP over stdio (what an MCP client starts), or over HTTP (--http)
+  token          add, remove or list the bearer tokens of serve --http
   demo           an editing session on the sample photo through an MCP client of the real server
   vocab list     list the vocabulary entries
   vocab vet      check vocabulary packs against the #Manifest schema
@@ -99,6 +99,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		err = m.datasetMerge(rest)
 	case "serve":
 		err = m.serve(ctx, rest)
+	case "token":
+		err = m.tokenCmd(rest)
 	case "demo":
 		err = m.demo(ctx, rest)
 	case "vocab":
@@ -226,8 +228,7 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := server.New(c, v, logger, m.ServerOptions...)
+	s, err := server.New(c, v, m.logger(), m.ServerOptions...)
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +237,16 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 }
 
 const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
+      [--toolsets GROUP,...] [--read-only]
+      [--http ADDR [--tokens FILE] [--jwks FILE --issuer ISS [--audience AUD]] [--resource URL] [--time-limit-scale F]]
 
-Speaks MCP over stdio. Images, their history, previews and exports live under the
+Speaks MCP over stdio, or over Streamable HTTP with --http. Over HTTP without
+--tokens or --jwks only a loopback address is served, as the local user; with them
+every request needs a bearer token, each principal works in its own workspace
+(<workspace>/workspaces/<name>) within its grants and limits (contracts/grants.cue),
+and each call within its tool's time limit.
+--toolsets and --read-only narrow the tools offered, so a host loads only the
+definitions it wants. Images, their history, previews and exports live under the
 workspace (default: $DARKROOM_WORKSPACE, else the per-user data directory).
 ingest reads photos only under an --allow-root directory or a root the MCP client
 offers (roots/list); with neither, it takes image_b64 only.
@@ -254,6 +263,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	var wf workspaceFlags
 	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
 	contractDir := fs.String("contracts", "", "serve the contract module in `DIR` (cue.mod/module.cue, contracts/*.cue) instead of the built-in one")
+	var hf httpFlags
+	hf.register(fs)
+	toolsets := fs.String("toolsets", "", "offer only the tools of these comma-separated `groups` (the contract's: vocabulary, contract, ingest, edit, history, render, context, augment)")
+	readOnly := fs.Bool("read-only", false, "offer only the tools the contract annotates readOnly")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -271,6 +284,25 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
 	}
 	engine.SetDecodeBudget(*budgetMiB<<20, 0)
+	if *toolsets != "" || *readOnly {
+		f := server.ToolFilter{ReadOnly: *readOnly}
+		if *toolsets != "" {
+			f.Groups = strings.Split(*toolsets, ",")
+		}
+		c, err := m.loadContract()
+		if err != nil {
+			return err
+		}
+		if err := f.Check(c); err != nil {
+			return usagef("--toolsets: %v", err)
+		}
+		m.ServerOptions = append(m.ServerOptions, server.WithTools(f))
+	}
+	if hf.addr != "" {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return m.serveHTTP(ctx, &hf, &wf, vocabDirs)
+	}
 	ws, wsErr := wf.open(nil)
 	if wsErr != nil {
 		if darkroom.Code(wsErr) != darkroom.Unavailable {

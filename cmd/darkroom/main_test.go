@@ -70,6 +70,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"mcp":   cmdMCP,
+			"http":  cmdHTTP,
 			"exits": cmdExits,
 		},
 	})

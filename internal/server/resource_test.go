@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,7 @@ func TestWorkspaceResources(t *testing.T) {
 	ctx := context.Background()
 
 	templates, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "darkroom://workspace/{+path}" {
+	if err != nil || !slices.ContainsFunc(templates.ResourceTemplates, func(rt *mcp.ResourceTemplate) bool { return rt.URITemplate == "darkroom://workspace/{+path}" }) {
 		t.Fatalf("resource templates: %v, %v", templates, err)
 	}
 	for _, f := range []struct{ path, mime string }{{preview, "image/jpeg"}, {export, "image/png"}} {

@@ -41,6 +41,10 @@ type Server struct {
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
+	// policy gates every tool call of the HTTP transport (WithPolicy); nil over stdio.
+	policy *Policy
+	// tools, when set, is which tools MCP offers (WithTools).
+	tools *ToolFilter
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
@@ -153,18 +157,32 @@ const deprecationMeta = "darkroom/deprecation"
 // MCP builds the SDK server with every tool registered.
 func (s *Server) MCP(version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "darkroom", Title: "darkroom", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       s.Logger,
+		Instructions:      instructions,
+		Logger:            s.Logger,
+		CompletionHandler: s.complete,
 	})
+	s.addPrompts(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "workspace-file",
 		Title:       "A file darkroom wrote",
 		Description: "A preview, comparison or export that a tool wrote under the workspace; tool results link to them (resource_link) with these URIs.",
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
+	s.addImageResources(srv)
 	for _, t := range s.Contract.Tools {
+		if s.tools != nil && !s.tools.offers(t) {
+			continue
+		}
 		srv.AddTool(MCPTool(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if t.ReadsClientFiles {
+			if s.policy != nil {
+				c, end, refused := s.policy.begin(ctx, s, t, req)
+				if refused != nil {
+					return refused, nil
+				}
+				defer end()
+				ctx = c
+			}
+			if t.ReadsClientFiles && s.policy == nil {
 				if ask := s.clientRoots(req); ask != nil {
 					return ask, nil
 				}
@@ -174,7 +192,11 @@ func (s *Server) MCP(version string) *mcp.Server {
 					return ask, nil
 				}
 			}
-			return s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments), nil
+			res := s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments)
+			if t.Name == "ingest" {
+				s.ingested(srv, res)
+			}
+			return res, nil
 		})
 	}
 	return srv
@@ -441,6 +463,7 @@ type callRequestKey struct{}
 // carries a progress token; for the CLI, or a client that sent no token, it does
 // nothing. A failure to notify only gets logged: the call goes on.
 func (s *Server) progress(ctx context.Context, done, total float64, message string) {
+	noteProgress(ctx, done, total, message)
 	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
 	if req == nil || req.Session == nil || req.Params == nil {
 		return
@@ -512,7 +535,8 @@ func (s *Server) run(ctx context.Context, t *contract.Tool, args map[string]any)
 	if s.fault.tool == t.Name {
 		panic("fault injected by " + s.fault.by)
 	}
-	return s.handlers[t.Name](ctx, s, args)
+	data, summary, err = s.handlers[t.Name](ctx, s, args)
+	return data, summary, timeLimited(ctx, err)
 }
 
 // Failure is the error envelope of a call of the named tool that failed before it
@@ -532,7 +556,7 @@ func (s *Server) failure(t *contract.Tool, err error) Envelope {
 	if errors.As(err, &de) && de.Details != nil {
 		details = de.Details
 	}
-	if t != nil && !slices.Contains(t.Errors, code) {
+	if t != nil && !slices.Contains(t.Errors, code) && !isPolicyError(err) {
 		s.Logger.Error("undeclared error code", "tool", t.Name, "code", code, "err", msg)
 		details = map[string]any{"undeclared_code": code}
 		code = darkroom.InternalError

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A call the client cancels (notifications/cancelled, which the SDK's client sends
+// when the call's context ends) stops its export: the handler returns the
+// cancellation, not a finished file; no file or temporary file is left under the
+// exports; and the image's history is as before. Over darkroom's stdio transport,
+// driven by the SDK's own client.
+func TestCancelledExportOverStdio(t *testing.T) {
+	s := editServer(t)
+	photos := t.TempDir()
+	if err := os.WriteFile(filepath.Join(photos, "big.jpg"), testPhoto(t, 1200, 800), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Workspace.Allow(photos); err != nil {
+		t.Fatal(err)
+	}
+	// The handler's outcome, seen from inside the server.
+	returned := make(chan error, 1)
+	export := s.handlers["export_final"]
+	s.handlers["export_final"] = func(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+		d, sum, err := export(ctx, s, args)
+		returned <- err
+		return d, sum, err
+	}
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go s.MCP("test").Run(context.Background(), &StdioTransport{In: inR, Out: outW, Server: s, DrainTimeout: hangGuard})
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+
+	progressed := make(chan struct{}, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "cancel", Version: "0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	}
+	if res, err := call(context.Background(), "ingest", map[string]any{"path": filepath.Join(photos, "big.jpg"), "image_id": "big"}); err != nil || res.IsError {
+		t.Fatalf("ingest: %v %v", err, res)
+	}
+	if res, err := call(context.Background(), "apply_primitive", map[string]any{"image_id": "big", "primitive_name": "exposure", "value": 0.5}); err != nil || res.IsError {
+		t.Fatalf("apply_primitive: %v", err)
+	}
+	logBefore, err := s.Workspace.History.Log("big", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// An upscaled export to 12000 pixels on the long edge: long enough that the
+	// cancel, sent at its first progress, lands while it runs.
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "export_final", Arguments: map[string]any{"image_id": "big", "size": 12000, "format": "png"}}
+		params.SetProgressToken("export")
+		_, err := cs.CallTool(ctx, params)
+		errc <- err
+	}()
+	select {
+	case <-progressed:
+	case <-time.After(hangGuard):
+		t.Fatal("no progress from the export")
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v", err)
+	}
+	select {
+	case err := <-returned:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the export was not stopped by the cancel: it returned %v", err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("the cancelled export never returned")
+	}
+	filepath.WalkDir(filepath.Join(s.Workspace.Root, "exports"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("the cancelled export left %s", p)
+		}
+		return nil
+	})
+	logAfter, err := s.Workspace.History.Log("big", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logAfter) != len(logBefore) {
+		t.Errorf("the history has %d entries after the cancel, %d before", len(logAfter), len(logBefore))
+	}
+	// The session goes on.
+	if res, err := call(context.Background(), "get_state", map[string]any{"image_id": "big"}); err != nil || res.IsError {
+		t.Fatalf("get_state after the cancel: %v", err)
+	}
+}
