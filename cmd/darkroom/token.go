@@ -8,9 +8,10 @@ import (
 
 	"darkroom"
 	"darkroom/internal/auth"
+	"darkroom/internal/contract"
 )
 
-const tokenUsage = `usage: darkroom token add NAME --grants G[,G...] [--workspace-name W] [--tokens FILE]
+const tokenUsage = `usage: darkroom token add NAME --grants G[,G...] [--workspace-name W] [--requests-per-minute N] [--burst N] [--concurrent-calls N] [--max-input-bytes N] [--tokens FILE]
        darkroom token remove NAME [--tokens FILE]
        darkroom token list [--tokens FILE]`
 
@@ -24,9 +25,15 @@ func (m *Main) tokenCmd(args []string) error {
 	fs := m.flags("token "+sub, strings.TrimPrefix(tokenUsage, "usage: darkroom "))
 	file := fs.String("tokens", os.Getenv("DARKROOM_TOKENS"), "the token `FILE` (default $DARKROOM_TOKENS)")
 	var grants, workspace *string
+	var rpm, burst, concurrent int
+	var maxInput int64
 	if sub == "add" {
 		grants = fs.String("grants", "", "comma-separated grants (contracts/grants.cue: read, validate, augment, edit, admin)")
 		workspace = fs.String("workspace-name", "", "the workspace the token works in (default NAME; tokens naming one workspace share it)")
+		fs.IntVar(&rpm, "requests-per-minute", 0, "this token's call rate (default: limit_defaults in contracts/grants.cue)")
+		fs.IntVar(&burst, "burst", 0, "how many calls may come at once before the rate applies (default: limit_defaults)")
+		fs.IntVar(&concurrent, "concurrent-calls", 0, "how many of this token's calls may run at the same time (default: limit_defaults)")
+		fs.Int64Var(&maxInput, "max-input-bytes", 0, "the largest request body this token may send (default: limit_defaults)")
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -56,7 +63,31 @@ func (m *Main) tokenCmd(args []string) error {
 		if *grants == "" {
 			return usagef("token add needs --grants (one or more of %s)", strings.Join(p.GrantNames(), ", "))
 		}
-		token, err := store.Add(pos[0], strings.Split(*grants, ","), *workspace, nil)
+		var limits *contract.Limits
+		if rpm != 0 || burst != 0 || concurrent != 0 || maxInput != 0 {
+			l, err := c.LimitDefaults()
+			if err != nil {
+				return darkroom.Wrap(darkroom.InternalError, err, "token add")
+			}
+			for _, set := range []struct {
+				v   int64
+				dst func(int64)
+			}{
+				{int64(rpm), func(v int64) { l.RequestsPerMinute = int(v) }},
+				{int64(burst), func(v int64) { l.Burst = int(v) }},
+				{int64(concurrent), func(v int64) { l.ConcurrentCalls = int(v) }},
+				{maxInput, func(v int64) { l.MaxInputBytes = v }},
+			} {
+				if set.v != 0 {
+					set.dst(set.v)
+				}
+			}
+			if err := c.CheckLimits(l); err != nil {
+				return darkroom.Wrap(darkroom.InvalidInput, err, "token add")
+			}
+			limits = &l
+		}
+		token, err := store.Add(pos[0], strings.Split(*grants, ","), *workspace, limits)
 		if err != nil {
 			return err
 		}
