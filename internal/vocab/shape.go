@@ -120,6 +120,9 @@ type shapePlan struct {
 	entry   cue.Value // the schema of one entry
 	free    map[string]cue.Value
 	param   cue.Value // the schema of a parameter's free field
+	// prose are the free fields' schemas compiled to Go, by kind, where they
+	// could be (prose.go); a kind without one is checked by CUE.
+	prose map[string]proseMatcher
 }
 
 var plans sync.Map // *contract.Contract -> *shapePlan
@@ -143,6 +146,14 @@ func planFor(c *contract.Contract) *shapePlan {
 	}
 	p.param = withParam.LookupPath(cue.MakePath(cue.Str("parameters"), cue.Str("probe_parameter"), cue.Str(freeParamField).Required()))
 	p.ok = p.ok && p.param.Exists()
+	p.prose = map[string]proseMatcher{}
+	if exprs, ok := proseSchemas(c.Syntax()); ok {
+		for kind, e := range exprs {
+			if m := compileProse(e); m != nil {
+				p.prose[kind] = m
+			}
+		}
+	}
 	plans.Store(c, p)
 	return p
 }
@@ -577,10 +588,22 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 				passed[s.kind] = map[string]bool{}
 				values[s.kind] = map[string]json.RawMessage{}
 			}
-			if _, dup := passed[s.kind][s.key]; !dup {
-				passed[s.kind][s.key] = false
-				byKind[s.kind] = append(byKind[s.kind], s)
+			if _, dup := passed[s.kind][s.key]; dup {
+				continue
 			}
+			passed[s.kind][s.key] = false
+			if m := p.prose[s.kind]; m != nil {
+				if v, ok := m(s.expr); ok {
+					b, err := proseJSON(v)
+					if err != nil {
+						return nil, err
+					}
+					passed[s.kind][s.key] = true
+					values[s.kind][s.key] = b
+					continue
+				}
+			}
+			byKind[s.kind] = append(byKind[s.kind], s)
 		}
 	}
 	for kind, uses := range byKind {
