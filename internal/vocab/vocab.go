@@ -292,15 +292,25 @@ func check(c *contract.Contract, src Source) (*Checked, error) {
 	switch path.Ext(src.Name) {
 	case ".yaml", ".yml":
 		// Built as a file, as cue vet does, so errors list positions in its order.
+		build := func(f *ast.File) func([]ast.Decl) cue.Value {
+			return func(decls []ast.Decl) cue.Value {
+				g := *f
+				g.Decls = decls
+				return ctx.BuildFile(&g)
+			}
+		}
+		// A large pack is read in pieces at once (yamlsplit.go); when its check
+		// fails, it is checked again from one reading, for cue vet's message.
+		if decls, f, ok := extractYAMLPieces(src, fname, yamlPieces()); ok {
+			if ck, err := checkShapes(c, src, decls, build(f)); err == nil {
+				return ck, nil
+			}
+		}
 		f, err := extractYAML(src, fname)
 		if err != nil {
 			return nil, err
 		}
-		return checkShapes(c, src, f.Decls, func(decls []ast.Decl) cue.Value {
-			g := *f
-			g.Decls = decls
-			return ctx.BuildFile(&g)
-		})
+		return checkShapes(c, src, f.Decls, build(f))
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
