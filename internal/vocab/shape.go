@@ -120,6 +120,9 @@ type shapePlan struct {
 	entry   cue.Value // the schema of one entry
 	free    map[string]cue.Value
 	param   cue.Value // the schema of a parameter's free field
+	// prose are the free fields' schemas compiled to Go, by kind, where they
+	// could be (prose.go); a kind without one is checked by CUE.
+	prose map[string]proseMatcher
 }
 
 var plans sync.Map // *contract.Contract -> *shapePlan
@@ -143,6 +146,14 @@ func planFor(c *contract.Contract) *shapePlan {
 	}
 	p.param = withParam.LookupPath(cue.MakePath(cue.Str("parameters"), cue.Str("probe_parameter"), cue.Str(freeParamField).Required()))
 	p.ok = p.ok && p.param.Exists()
+	p.prose = map[string]proseMatcher{}
+	if exprs, ok := proseSchemas(c.Syntax()); ok {
+		for kind, e := range exprs {
+			if m := compileProse(e); m != nil {
+				p.prose[kind] = m
+			}
+		}
+	}
 	plans.Store(c, p)
 	return p
 }
@@ -337,7 +348,7 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 		if err != nil {
 			return es, false
 		}
-		fmt.Fprintf(&b, "%q:", label)
+		writeLabel(&b, label)
 		switch {
 		case isFree(label):
 			k, ok := dataKey(fd.Value)
@@ -366,7 +377,7 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 				if err != nil {
 					return es, false
 				}
-				fmt.Fprintf(&b, "%q:", pname)
+				writeLabel(&b, pname)
 				pv, ok := pf.Value.(*ast.StructLit)
 				if !ok {
 					k, ok := dataKey(pf.Value)
@@ -387,7 +398,7 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 					if err != nil {
 						return es, false
 					}
-					fmt.Fprintf(&b, "%q:", xname)
+					writeLabel(&b, xname)
 					k, ok := dataKey(xf.Value)
 					if !ok {
 						return es, false
@@ -417,6 +428,13 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 	return es, true
 }
 
+// writeLabel writes a field's name into a shape key, quoted so that no name can
+// run into what follows it.
+func writeLabel(b *strings.Builder, label string) {
+	b.WriteString(strconv.Quote(label))
+	b.WriteByte(':')
+}
+
 func isFree(label string) bool {
 	for _, f := range freeFields {
 		if f == label {
@@ -438,7 +456,9 @@ func dataKey(e ast.Expr) (string, bool) {
 func writeKey(b *strings.Builder, e ast.Expr) bool {
 	switch x := e.(type) {
 	case *ast.BasicLit:
-		fmt.Fprintf(b, "%d:%s", x.Kind, x.Value)
+		b.WriteString(strconv.Itoa(int(x.Kind)))
+		b.WriteByte(':')
+		b.WriteString(x.Value)
 	case *ast.Ident:
 		// null, true and false, as the JSON reader writes them.
 		switch x.Name {
@@ -453,7 +473,10 @@ func writeKey(b *strings.Builder, e ast.Expr) bool {
 		if !ok {
 			return false
 		}
-		fmt.Fprintf(b, "%s%d:%s", x.Op, lit.Kind, lit.Value)
+		b.WriteString(x.Op.String())
+		b.WriteString(strconv.Itoa(int(lit.Kind)))
+		b.WriteByte(':')
+		b.WriteString(lit.Value)
 	case *ast.ListLit:
 		b.WriteByte('[')
 		for _, el := range x.Elts {
@@ -474,7 +497,7 @@ func writeKey(b *strings.Builder, e ast.Expr) bool {
 			if err != nil {
 				return false
 			}
-			fmt.Fprintf(b, "%q:", label)
+			writeLabel(b, label)
 			if !writeKey(b, f.Value) {
 				return false
 			}
@@ -577,10 +600,22 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 				passed[s.kind] = map[string]bool{}
 				values[s.kind] = map[string]json.RawMessage{}
 			}
-			if _, dup := passed[s.kind][s.key]; !dup {
-				passed[s.kind][s.key] = false
-				byKind[s.kind] = append(byKind[s.kind], s)
+			if _, dup := passed[s.kind][s.key]; dup {
+				continue
 			}
+			passed[s.kind][s.key] = false
+			if m := p.prose[s.kind]; m != nil {
+				if v, ok := m(s.expr); ok {
+					b, err := proseJSON(v)
+					if err != nil {
+						return nil, err
+					}
+					passed[s.kind][s.key] = true
+					values[s.kind][s.key] = b
+					continue
+				}
+			}
+			byKind[s.kind] = append(byKind[s.kind], s)
 		}
 	}
 	for kind, uses := range byKind {
@@ -644,7 +679,7 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		checked[e.name] = e
 	}
 	ck.entries = ck.entries[:0]
-	fields := map[string]map[string]json.RawMessage{}
+	templates := map[string]*entryTemplate{}
 	for _, e := range entries {
 		if ce, ok := checked[e.name]; ok {
 			ck.entries = append(ck.entries, ce)
@@ -654,14 +689,14 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		if !ok {
 			return nil, fmt.Errorf("%s: entries.%s: the entry standing for its shape was not checked", src.Name, e.name)
 		}
-		f := fields[e.rep.name]
-		if f == nil {
-			if err := json.Unmarshal(rep.json, &f); err != nil {
+		t := templates[e.rep.name]
+		if t == nil {
+			if t, err = newTemplate(rep.json); err != nil {
 				return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, e.rep.name, err)
 			}
-			fields[e.rep.name] = f
+			templates[e.rep.name] = t
 		}
-		b, err := withFree(f, e.slots, values)
+		b, err := t.withFree(e.slots, values)
 		if err != nil {
 			return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, e.name, err)
 		}
@@ -733,58 +768,105 @@ func checkFree(ctx *cue.Context, schema cue.Value, uses []slotUse, passed map[st
 	return nil
 }
 
-// withFree writes an entry's checked fields with its own free values put back.
-func withFree(fields map[string]json.RawMessage, slots []slotUse, values map[string]map[string]json.RawMessage) ([]byte, error) {
-	out := make(map[string]json.RawMessage, len(fields))
-	for k, v := range fields {
-		out[k] = v
-	}
-	var params map[string]map[string]json.RawMessage
-	for _, s := range slots {
-		v := values[s.kind][s.key]
-		if s.kind != "param" {
-			out[s.field] = v
-			continue
-		}
-		if params == nil {
-			if err := json.Unmarshal(fields["parameters"], &params); err != nil {
-				return nil, err
-			}
-		}
-		pname := strings.TrimPrefix(s.field, "parameters\x00")
-		if params[pname] == nil {
-			return nil, fmt.Errorf("parameter %s missing from its checked shape", pname)
-		}
-		params[pname][freeParamField] = v
-	}
-	if params != nil {
-		// In the manifest's order, which a map would lose (ParameterOrder reads it).
-		order, err := parameterOrder(parametersOnly(fields))
-		if err != nil {
-			return nil, err
-		}
-		var buf bytes.Buffer
-		buf.WriteByte('{')
-		for i, name := range order {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			k, _ := json.Marshal(name)
-			v, err := json.Marshal(params[name])
-			if err != nil {
-				return nil, err
-			}
-			buf.Write(k)
-			buf.WriteByte(':')
-			buf.Write(v)
-		}
-		buf.WriteByte('}')
-		out["parameters"] = buf.Bytes()
-	}
-	return json.Marshal(out)
+// entryTemplate is a checked entry's JSON taken apart once, so that every entry of
+// its shape is written with its own free values put back without decoding the
+// entry again: its fields as json.Marshal writes a map (sorted by name), its
+// parameters in the manifest's order (ParameterOrder reads it), each parameter's
+// fields sorted.
+type entryTemplate struct {
+	keys   []string
+	fields map[string]json.RawMessage
+	order  []string // nil when the entry has no parameters
+	params map[string]map[string]json.RawMessage
+	pkeys  map[string][]string
 }
 
-func parametersOnly(fields map[string]json.RawMessage) []byte {
-	b, _ := json.Marshal(map[string]json.RawMessage{"parameters": fields["parameters"]})
-	return b
+func newTemplate(entry []byte) (*entryTemplate, error) {
+	t := &entryTemplate{}
+	if err := json.Unmarshal(entry, &t.fields); err != nil {
+		return nil, err
+	}
+	t.keys = sortedKeys(t.fields)
+	if _, ok := t.fields["parameters"]; !ok {
+		return t, nil
+	}
+	if err := json.Unmarshal(t.fields["parameters"], &t.params); err != nil {
+		return nil, err
+	}
+	order, err := parameterOrder(entry)
+	if err != nil {
+		return nil, err
+	}
+	t.order = order
+	t.pkeys = map[string][]string{}
+	for name, p := range t.params {
+		t.pkeys[name] = sortedKeys(p)
+	}
+	return t, nil
+}
+
+// withFree writes an entry of the template's shape with its own free values.
+func (t *entryTemplate) withFree(slots []slotUse, values map[string]map[string]json.RawMessage) ([]byte, error) {
+	free := func(field string) (json.RawMessage, bool) {
+		for _, s := range slots {
+			if s.field == field {
+				return values[s.kind][s.key], true
+			}
+		}
+		return nil, false
+	}
+	for _, s := range slots {
+		if pname, ok := strings.CutPrefix(s.field, "parameters\x00"); ok && t.params[pname] == nil {
+			return nil, fmt.Errorf("parameter %s missing from its checked shape", pname)
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range t.keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeJSONString(&buf, k)
+		buf.WriteByte(':')
+		if k != "parameters" || t.order == nil {
+			v, ok := free(k)
+			if !ok {
+				v = t.fields[k]
+			}
+			buf.Write(v)
+			continue
+		}
+		buf.WriteByte('{')
+		for j, name := range t.order {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(&buf, name)
+			buf.WriteString(":{")
+			for n, pk := range t.pkeys[name] {
+				if n > 0 {
+					buf.WriteByte(',')
+				}
+				writeJSONString(&buf, pk)
+				buf.WriteByte(':')
+				v, ok := json.RawMessage(nil), false
+				if pk == freeParamField {
+					v, ok = free("parameters\x00" + name)
+				}
+				if !ok {
+					v = t.params[name][pk]
+				}
+				buf.Write(v)
+			}
+			buf.WriteByte('}')
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s)
+	buf.Write(b)
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // goodPack has three entries of one shape (only their prose differs), one of
-// another, and a mask: the mutations below break each part in turn.
+// another, two of a third whose parameters are not in alphabetical order, and a mask: the mutations below break each part in turn.
 const goodPack = `pack: corpus
 description: A pack to break.
 entries:
@@ -71,6 +71,32 @@ entries:
     operations:
       - op: exposure
         set: {ev: 0.1}
+  cast_x:
+    layer: L1
+    category: color
+    tags: [color]
+    description: Shift the cast, x.
+    aliases: [cast x]
+    examples: [shift the cast x]
+    parameters:
+      tint: {type: number, min: -1, max: 1, default: 0, unit: amount, description: Tint x.}
+      temperature: {type: number, min: -4000, max: 4000, default: 0, unit: kelvin, description: Kelvin x.}
+    operations:
+      - op: white_balance
+        bind: {tint: tint, temperature: temperature}
+  cast_y:
+    layer: L1
+    category: color
+    tags: [color]
+    description: Shift the cast, y.
+    aliases: [cast y]
+    examples: [shift the cast y]
+    parameters:
+      tint: {type: number, min: -1, max: 1, default: 0, unit: amount, description: Tint y.}
+      temperature: {type: number, min: -4000, max: 4000, default: 0, unit: kelvin, description: Kelvin y.}
+    operations:
+      - op: white_balance
+        bind: {tint: tint, temperature: temperature}
 masks:
   top_half:
     description: The top half.
@@ -186,7 +212,11 @@ func entriesOf(t *testing.T, ck *Checked) map[string]any {
 		if err != nil {
 			vals = []byte(`"` + err.Error() + `"`)
 		}
-		out[e.name] = map[string]any{"fields": v, "values": string(vals)}
+		order, err := parameterOrder(e.json)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.name] = map[string]any{"fields": v, "values": string(vals), "parameter order": order}
 	}
 	return out
 }

@@ -292,15 +292,25 @@ func check(c *contract.Contract, src Source) (*Checked, error) {
 	switch path.Ext(src.Name) {
 	case ".yaml", ".yml":
 		// Built as a file, as cue vet does, so errors list positions in its order.
-		f, err := yaml.Extract(fname, src.Data)
-		if err != nil {
-			return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
+		build := func(f *ast.File) func([]ast.Decl) cue.Value {
+			return func(decls []ast.Decl) cue.Value {
+				g := *f
+				g.Decls = decls
+				return ctx.BuildFile(&g)
+			}
 		}
-		return checkShapes(c, src, f.Decls, func(decls []ast.Decl) cue.Value {
-			g := *f
-			g.Decls = decls
-			return ctx.BuildFile(&g)
-		})
+		// A large pack is read in pieces at once (yamlsplit.go); when its check
+		// fails, it is checked again from one reading, for cue vet's message.
+		if decls, f, ok := extractYAMLPieces(src, fname, yamlPieces()); ok {
+			if ck, err := checkShapes(c, src, decls, build(f)); err == nil {
+				return ck, nil
+			}
+		}
+		f, err := extractYAML(src, fname)
+		if err != nil {
+			return nil, err
+		}
+		return checkShapes(c, src, f.Decls, build(f))
 	case ".json":
 		expr, err = cuejson.Extract(fname, src.Data)
 	case ".cue":
@@ -326,6 +336,23 @@ func check(c *contract.Contract, src Source) (*Checked, error) {
 		})
 	}
 	return validateWhole(c, src, ctx.BuildExpr(expr))
+}
+
+// extractYAML reads a YAML pack as CUE does, turning a panic of CUE's reader into
+// a refusal naming the pack: cuelang.org/go v0.17.1 indexes out of range on input
+// as small as "\r\r0", and a pack must never take the server down.
+func extractYAML(src Source, fname string) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f = nil
+			err = &PackError{File: src.Name, Detail: fmt.Sprintf("%s: the YAML reader cannot read this pack (%v)\n", src.Name, r)}
+		}
+	}()
+	f, err = yaml.Extract(fname, src.Data)
+	if err != nil {
+		return nil, &PackError{File: src.Name, Detail: vetDetail(err)}
+	}
+	return f, nil
 }
 
 // validateWhole checks a pack as one value, as cue vet does.

@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -114,6 +115,24 @@ func TestLoadRefusesDuplicatesAndMissingMasks(t *testing.T) {
 		_, err := Load(c, append(builtin, Source{Name: "./" + tt.name, Data: []byte(tt.pack)}))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// Input that makes CUE's YAML reader panic is a refusal naming the pack, for the
+// check and for a load (serve --vocab), not a crash.
+func TestYAMLReaderPanicIsRefusal(t *testing.T) {
+	c := loadContract(t)
+	for _, data := range []string{"\r\r0", "\r\r0\n"} {
+		src := Source{Name: "./crash.yaml", Data: []byte(data)}
+		_, err := check(c, src)
+		var pe *PackError
+		if !errors.As(err, &pe) || pe.File != "./crash.yaml" || !strings.HasPrefix(pe.Detail, "./crash.yaml: the YAML reader cannot read this pack") {
+			t.Errorf("check %q: %v, want a refusal naming ./crash.yaml", data, err)
+		}
+		_, err = Load(c, []Source{src})
+		if darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "./crash.yaml: the YAML reader cannot read this pack") {
+			t.Errorf("Load %q: %v, want invalid_input naming ./crash.yaml", data, err)
 		}
 	}
 }
