@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"darkroom"
+	"darkroom/internal/fsx"
 	"darkroom/internal/history"
 )
 
@@ -113,7 +114,7 @@ func mkdirDurable(ws *Workspace, dir string) error {
 		return ws.FSError(err, "create %s", ws.Rel(dir))
 	}
 	for _, d := range made {
-		if err := SyncDir(filepath.Dir(d)); err != nil {
+		if err := fsx.SyncDir(filepath.Dir(d)); err != nil {
 			return ws.FSError(err, "create %s", ws.Rel(d))
 		}
 	}
@@ -176,7 +177,7 @@ func appendGap(ws *Workspace, g Gap) error {
 	defer f.Close()
 	if errors.Is(statErr, fs.ErrNotExist) {
 		// The log was just created: its name must outlive a power cut like its lines.
-		if err := SyncDir(filepath.Dir(path)); err != nil {
+		if err := fsx.SyncDir(filepath.Dir(path)); err != nil {
 			return ws.FSError(err, "append to %s", ws.Rel(path))
 		}
 	}
