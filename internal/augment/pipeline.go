@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -101,7 +102,7 @@ func (a *Augmenter) Check(p Pipeline) error {
 			continue
 		}
 		lo, hi := map[string]float64{}, map[string]float64{}
-		for _, name := range sortedKeys(s.Params) {
+		for _, name := range slices.Sorted(maps.Keys(s.Params)) {
 			v := s.Params[name]
 			par, ok := e.Parameters[name]
 			if !ok {
@@ -171,15 +172,6 @@ func fieldError(path, format string, args ...any) error {
 	}}
 }
 
-func sortedKeys[T any](m map[string]T) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // Draws. Every random choice of variant n's step t hangs off stepKey(seed, n, t), a
 // counter-based hash: what step t of variant n draws depends on nothing else, not on
 // the other steps, the other variants, how many variants were asked for or how many
@@ -200,7 +192,7 @@ func renderSeed(key uint64) uint64 { return engine.Hash(key, 0, 0, 2) }
 // left to their defaults.
 func sample(key uint64, s Step, e *vocab.Entry) map[string]float64 {
 	out := map[string]float64{}
-	for i, name := range sortedKeys(s.Params) {
+	for i, name := range slices.Sorted(maps.Keys(s.Params)) {
 		v := s.Params[name]
 		if v.Lo == v.Hi {
 			out[name] = v.Lo

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -138,7 +138,7 @@ func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError
 			}
 			return n
 		case map[string]any:
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				p := append(slices.Clip(path), k)
 				if !c.admitLabel(k) {
 					ferrs = append(ferrs, FieldError{strings.Join(p, "."), fmt.Sprintf("%s: field not allowed", strings.Join(p, "."))})
@@ -227,15 +227,6 @@ func shortNumber(s string) string {
 		return s[:37] + "..."
 	}
 	return s
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func jsonKind(x any) string {
@@ -355,7 +346,7 @@ func explain(params cue.Value, args map[string]any, path string, msgs []string) 
 			if sm == nil || sm[3] == "struct" {
 				continue
 			}
-			for _, k := range sortedKeys(obj) {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
 				if show(obj[k]) == sm[1] {
 					return fmt.Sprintf("%s.%s: got %s, want %s", label, k, describe(obj[k]), sm[4])
 				}

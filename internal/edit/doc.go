@@ -16,8 +16,8 @@
 //
 // The Workspace is where everything lives: the history store, the copies of the
 // sources, previews, exports and context files, all written by one atomic and
-// durable writer (WriteFileFrom: a temporary file, fsync, rename, fsync of the
-// directory). Paths in results are relative to the workspace.
+// durable writer, the history's too (internal/fsx: a temporary file, fsync, rename,
+// fsync of the directory). Paths in results are relative to the workspace.
 //
 // # One apply_primitive, from the transport to the commit
 //

@@ -13,6 +13,7 @@ import (
 // must not change them. Each record, fully populated, is pinned to a golden JSON
 // file (testdata/<name>.json); DARKROOM_UPDATE=1 rewrites them.
 func TestWorkspaceFileFormats(t *testing.T) {
+	s := func(v string) *string { return &v }
 	st := history.State{Entries: []history.Entry{}}
 	SetStateTemplates(&st, Templates{L1: "auto_exposure", L2: "film_noir"})
 	for name, v := range map[string]any{
@@ -20,6 +21,10 @@ func TestWorkspaceFileFormats(t *testing.T) {
 			Width: 6000, Height: 4000, Name: "IMG_1234.JPG",
 			EXIF: SourceEXIF{Orientation: 6, Make: "Fujifilm", Model: "X-T5", LensModel: "XF23mmF2 R WR", FocalLength: 23}},
 		"state_templates": st.Extra[templatesKey],
+		"gap": Gap{Time: "2026-01-02T10:00:00Z", ImageID: "cup", SnapshotHash: "0123456789abcdef",
+			Description: "no dodge tool", Workaround: s("exposure with a mask"), Desired: s("a dodge brush")},
+		"proposal": Proposal{ID: "p-0123", Target: "notes", ImageID: s("cup"), Content: "The cup is the subject.",
+			Reason: s("the user said so"), Time: "2026-01-02T10:00:00Z"},
 	} {
 		got, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,6 +21,7 @@ import (
 
 	"darkroom"
 	"darkroom/internal/engine"
+	"darkroom/internal/fsx"
 	"darkroom/internal/history"
 )
 
@@ -315,7 +315,7 @@ func (w *Workspace) Dir(kind, imageID string) (string, error) {
 // workspace opened by a second process from pulling a file from under a write in
 // progress in the first; no write takes an hour.
 const (
-	tempPrefix   = ".tmp-"
+	tempPrefix   = fsx.TempPrefix
 	staleTempAge = time.Hour
 )
 
@@ -350,55 +350,26 @@ func isTempName(name string) bool {
 
 // WriteFile writes a workspace file atomically and durably (WriteFileFrom).
 func (w *Workspace) WriteFile(name string, data []byte) error {
-	return w.WriteFileFrom(name, func(wr io.Writer) error {
-		_, err := wr.Write(data)
-		return err
-	})
-}
-
-// WriteFileFrom writes a workspace file atomically and durably, streaming the content
-// write produces (an export is too large to hold): a temporary file in the same
-// directory, fsynced, renamed over name, and the directory fsynced so the rename
-// survives a power cut too, as the history's files do. A crash leaves the old file or
-// the new one, and at worst a temporary file the next OpenWorkspace removes. An error
-// write returns as a *darkroom.Error is returned as it is; nothing is left under
-// name.
-func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) error {
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, tempPrefix+filepath.Base(name)+"-*")
-	if err != nil {
-		return w.FSError(err, "write %s", w.Rel(name))
-	}
-	defer os.Remove(tmp.Name())
-	// err, not a new variable: a failed write or flush must stop the rename.
-	if err = tmp.Chmod(0o644); err == nil {
-		bw := bufio.NewWriterSize(tmp, 1<<20)
-		if werr := write(bw); werr != nil {
-			tmp.Close()
-			var de *darkroom.Error
-			if errors.As(werr, &de) {
-				return werr
-			}
-			return w.FSError(werr, "write %s", w.Rel(name))
-		}
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err == nil {
-		err = SyncDir(dir)
-	}
-	if err != nil {
+	if err := fsx.WriteFile(name, data, nil); err != nil {
 		return w.FSError(err, "write %s", w.Rel(name))
 	}
 	return nil
+}
+
+// WriteFileFrom writes a workspace file atomically and durably, streaming the content
+// write produces (an export is too large to hold), through the one writer the
+// history uses too (fsx): a temporary file in the same directory, fsynced, renamed
+// over name, and the directory fsynced so the rename survives a power cut. A crash
+// leaves the old file or the new one, and at worst a temporary file the next
+// OpenWorkspace removes. An error write returns as a *darkroom.Error is returned as
+// it is; nothing is left under name.
+func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) error {
+	err := fsx.WriteFileFrom(name, write, nil)
+	var de *darkroom.Error
+	if err == nil || errors.As(err, &de) {
+		return err
+	}
+	return w.FSError(err, "write %s", w.Rel(name))
 }
 
 // WriteFile is Workspace.WriteFile for a file outside any workspace (the CLI's
@@ -410,20 +381,6 @@ func WriteFile(name string, data []byte) error {
 // WriteFileFrom is Workspace.WriteFileFrom for a file outside any workspace.
 func WriteFileFrom(name string, write func(io.Writer) error) error {
 	return (*Workspace)(nil).WriteFileFrom(name, write)
-}
-
-// SyncDir makes a rename in dir durable: the file's own fsync does not cover the
-// directory entry naming it.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // FSError codes a failure of the file system under the workspace, naming files

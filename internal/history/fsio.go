@@ -14,21 +14,33 @@ import (
 	"time"
 
 	"darkroom"
+	"darkroom/internal/fsx"
 )
 
-// tempPrefix starts every temporary file and directory the store creates. Valid names
-// cannot start with a dot, so a temporary file never shadows a ref, object or image.
-const tempPrefix = ".tmp-"
+// tempPrefix starts every temporary file and directory the store creates: the
+// atomic writer's (fsx). Valid names cannot start with a dot, so a temporary file
+// never shadows a ref, object or image.
+const tempPrefix = fsx.TempPrefix
 
-// disk performs the store's writes to the file system. Its fault hook is nil in
-// production; the tests set it to make any one step fail as a full disk makes it fail,
-// and check that the history is left as it was (see doc.go, "A failed call").
+// disk performs the store's writes to the file system: atomic replacements through
+// the one atomic and durable writer (internal/fsx), the log's appends and
+// truncations here. Its fault hook is nil in production, where the store's disk is
+// nil; only the tests set one, to make any one step fail as a full disk makes it
+// fail, and check that the history is left as it was (see doc.go, "A failed call").
 type disk struct {
 	// fault, when not nil, is called before each step that changes what is on disk
 	// (op is create, write, chmod, sync, close, rename, syncdir, open, truncate or
 	// remove); an error it returns is that step's error. A failing write first writes
 	// half its data, as a write that runs out of space does.
 	fault func(op, path string) error
+}
+
+// hook is the fault hook as the atomic writer takes it: nil without one.
+func (d *disk) hook() fsx.Step {
+	if d == nil || d.fault == nil {
+		return nil
+	}
+	return d.fault
 }
 
 func (d *disk) step(op, path string) error {
@@ -82,65 +94,23 @@ func (d *disk) syncDir(dir string) error {
 	if err := d.step("syncdir", dir); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return fsx.SyncDir(dir)
 }
 
 // stage writes data to a new temporary file in dir and returns its name: the first
-// half of an atomic replacement, which allocates everything the replacement needs.
-// durable fsyncs the file; an undo copy that only this process reads back needs not.
-func (d *disk) stage(dir string, data []byte, durable bool) (tmp string, err error) {
-	if err := d.step("create", dir); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(name)
-		}
-	}()
-	if err = d.write(f, data); err != nil {
-		return "", err
-	}
-	// CreateTemp makes 0600 files; the store's files are as readable as its directories.
-	if err = d.step("chmod", name); err != nil {
-		return "", err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return "", err
-	}
-	if durable {
-		if err = d.sync(f); err != nil {
-			return "", err
-		}
-	}
-	if err = d.step("close", name); err != nil {
-		return "", err
-	}
-	if err = f.Close(); err != nil {
-		return "", err
-	}
-	return name, nil
+// half of an atomic replacement (fsx.Stage). durable fsyncs the file; an undo copy
+// that only this process reads back needs not.
+func (d *disk) stage(dir string, data []byte, durable bool) (string, error) {
+	return fsx.Stage(dir, tempPrefix+"*", func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, durable, d.hook())
 }
 
-// writeFileAtomic replaces dir/name with data so that a crash at any point leaves either
-// the old file or the new one, never a mix: the data goes to a temporary file in the
-// same directory (rename is only atomic within one file system), is fsynced, renamed
-// over the target, and the directory is fsynced so the rename itself is durable.
+// writeFileAtomic replaces dir/name with data through the atomic and durable writer
+// (fsx.WriteFile): a crash at any point leaves either the old file or the new one.
 func (d *disk) writeFileAtomic(dir, name string, data []byte) error {
-	tmp, err := d.stage(dir, data, true)
-	if err != nil {
-		return err
-	}
-	if err := d.rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return d.syncDir(dir)
+	return fsx.WriteFile(filepath.Join(dir, name), data, d.hook())
 }
 
 // writeFileSync creates path with data and fsyncs it. It is for files inside a

@@ -30,17 +30,3 @@ func retryEINTR(fn func() error) error {
 		}
 	}
 }
-
-// syncDir makes the directory entries in dir durable: after a rename, the file's own
-// fsync does not cover the name pointing at it.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}

@@ -21,7 +21,3 @@ func lockFD(f *os.File, exclusive bool) error {
 func unlockFD(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
-
-// syncDir does nothing: Windows cannot flush a directory handle, and NTFS journals
-// renames itself.
-func syncDir(string) error { return nil }

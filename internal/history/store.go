@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"darkroom"
+	"darkroom/internal/fsx"
 )
 
 // Names of the files and directories of an image (see doc.go).
@@ -207,7 +208,7 @@ func (s *Store) Init(id string, baseline State, meta json.RawMessage) (string, e
 			}
 		}
 		for _, d := range []string{objectsDir, headsDir, tagsDir, "refs", "."} {
-			if err := syncDir(filepath.Join(tmp, filepath.FromSlash(d))); err != nil {
+			if err := fsx.SyncDir(filepath.Join(tmp, filepath.FromSlash(d))); err != nil {
 				return err
 			}
 		}

@@ -5,8 +5,6 @@ import (
 	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
-
-	"darkroom/internal/history"
 )
 
 // The ingest tools: ingest, get_state and bind_layers.
@@ -115,25 +113,17 @@ type stateEntryView struct {
 }
 
 func getState(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	ws, err := s.RequireWorkspace()
+	a, err := decodeArgs[imageArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	id := stringArg(args, "image_id")
-	meta, _, err := ws.Source(id)
+	is, err := s.State(a.ImageID)
 	if err != nil {
 		return nil, "", err
 	}
-	sa, st, err := s.StateAfter(id)
-	if err != nil {
-		return nil, "", err
-	}
-	t, err := edit.StateTemplates(st)
-	if err != nil {
-		return nil, "", err
-	}
-	out := getStateData{ImageID: id, StateAfter: sa, Entries: []stateEntryView{}, Templates: viewTemplates(t), Width: meta.Width, Height: meta.Height}
-	for _, e := range st.Entries {
+	sa := is.StateAfter
+	out := getStateData{ImageID: a.ImageID, StateAfter: sa, Entries: []stateEntryView{}, Templates: viewTemplates(is.Templates), Width: is.Width, Height: is.Height}
+	for _, e := range is.State.Entries {
 		v := stateEntryView{Primitive: e.Primitive, Layer: e.Layer, Values: e.Values, Mask: e.Mask, Strength: e.Strength}
 		if v.Values == nil {
 			v.Values = map[string]float64{}
@@ -144,7 +134,7 @@ func getState(_ context.Context, s *Server, args map[string]any) (any, string, e
 	if sa.Detached {
 		where = "detached"
 	}
-	return out, fmt.Sprintf("%s: %d %s, head %.12s %s", id, len(out.Entries), plural(len(out.Entries), "entry", "entries"), sa.Head, where), nil
+	return out, fmt.Sprintf("%s: %d %s, head %.12s %s", a.ImageID, len(out.Entries), plural(len(out.Entries), "entry", "entries"), sa.Head, where), nil
 }
 
 func derefOr(p *string, def string) string {
@@ -154,45 +144,20 @@ func derefOr(p *string, def string) string {
 	return *p
 }
 
+type bindArgs struct {
+	ImageID string `json:"image_id"`
+	L1      string `json:"l1_template"` // "" (absent or null): leave it as it is
+	L2      string `json:"l2_template"`
+}
+
 func bindLayers(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	id := stringArg(args, "image_id")
-	l1, l2 := stringArg(args, "l1_template"), stringArg(args, "l2_template")
-	if l1 == "" && l2 == "" {
-		return nil, "", edit.FieldError("l1_template", "give l1_template, l2_template or both (null leaves a template as it is)")
-	}
-	for _, b := range []struct{ field, name, layer string }{{"l1_template", l1, "L1"}, {"l2_template", l2, "L2"}} {
-		if b.name == "" {
-			continue
-		}
-		e, err := s.LookupEntry(b.field, b.name)
-		if err != nil {
-			return nil, "", err
-		}
-		if e.Layer != b.layer {
-			return nil, "", edit.FieldError(b.field, "%s is an %s entry; an %s template must be an %s entry (list_vocabulary with layer %s lists them)", e.Name, e.Layer, b.layer, b.layer, b.layer)
-		}
-		if err := s.CheckEntry(history.Entry{Primitive: e.Name, Strength: 1}); err != nil {
-			return nil, "", edit.AtField(err, b.field+".")
-		}
-	}
-	var bound edit.Templates
-	m, err := s.Mutate(id, "bind_layers", func(st *history.State) error {
-		t, err := edit.StateTemplates(*st)
-		if err != nil {
-			return err
-		}
-		if l1 != "" {
-			t.L1 = l1
-		}
-		if l2 != "" {
-			t.L2 = l2
-		}
-		edit.SetStateTemplates(st, t)
-		bound = t
-		return nil
-	})
+	a, err := decodeArgs[bindArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	return m, fmt.Sprintf("templates of %s: L1 %s, L2 %s; %s", id, derefOr(nonZeroPtr(bound.L1), "none"), derefOr(nonZeroPtr(bound.L2), "none"), describeMutation(m)), nil
+	m, bound, err := s.BindLayers(a.ImageID, a.L1, a.L2)
+	if err != nil {
+		return nil, "", err
+	}
+	return m, fmt.Sprintf("templates of %s: L1 %s, L2 %s; %s", a.ImageID, derefOr(nonZeroPtr(bound.L1), "none"), derefOr(nonZeroPtr(bound.L2), "none"), describeMutation(m)), nil
 }

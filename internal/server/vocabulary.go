@@ -36,20 +36,15 @@ type parameterView struct {
 	Description string  `json:"description"`
 }
 
-func stringArg(args map[string]any, name string) string {
-	s, _ := args[name].(string)
-	return s
+type vocabularyArgs struct {
+	Layer    string   `json:"layer"`
+	Category string   `json:"category"`
+	Tags     []string `json:"tags"`
 }
 
-func stringsArg(args map[string]any, name string) []string {
-	l, _ := args[name].([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+type transformsArgs struct {
+	Category        string `json:"category"`
+	IncludeExamples bool   `json:"include_examples"`
 }
 
 func nonNil[T any](s []T) []T {
@@ -81,7 +76,11 @@ func viewEntry(e *vocab.Entry) entryView {
 }
 
 func listVocabulary(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	f := vocab.Filter{Layer: stringArg(args, "layer"), Category: stringArg(args, "category"), Tags: stringsArg(args, "tags")}
+	a, err := decodeArgs[vocabularyArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	f := vocab.Filter{Layer: a.Layer, Category: a.Category, Tags: a.Tags}
 	entries := s.Vocab.Select(f)
 	views := make([]entryView, len(entries))
 	for i, e := range entries {
@@ -114,7 +113,11 @@ type maskView struct {
 }
 
 func listMasksVocabulary(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	masks := s.Vocab.SelectMasks(stringsArg(args, "tags"))
+	a, err := decodeArgs[vocabularyArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	masks := s.Vocab.SelectMasks(a.Tags)
 	views := make([]maskView, len(masks))
 	for i, m := range masks {
 		views[i] = maskView{m.Name, m.Pack, m.Description, nonNil(m.Tags), m.Spec}
@@ -140,8 +143,11 @@ type rangeView struct {
 }
 
 func listAvailableTransforms(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	examples, _ := args["include_examples"].(bool)
-	category := stringArg(args, "category")
+	a, err := decodeArgs[transformsArgs](args)
+	if err != nil {
+		return nil, "", err
+	}
+	examples, category := a.IncludeExamples, a.Category
 	var entries []*vocab.Entry
 	for _, e := range s.Vocab.Select(vocab.Filter{}) {
 		if category == "" || category == "all" || e.Category == category || slices.Contains(e.Tags, category) {

@@ -293,7 +293,7 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 	_, err = edit.OpenWorkspace(filepath.Join(blocker, "ws"), nil)
 	check("bad workspace", err)
 	// An unwritable context: the gap log's place is taken by a directory.
-	if err := os.MkdirAll(filepath.Join(ws.Root, edit.ContextDir, gapsFile), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(ws.Root, edit.ContextDir, "gaps.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e := f.call("log_vocabulary_gap", map[string]any{"image_id": "cup", "description": "no dodge tool"})["error"].(map[string]any)

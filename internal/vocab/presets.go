@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,7 +76,7 @@ func (voc *Vocabulary) addPresets(src Source, ck *Checked) error {
 	if err := json.Unmarshal(ck.presets, &raw); err != nil {
 		return fmt.Errorf("%s: presets: %w", src.Name, err)
 	}
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		voc.pendingPresets = append(voc.pendingPresets, pendingPreset{src.Name, ck.pack, name, raw[name]})
 	}
 	return nil
@@ -183,7 +185,7 @@ func (voc *Vocabulary) resolveStep(pack string, rs rawStep) (Step, error) {
 	default:
 		given[order[0]] = json.RawMessage(raw)
 	}
-	for _, name := range sortedKeys(given) {
+	for _, name := range slices.Sorted(maps.Keys(given)) {
 		prm, ok := e.Parameters[name]
 		if !ok {
 			return st, fmt.Errorf("value.%s: %s has no parameter %s (it has %s)", name, e.Name, name, strings.Join(order, ", "))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -479,7 +480,7 @@ func (voc *Vocabulary) add(src Source, ck *Checked) error {
 	}
 	voc.Packs = append(voc.Packs, Pack{Name: m.Pack, Description: m.Description, File: src.Name})
 	var dups []string
-	for _, name := range sortedKeys(m.Entries) {
+	for _, name := range slices.Sorted(maps.Keys(m.Entries)) {
 		e := m.Entries[name]
 		if old := voc.entries[name]; old != nil {
 			dups = append(dups, fmt.Sprintf("%s: entries.%s: already defined by pack %s\n", src.Name, name, old.Pack))
@@ -493,7 +494,7 @@ func (voc *Vocabulary) add(src Source, ck *Checked) error {
 		voc.entries[name] = e
 		voc.Entries = append(voc.Entries, e)
 	}
-	for _, name := range sortedKeys(m.Masks) {
+	for _, name := range slices.Sorted(maps.Keys(m.Masks)) {
 		mk := m.Masks[name]
 		if old := voc.masks[name]; old != nil {
 			dups = append(dups, fmt.Sprintf("%s: masks.%s: already defined by pack %s\n", src.Name, name, old.Pack))
@@ -507,15 +508,6 @@ func (voc *Vocabulary) add(src Source, ck *Checked) error {
 		return fmt.Errorf("%s", strings.Join(dups, ""))
 	}
 	return nil
-}
-
-func sortedKeys[T any](m map[string]T) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Entry returns the entry with the given name.

@@ -1,0 +1,165 @@
+// Package fsx is darkroom's one atomic and durable file writer, shared by the
+// history store and the workspace (previews, exports, context files, the CLI's
+// outputs): the data goes to a temporary file in the target's directory (rename is
+// atomic only within one file system), is fsynced, renamed over the target, and the
+// directory is fsynced so the rename itself survives a power cut. A crash at any
+// point leaves the old file or the new one, never a mix, and at worst a temporary
+// file whose name starts with TempPrefix for its owner to remove.
+//
+// Every function takes a Step, called before each step that changes what is on
+// disk; nil in production. The history's tests pass one to make any single step
+// fail as a full disk makes it fail (internal/history, fault_test.go).
+package fsx
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// TempPrefix starts every temporary file the writer creates. darkroom's own names
+// never start with a dot, so a temporary file never shadows a file it names.
+const TempPrefix = ".tmp-"
+
+// Step is called before each step that changes the disk, with op one of create,
+// write, chmod, sync, close, rename or syncdir and the path it acts on; an error it
+// returns is that step's error. A failing write first writes half its data, as a
+// write that runs out of space does. nil: no hook.
+type Step func(op, path string) error
+
+func (s Step) do(op, path string) error {
+	if s == nil {
+		return nil
+	}
+	return s(op, path)
+}
+
+// stepWriter passes each Write through the step.
+type stepWriter struct {
+	f    *os.File
+	step Step
+}
+
+func (w stepWriter) Write(p []byte) (int, error) {
+	if err := w.step.do("write", w.f.Name()); err != nil {
+		n, _ := w.f.Write(p[:len(p)/2])
+		return n, err
+	}
+	return w.f.Write(p)
+}
+
+// Stage writes what write produces to a new temporary file in dir, named by pattern
+// (os.CreateTemp's, which should start with TempPrefix), and returns its name: the
+// first half of an atomic replacement, which allocates everything the replacement
+// needs. durable fsyncs the file; an undo copy that only this process reads back
+// needs not. On an error nothing is left behind, and an error write returned is
+// returned as it is.
+func Stage(dir, pattern string, write func(io.Writer) error, durable bool, step Step) (tmp string, err error) {
+	if err := step.do("create", dir); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(name)
+		}
+	}()
+	if err = write(stepWriter{f, step}); err != nil {
+		return "", err
+	}
+	// CreateTemp makes 0600 files; darkroom's files are as readable as its
+	// directories.
+	if err = step.do("chmod", name); err != nil {
+		return "", err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return "", err
+	}
+	if durable {
+		if err = step.do("sync", name); err != nil {
+			return "", err
+		}
+		if err = f.Sync(); err != nil {
+			return "", err
+		}
+	}
+	if err = step.do("close", name); err != nil {
+		return "", err
+	}
+	if err = f.Close(); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Replace renames a staged file over name and fsyncs name's directory. On a failed
+// rename the staged file is removed.
+func Replace(tmp, name string, step Step) error {
+	if err := step.do("rename", name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	dir := filepath.Dir(name)
+	if err := step.do("syncdir", dir); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
+// WriteFile replaces name with data, atomically and durably, in one write call.
+func WriteFile(name string, data []byte, step Step) error {
+	return replaceWith(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, step)
+}
+
+// WriteFileFrom replaces name with what write produces, atomically and durably,
+// streaming it through a buffer (an export is too large to hold). An error write
+// returns is returned as it is; nothing is left under name then.
+func WriteFileFrom(name string, write func(io.Writer) error, step Step) error {
+	return replaceWith(name, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}, step)
+}
+
+func replaceWith(name string, write func(io.Writer) error, step Step) error {
+	tmp, err := Stage(filepath.Dir(name), TempPrefix+filepath.Base(name)+"-*", write, true, step)
+	if err != nil {
+		return err
+	}
+	return Replace(tmp, name, step)
+}
+
+// SyncDir makes the directory entries in dir durable: after a rename, the file's
+// own fsync does not cover the name pointing at it. On Windows it does nothing: a
+// directory handle cannot be flushed there, and NTFS journals its metadata.
+func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
