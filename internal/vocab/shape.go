@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -786,7 +788,7 @@ func newTemplate(entry []byte) (*entryTemplate, error) {
 	if err := json.Unmarshal(entry, &t.fields); err != nil {
 		return nil, err
 	}
-	t.keys = sortedKeys(t.fields)
+	t.keys = slices.Sorted(maps.Keys(t.fields))
 	if _, ok := t.fields["parameters"]; !ok {
 		return t, nil
 	}
@@ -800,7 +802,7 @@ func newTemplate(entry []byte) (*entryTemplate, error) {
 	t.order = order
 	t.pkeys = map[string][]string{}
 	for name, p := range t.params {
-		t.pkeys[name] = sortedKeys(p)
+		t.pkeys[name] = slices.Sorted(maps.Keys(p))
 	}
 	return t, nil
 }
