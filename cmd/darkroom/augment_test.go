@@ -9,8 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"darkroom"
 )
 
 // augmented is the part of augment_image's data these tests read.
@@ -191,5 +194,56 @@ func TestVerifyThroughSampling(t *testing.T) {
 	plain := connect(t, newClient(), "--workspace", ws, "--allow-root", dir)
 	if r := callTool(t, plain, "verify_augmentation", map[string]any{"session_id": a.SessionID}); r.code() != "unavailable" {
 		t.Errorf("without sampling: %+v, want unavailable", r)
+	}
+}
+
+// TestLogNotifications: a client that asked for warnings (logging/setLevel) is told
+// through notifications/message about an image augment_dataset skipped; one that
+// asked only for errors is not.
+func TestLogNotifications(t *testing.T) {
+	in := t.TempDir()
+	if err := os.WriteFile(filepath.Join(in, "coffee.png"), darkroom.SamplePhoto, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "broken.png"), []byte("not an image"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []mcp.LoggingLevel{"warning", "error"} {
+		var mu sync.Mutex
+		var got []string
+		client := mcp.NewClient(&mcp.Implementation{Name: "log-test", Version: "0"}, &mcp.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+				b, _ := json.Marshal(req.Params.Data)
+				mu.Lock()
+				got = append(got, string(req.Params.Level)+" "+string(b))
+				mu.Unlock()
+			},
+		})
+		// logging/setLevel is how a client of protocol 2025-11-25 asks for log
+		// messages; from 2026-07-28 a request carries its level in _meta instead.
+		cs := connectVersion(t, client, "2025-11-25", "--workspace", filepath.Join(t.TempDir(), "ws"), "--allow-root", in)
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+			t.Fatal(err)
+		}
+		mustSucceed(t, cs, "augment_dataset", map[string]any{"input": in, "output": "out", "pipeline": []any{map[string]any{"entry": "flip_horizontal"}}})
+		// Notifications are handled apart from the reply: give one a moment to land.
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			n := len(got)
+			mu.Unlock()
+			if n > 0 {
+				break
+			}
+		}
+		mu.Lock()
+		n := len(got)
+		seen := strings.Join(got, "\n")
+		mu.Unlock()
+		switch {
+		case level == "warning" && (n != 1 || !strings.Contains(seen, "broken.png skipped") || !strings.Contains(seen, `"code":"render_error"`)):
+			t.Errorf("at level warning, got %d notifications: %s", n, seen)
+		case level == "error" && n != 0:
+			t.Errorf("at level error, got %d notifications: %s", n, seen)
+		}
 	}
 }

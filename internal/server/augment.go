@@ -241,6 +241,9 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		}
 		d.Variants = append(d.Variants, vv)
 	}
+	for _, sk := range d.Skipped {
+		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
+	}
 	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
 		len(d.Variants), out.Width, out.Height, out.Recipe, out.Seed, out.SeedSource, len(out.Pipeline), out.Dir)
 	if len(d.Skipped) > 0 {
@@ -447,6 +450,7 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	}
 	skipped := []map[string]any{}
 	for _, sk := range r.Skipped {
+		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Source, sk.Message), map[string]any{"tool": "augment_dataset", "code": sk.Code})
 		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})
 	}
 	d := map[string]any{

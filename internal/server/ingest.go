@@ -59,7 +59,7 @@ type ingestArgs struct {
 	ImageID  string `json:"image_id"`
 }
 
-func ingest(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+func ingest(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
 	a, err := decodeArgs[ingestArgs](args)
 	if err != nil {
 		return nil, "", err
@@ -85,6 +85,9 @@ func ingest(_ context.Context, s *Server, args map[string]any) (any, string, err
 		},
 		Suggested: viewTemplates(edit.Templates{L1: in.SuggestedL1}),
 		Warnings:  nonNil(in.Warnings),
+	}
+	for _, w := range in.Warnings {
+		s.notify(ctx, "warning", w, map[string]any{"tool": "ingest", "image_id": in.ImageID})
 	}
 	summary := fmt.Sprintf("ingested %s: %dx%d %s, baseline %.12s", in.ImageID, out.Width, out.Height, out.Format, in.SnapshotHash)
 	if in.SuggestedL1 != "" {

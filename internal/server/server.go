@@ -459,6 +459,24 @@ type fileCarrier interface {
 // handlers that talk to the client while they run.
 type callRequestKey struct{}
 
+// notify sends the client a log message (notifications/message) at level, for what
+// it should see beside a result: a photo read with a colour profile that is not
+// sRGB, a step or an image an augmentation skipped. The SDK drops it unless the
+// client asked for that level with logging/setLevel. The CLI has no client.
+func (s *Server) notify(ctx context.Context, level mcp.LoggingLevel, msg string, data map[string]any) {
+	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil {
+		return
+	}
+	payload := map[string]any{"message": msg}
+	for k, v := range data {
+		payload[k] = v
+	}
+	if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "darkroom", Data: payload}); err != nil {
+		s.Logger.Warn("log notification", "err", err)
+	}
+}
+
 // progress sends notifications/progress for the running tool call when its request
 // carries a progress token; for the CLI, or a client that sent no token, it does
 // nothing. A failure to notify only gets logged: the call goes on.
