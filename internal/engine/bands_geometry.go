@@ -1,0 +1,206 @@
+package engine
+
+// Geometry in a streamed render: crops and flips as pixel moves, warps read a source rectangle per block of columns.
+
+import (
+	"math"
+	"sync"
+)
+
+// geomPlan, set on a runCtx, makes warp and subImage record the map they would
+// apply instead of applying it: a geometry operation that is one warp or one crop of
+// its input is planned by running it on an image without pixels.
+type geomPlan struct {
+	spec *geomSpec
+	out  *Image
+}
+
+// streamGeometry plans a geometry edit by running it with a geomPlan: it streams
+// when what it returns is the recorded warp or crop (or its input, when neutral).
+func streamGeometry(rc *runCtx, w, h int, a Args) (spec streamSpec, err error) {
+	op := catalog[rc.opName].run
+	plan := &geomPlan{}
+	prc := *rc
+	prc.plan = plan
+	src := &Image{W: w, H: h}
+	defer func() {
+		// An operation that reads pixels before or after its warp cannot be planned
+		// this way; it renders whole.
+		if recover() != nil {
+			spec, err = streamSpec{whole: true}, nil
+		}
+	}()
+	out, err := op(&prc, src, a)
+	switch {
+	case err != nil:
+		return streamSpec{}, err
+	case out == src:
+		return streamSpec{}, nil
+	case plan.spec == nil || out != plan.out:
+		return streamSpec{whole: true}, nil
+	}
+	return streamSpec{geom: plan.spec}, nil
+}
+
+// record keeps a planned geometry and returns an image of its size without pixels.
+func (p *geomPlan) record(g *geomSpec) *Image {
+	if p.spec != nil {
+		panic("geometry: planned twice") // two warps in one operation: render it whole
+	}
+	p.spec, p.out = g, &Image{W: g.w, H: g.h}
+	return p.out
+}
+
+// cropSpec is the geometry of the w x h rectangle at (x0, y0) of its input.
+func cropSpec(x0, y0, w, h int) *geomSpec {
+	return &geomSpec{
+		w: w, h: h, view: &pixelView{sx: 1, tx: x0, sy: 1, ty: y0},
+		src: func(a, b int) (int, int) { return y0 + a, y0 + b },
+		render: func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+			dst := rc.image(w, b-a)
+			parallelRows(b-a, func(lo, hi int) {
+				for y := lo; y < hi; y++ {
+					s := in.Pix[3*((y0+a+y-sa)*in.W+x0):]
+					copy(dst.Pix[3*y*w:3*(y+1)*w], s[:3*w])
+				}
+			})
+			return dst
+		},
+	}
+}
+
+// warpSpec is the geometry of warp (see there) from an inW x inH input. When linear
+// is set the map is affine, so the source rows of a band lie within those of its
+// corners.
+func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *geomSpec {
+	g := &warpInfo{inW: inW, inH: inH, mode: mode, linear: linear, to: to}
+	src := func(a, b int) (int, int) {
+		_, sa, _, sb := g.bounds(a, b, 0, w)
+		return sa, sb
+	}
+	render := func(rc *runCtx, in *Image, sa, inH, a, b int) *Image {
+		dst := rc.image(w, b-a)
+		parallelRows(b-a, func(lo, hi int) {
+			g.render(dst.Pix[3*w*lo:], w, in, 0, sa, a+lo, a+hi, 0, w)
+		})
+		return dst
+	}
+	return &geomSpec{w: w, h: h, src: src, render: render, warp: g}
+}
+
+// render writes output pixels [c0, c1) of rows [a, b) to dst (rows of stride pixels
+// from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
+// [y0, y0+in.H), every pixel the block's taps read.
+func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
+	for y := a; y < b; y++ {
+		row := dst[3*stride*(y-a):]
+		for x := c0; x < c1; x++ {
+			sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
+			sx, sy = sx-0.5, sy-0.5
+			i := 3 * (x - c0)
+			switch g.mode {
+			case "reflect":
+				sx, sy = reflectCoord(sx, g.inW), reflectCoord(sy, g.inH)
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+			case "edge":
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+			default:
+				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, false)
+			}
+		}
+	}
+}
+
+// bounds returns the input rectangle [x0, x1) x [y0, y1) that the output pixels
+// [c0, c1) of rows [a, b) read (empty when they read nothing).
+func (g *warpInfo) bounds(a, b, c0, c1 int) (x0, y0, x1, y1 int) {
+	inW, inH := g.inW, g.inH
+	clampEdge := g.mode != "constant"
+	// at returns the position pixel (x, y) samples, folded or clamped as the
+	// sampler does, and false when it samples nothing (all black) unless all.
+	at := func(x, y int, all bool) (float64, float64, bool) {
+		sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
+		sx, sy = sx-0.5, sy-0.5
+		if g.mode == "reflect" {
+			sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
+		}
+		if clampEdge {
+			sx, sy = min(max(sx, 0), float64(inW-1)), min(max(sy, 0), float64(inH-1))
+		}
+		fx, fy := math.Floor(sx), math.Floor(sy)
+		if math.IsNaN(sx) || math.IsNaN(sy) || (!all && (fx < -3 || fy < -3 || fx > float64(inW)+2 || fy > float64(inH)+2)) {
+			return 0, 0, false
+		}
+		return sx, sy, true
+	}
+	lx, ly, hx, hy := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	if g.linear && g.mode != "reflect" {
+		for _, y := range []int{a, b - 1} {
+			for _, x := range []int{c0, c1 - 1} {
+				// A corner bounds the block even where it samples nothing.
+				if sx, sy, ok := at(x, y, true); ok {
+					lx, ly, hx, hy = min(lx, sx), min(ly, sy), max(hx, sx), max(hy, sy)
+				}
+			}
+		}
+		// A margin of a pixel for the rounding of the corners' positions.
+		lx, ly, hx, hy = lx-1, ly-1, hx+1, hy+1
+	} else {
+		var mu sync.Mutex
+		parallelRows(b-a, func(ya, yb int) {
+			l, m, u, v := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+			for y := a + ya; y < a+yb; y++ {
+				for x := c0; x < c1; x++ {
+					if sx, sy, ok := at(x, y, false); ok {
+						l, m, u, v = min(l, sx), min(m, sy), max(u, sx), max(v, sy)
+					}
+				}
+			}
+			mu.Lock()
+			lx, ly, hx, hy = min(lx, l), min(ly, m), max(hx, u), max(hy, v)
+			mu.Unlock()
+		})
+	}
+	if lx > hx || ly > hy {
+		return 0, 0, 0, 0
+	}
+	// The cubic's taps are floor(s)-1 .. floor(s)+2.
+	span := func(lo, hi float64, n int) (int, int) {
+		s0 := min(max(int(math.Floor(max(lo, -8)))-1, 0), n)
+		s1 := min(max(int(math.Floor(min(hi, float64(n)+8)))+3, 0), n)
+		return s0, max(s0, s1)
+	}
+	x0, x1 = span(lx, hx, inW)
+	y0, y1 = span(ly, hy, inH)
+	return x0, y0, x1, y1
+}
+
+// warpBlock is the width of the column blocks a warp read through a rectSource
+// renders: each block's input is a small rectangle, however slanted the map.
+const warpBlock = 256
+
+// renderRect makes output rows [a, b) of a warp whose input is the source seen
+// through view, read a rectangle at a time.
+func (g *warpInfo) renderRect(rc *runCtx, w int, src rectSource, view pixelView, a, b int) *Image {
+	dst := rc.image(w, b-a)
+	n := (w + warpBlock - 1) / warpBlock
+	parallelN(n, 1, func(lo, hi int) {
+		var buf, tmp []float32
+		grow := func(b *[]float32, n int) []float32 {
+			if cap(*b) < n {
+				*b = make([]float32, n)
+			}
+			return (*b)[:n]
+		}
+		for k := lo; k < hi; k++ {
+			c0, c1 := k*warpBlock, min((k+1)*warpBlock, w)
+			x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
+			in := &Image{W: x1 - x0, H: y1 - y0, Pix: grow(&buf, 3*(x1-x0)*(y1-y0))}
+			if x1 > x0 && y1 > y0 {
+				view.fetch(src, x0, y0, x1, y1, in.Pix, func(n int) []float32 { return grow(&tmp, n) })
+			}
+			g.render(dst.Pix[3*c0:], w, in, x0, y0, a, b, c0, c1)
+		}
+	})
+	return dst
+}
