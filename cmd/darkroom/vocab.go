@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,7 @@ func (m *Main) vocabList(args []string) error {
 		req["category"] = *category
 	}
 	raw, _ := json.Marshal(req)
-	env, _ := s.Invoke(nil, "list_vocabulary", raw)
+	env, _ := s.Invoke(context.Background(), "list_vocabulary", raw)
 	if !env.Success {
 		return &darkroom.Error{Code: env.Error.Code, Message: env.Error.Message}
 	}

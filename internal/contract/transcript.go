@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// measuredMS is a masked measured time in a golden: "ms":<ms>, escaped or not.
-var measuredMS = regexp.MustCompile(`(\\?"(?:elapsed_)?ms\\?":\s*)<ms>`)
+// measuredMS is a masked measured time in a golden ("ms", "elapsed_ms",
+// "retry_after_ms": <ms>), escaped or not.
+var measuredMS = regexp.MustCompile(`(\\?"(?:elapsed_|retry_after_)?ms\\?":\s*)<ms>`)
 
 // TranscriptResult is the structuredContent of one tools/call reply in a transcript.
 type TranscriptResult struct {
@@ -46,7 +47,8 @@ func Transcript(name, text string) []TranscriptResult {
 			start := i
 			// A measured time is masked as <ms> in a golden (it differs on every run);
 			// read it as 0 so the reply is JSON again.
-			body := measuredMS.ReplaceAllString(line[4:], "${1}0")
+			unmask := func(b string) string { return measuredMS.ReplaceAllString(b, "${1}0") }
+			body := unmask(line[4:])
 			if !json.Valid([]byte(body)) {
 				var b strings.Builder
 				b.WriteString(body)
@@ -57,7 +59,7 @@ func Transcript(name, text string) []TranscriptResult {
 						break
 					}
 				}
-				body = b.String()
+				body = unmask(b.String())
 			}
 			var reply struct {
 				ID     json.RawMessage `json:"id"`

@@ -501,6 +501,9 @@ func (s *Server) progress(ctx context.Context, done, total float64, message stri
 // Invoke is Call without the MCP wrapping; the CLI verbs use it, so the CLI and MCP
 // share one code path per tool.
 func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (env Envelope, summary string) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	t, ok := s.Contract.Tool(name)
 	if !ok {
 		return s.failure(nil, darkroom.Errorf(darkroom.NotFound, "no tool named %q", name)), ""
