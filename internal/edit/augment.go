@@ -396,14 +396,7 @@ func PromptError(r *prompt.Result) error {
 func PromptPipeline(r *prompt.Result) augment.Pipeline {
 	p := augment.Pipeline{}
 	for _, t := range r.Transforms {
-		st := augment.Step{Entry: t.Entry, P: t.P, Params: map[string]augment.Value{}}
-		for k, v := range t.Values {
-			st.Params[k] = augment.Fixed(v)
-		}
-		for k, rg := range t.Ranges {
-			st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
-		}
-		p = append(p, st)
+		p = append(p, pipelineStep(t.Entry, t.P, t.Values, t.Ranges))
 	}
 	return p
 }
@@ -412,14 +405,19 @@ func PromptPipeline(r *prompt.Result) augment.Pipeline {
 func PresetPipeline(pr *vocab.Preset) augment.Pipeline {
 	p := augment.Pipeline{}
 	for _, s := range pr.Pipeline {
-		st := augment.Step{Entry: s.Entry, P: s.P, Params: map[string]augment.Value{}}
-		for k, v := range s.Values {
-			st.Params[k] = augment.Fixed(v)
-		}
-		for k, rg := range s.Ranges {
-			st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
-		}
-		p = append(p, st)
+		p = append(p, pipelineStep(s.Entry, s.P, s.Values, s.Ranges))
 	}
 	return p
+}
+
+// pipelineStep is one step from fixed values and [lo, hi] ranges by parameter.
+func pipelineStep(entry string, p float64, values map[string]float64, ranges map[string][2]float64) augment.Step {
+	st := augment.Step{Entry: entry, P: p, Params: map[string]augment.Value{}}
+	for k, v := range values {
+		st.Params[k] = augment.Fixed(v)
+	}
+	for k, rg := range ranges {
+		st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
+	}
+	return st
 }
