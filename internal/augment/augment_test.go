@@ -23,11 +23,7 @@ var testAug = sync.OnceValues(func() (*Augmenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := vocab.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	v, err := vocab.Load(c, srcs)
+	v, err := vocab.LoadBuiltin(c)
 	if err != nil {
 		return nil, err
 	}

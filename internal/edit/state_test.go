@@ -19,11 +19,7 @@ func testEditor(t testing.TB) *Editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, err := vocab.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vocab.Load(c, srcs)
+	v, err := vocab.LoadBuiltin(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,7 @@ func testParser(t testing.TB) *Parser {
 			parserErr = err
 			return
 		}
-		srcs, err := vocab.Builtin()
-		if err != nil {
-			parserErr = err
-			return
-		}
-		v, err := vocab.Load(c, srcs)
+		v, err := vocab.LoadBuiltin(c)
 		if err != nil {
 			parserErr = err
 			return

@@ -29,11 +29,7 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 	if err != nil {
 		panic(err)
 	}
-	srcs, err := vocab.Builtin()
-	if err != nil {
-		panic(err)
-	}
-	v, err := vocab.Load(c, srcs)
+	v, err := vocab.LoadBuiltin(c)
 	if err != nil {
 		panic(err)
 	}

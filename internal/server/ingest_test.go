@@ -44,12 +44,7 @@ func edContract(t testing.TB) (*contract.Contract, *vocab.Vocabulary, map[string
 			edShared.err = err
 			return
 		}
-		srcs, err := vocab.Builtin()
-		if err != nil {
-			edShared.err = err
-			return
-		}
-		v, err := vocab.Load(c, srcs)
+		v, err := vocab.LoadBuiltin(c)
 		if err != nil {
 			edShared.err = err
 			return

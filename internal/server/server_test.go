@@ -22,11 +22,7 @@ func testServer(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, err := vocab.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vocab.Load(c, srcs)
+	v, err := vocab.LoadBuiltin(c)
 	if err != nil {
 		t.Fatal(err)
 	}

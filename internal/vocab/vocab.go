@@ -134,6 +134,15 @@ func Builtin() ([]Source, error) {
 	return fromFS(darkroom.Files, "vocabulary")
 }
 
+// LoadBuiltin loads the built-in packs against c: Builtin then Load.
+func LoadBuiltin(c *contract.Contract) (*Vocabulary, error) {
+	srcs, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	return Load(c, srcs)
+}
+
 // Dir returns the manifests (*.yaml, *.yml, *.json, *.cue) in a directory, read
 // under the bounds of readPackFile and MaxTotalPackBytes.
 func Dir(dir string) ([]Source, error) {
