@@ -84,23 +84,26 @@
 // # Journal, cancellation and resume
 //
 // A worker takes one image, reads it once, and makes its variants one at a time:
-// augment, write the label files then the image (each to a temporary file, fsynced,
-// renamed), then append the record to the journal in one write and fsync it. So
-// every journal line is a complete record of files fully written and fsynced, and
-// memory holds one source image (and one variant) per worker. When ctx ends, workers
-// stop before their next variant; the journal stays and no manifest is written. A
-// failure to write the output (a full disk) stops the run the same way, with
-// unavailable: it is no image's fault and the next image would fail alike. A crash
-// can leave a torn last journal line, which the next run cuts off. An AugmentFunc
-// that panics costs its image (internal_error), not the run.
+// augment, write the label files then the image (each to a temporary file, renamed),
+// then append the record to the journal in one write. So every journal line is a
+// record of files fully written, and memory holds one source image (and one variant)
+// per worker. Nothing is fsynced per variant (two fsyncs cost a variant more than its
+// augmentation): the journal is fsynced at most once a second, and before the
+// manifest is written every file of the run is made durable at once (syncfs(2) on
+// Linux, file by file elsewhere). When ctx ends, workers stop before their next
+// variant; the journal stays and no manifest is written. A failure to write the
+// output (a full disk) stops the run the same way, with unavailable: it is no image's
+// fault and the next image would fail alike. A crash can leave a torn last journal
+// line, which the next run cuts off. An AugmentFunc that panics costs its image
+// (internal_error), not the run.
 //
 // A rerun into the same folder reads the manifest and the journal of its shard (and,
-// for a shard, the merged manifest) and reuses a variant whose record has the seed it would get and whose files all exist
-// with the recorded size and SHA-256 (every reused file is hashed again); it makes the
-// rest. Because nothing is reused unchecked, the variants' folders are not fsynced
-// after each rename (that halved the runner's own cost per variant): a power loss
-// that undoes a rename costs that variant being made again. So a killed run, rerun, ends with the bytes and manifest of an uninterrupted
-// one. Skipped images are tried again. A rerun with another recipe, seed, variant
+// for a shard, the merged manifest) and reuses a variant whose record has the seed it
+// would get and whose files all exist with the recorded size and SHA-256 (every
+// reused file is hashed again); it makes the rest. Because nothing is reused
+// unchecked, a power loss that undoes a variant's data, rename or journal line costs
+// that variant being made again. So a killed run, rerun, ends with the bytes and
+// manifest of an uninterrupted one. Skipped images are tried again. A rerun with another recipe, seed, variant
 // count or input class list is refused with state_error (darkroom-dataset.json
 // differs): use a new folder. Variants of sources that left the input stay on disk but
 // leave the manifest.

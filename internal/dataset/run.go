@@ -252,7 +252,7 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 	defer stop()
 	r := &runner{
 		d: d, out: out, opts: opts, info: &info, prev: prev, journal: journal,
-		total: len(images) * opts.Variants, start: time.Now(), stop: stop,
+		total: len(images) * opts.Variants, start: time.Now(), synced: time.Now(), stop: stop,
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -293,6 +293,9 @@ feed:
 	// Closed (and unlocked) before finish removes it: Windows cannot remove an open
 	// file.
 	journal.Close()
+	if err := syncWritten(out, r.files); err != nil {
+		return rep, darkroom.Wrap(darkroom.Unavailable, err, "sync the variants written")
+	}
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
 		return rep, err
 	}
@@ -312,6 +315,8 @@ type runner struct {
 
 	mu      sync.Mutex
 	records []Record
+	files   []string  // every variant file written, for finish to make durable
+	synced  time.Time // the journal's last fsync
 	written int
 	reused  int
 	skipped int
@@ -478,8 +483,14 @@ func cloneObjects(objs []Object) []Object {
 	return out
 }
 
-// done records a finished variant: appended to the journal (one write, fsynced)
-// when it is new, then counted.
+// journalSyncEvery is how often the journal is fsynced while a run goes on: a
+// power loss costs at most the variants of the last second being made again (a
+// rerun verifies every record it reuses), where an fsync per variant cost more
+// than the augmentation.
+const journalSyncEvery = time.Second
+
+// done records a finished variant: appended to the journal (one write, fsynced at
+// most every journalSyncEvery) when it is new, then counted.
 func (r *runner) done(rec Record, fresh, reused bool) error {
 	var line []byte
 	if fresh {
@@ -498,10 +509,17 @@ func (r *runner) done(rec Record, fresh, reused bool) error {
 		if _, err := r.journal.Write(line); err != nil {
 			return r.failLocked(darkroom.Wrap(darkroom.Unavailable, err, "append to %s", JournalName(r.opts.Shard)))
 		}
-		if err := r.journal.Sync(); err != nil {
-			return r.failLocked(darkroom.Wrap(darkroom.Unavailable, err, "sync %s", JournalName(r.opts.Shard)))
+		if time.Since(r.synced) >= journalSyncEvery {
+			if err := r.journal.Sync(); err != nil {
+				return r.failLocked(darkroom.Wrap(darkroom.Unavailable, err, "sync %s", JournalName(r.opts.Shard)))
+			}
+			r.synced = time.Now()
 		}
 		r.written++
+		r.files = append(r.files, rec.Output)
+		for _, l := range rec.Labels {
+			r.files = append(r.files, l.Path)
+		}
 	}
 	if reused {
 		r.reused++
@@ -719,16 +737,17 @@ func writeFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	return writeAtomic(out, name, data, true)
 }
 
-// writeVariantFile is writeFile without the folder's fsync, which cost a variant
-// about as much as the rest of its writing together. It is not needed: after a
-// power loss the journal may name a file whose rename was lost, but a rerun reuses
-// a record only after finding each of its files with the recorded SHA-256, and
-// makes the variant again otherwise. finish fsyncs the manifest's folder.
+// writeVariantFile is writeFile without any fsync: the two fsyncs cost a variant
+// more than its augmentation, and neither is needed. After a power loss the journal
+// may name a file whose data or rename was lost, but a rerun reuses a record only
+// after finding each of its files with the recorded size and SHA-256, and makes the
+// variant again otherwise. finish makes every file durable (syncWritten) before it
+// writes the manifest that names them.
 func writeVariantFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	return writeAtomic(out, name, data, false)
 }
 
-func writeAtomic(out *os.Root, name string, data []byte, syncFolder bool) (FileRef, error) {
+func writeAtomic(out *os.Root, name string, data []byte, durable bool) (FileRef, error) {
 	dir := path.Dir(name)
 	if err := out.MkdirAll(dir, 0o755); err != nil {
 		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "create folder %s", dir)
@@ -739,7 +758,7 @@ func writeAtomic(out *os.Root, name string, data []byte, syncFolder bool) (FileR
 		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "create %s", name)
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -748,7 +767,7 @@ func writeAtomic(out *os.Root, name string, data []byte, syncFolder bool) (FileR
 	if err == nil {
 		err = out.Rename(tmp, name)
 	}
-	if err == nil && syncFolder {
+	if err == nil && durable {
 		err = syncDir(out, dir)
 	}
 	if err != nil {
