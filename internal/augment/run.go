@@ -127,6 +127,9 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		}
 		rec.Duration = time.Since(start)
 		v.Applied = append(v.Applied, rec)
+		if cur != src {
+			engine.Recycle(cur) // the previous step's image: only this loop holds it
+		}
 		cur = out
 	}
 	if cur == src {

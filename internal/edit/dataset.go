@@ -258,7 +258,11 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 			}
 		}
 		var buf bytes.Buffer
-		if err := augment.Encode(&buf, v.Image, f, 90); err != nil {
+		err = augment.Encode(&buf, v.Image, f, 90)
+		// Both images are this call's own: their pixels go to the next variant.
+		engine.Recycle(v.Image)
+		engine.Recycle(src.Image)
+		if err != nil {
 			return dataset.Result{}, err
 		}
 		labels, err := fromAnnotations(job.Labels, v, kps)

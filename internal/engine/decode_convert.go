@@ -328,7 +328,7 @@ func convertOriented(w, h, o int, conv rowConv) *Image {
 	if o >= 5 {
 		ow, oh = h, w
 	}
-	out := NewImage(ow, oh)
+	out := scratchImage(ow, oh) // every row is converted into it
 	if o < 1 || o > 8 {
 		o = 1
 	}

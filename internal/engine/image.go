@@ -28,6 +28,24 @@ func (m *Image) Clone() *Image {
 	return c
 }
 
+// Recycle hands m's pixels to the engine for a later render or decode to reuse,
+// and leaves m empty (0 x 0): the caller promises nothing else refers to them. A
+// loop that makes image after image of one size (augmenting a dataset, previews)
+// then allocates, zeroes and collects almost nothing.
+func Recycle(m *Image) {
+	if m == nil {
+		return
+	}
+	spare.put(m.Pix)
+	m.W, m.H, m.Pix = 0, 0, nil
+}
+
+// scratchImage returns a w x h image whose pixels the caller must overwrite
+// entirely: a recycled buffer when one fits.
+func scratchImage(w, h int) *Image {
+	return &Image{W: w, H: h, Pix: spare.get(3 * w * h)}
+}
+
 // Bytes is the memory the pixels take.
 func (m *Image) Bytes() int64 { return int64(len(m.Pix)) * 4 }
 

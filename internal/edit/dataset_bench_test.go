@@ -1,0 +1,48 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"darkroom"
+	"darkroom/internal/augment"
+	"darkroom/internal/dataset"
+	"darkroom/internal/engine"
+)
+
+// BenchmarkDatasetJob is what augment-dataset pays per image, file system aside:
+// decode a JPEG of the sample photo at 1024 px, draw and render the 4-transform
+// pipeline scripts/bench-augment.sh runs against OpenCV (flip, rotate 10 degrees,
+// brightness/contrast, gaussian blur), encode JPEG. Run with -cpu 1 for the CPU
+// time of one image: the engine's own parallelism then adds nothing.
+func BenchmarkDatasetJob(b *testing.B) {
+	s := testEditor(b)
+	aug := &augment.Augmenter{Contract: s.Contract, Vocab: s.Vocab}
+	src, err := engine.Decode(darkroom.SamplePhoto, engine.DecodeOptions{MaxLongEdge: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in bytes.Buffer
+	if err := engine.Encode(&in, src.Image, engine.EncodeOptions{Format: "jpeg", Quality: 95}); err != nil {
+		b.Fatal(err)
+	}
+	p := augment.Pipeline{
+		{Entry: "flip_horizontal", P: 1},
+		{Entry: "rotate", P: 1, Params: map[string]augment.Value{"angle": augment.Fixed(10)}},
+		{Entry: "brightness_contrast", P: 1, Params: map[string]augment.Value{"brightness": augment.Fixed(0.26), "contrast": augment.Fixed(0.2)}},
+		{Entry: "gaussian_blur", P: 1, Params: map[string]augment.Value{"radius": augment.Fixed(0.0044)}},
+	}
+	f := datasetAugment(aug, p, "jpeg")
+	b.SetBytes(int64(3 * src.Image.W * src.Image.H))
+	b.ResetTimer()
+	for i := range b.N {
+		res, err := f(context.Background(), dataset.Job{Source: "a.jpg", Image: in.Bytes(), Seed: uint64(i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Image) == 0 {
+			b.Fatal("no image")
+		}
+	}
+}
