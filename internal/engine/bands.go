@@ -107,6 +107,8 @@ type warpInfo struct {
 	inW, inH int
 	mode     string
 	linear   bool
+	// bilinear samples 2 x 2 taps instead of the cubic's 4 x 4.
+	bilinear bool
 	to       func(x, y float64) (float64, float64)
 }
 
@@ -234,7 +236,7 @@ func bandMask(m *Mask) bool {
 // rc is the runCtx edit i runs with.
 func (p *bandPlan) rc(i int, pool *bufPool) *runCtx {
 	e := p.edits[i]
-	return &runCtx{key: editKey(p.opt.Seed, e.Op, p.occ[i]), pool: pool, opName: e.Op}
+	return &runCtx{key: editKey(p.opt.Seed, e.Op, p.occ[i]), pool: pool, opName: e.Op, bilinear: p.opt.Interpolation == "linear"}
 }
 
 // size is the rendered image's size.

@@ -92,6 +92,10 @@ func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64
 // from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
 // [y0, y0+in.H), every pixel the block's taps read.
 func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
+	sample := sampleCubicRect
+	if g.bilinear {
+		sample = sampleLinearRect
+	}
 	for y := a; y < b; y++ {
 		row := dst[3*stride*(y-a):]
 		for x := c0; x < c1; x++ {
@@ -101,11 +105,11 @@ func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0
 			switch g.mode {
 			case "reflect":
 				sx, sy = reflectCoord(sx, g.inW), reflectCoord(sy, g.inH)
-				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, true)
 			case "edge":
-				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, true)
+				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, true)
 			default:
-				row[i], row[i+1], row[i+2] = sampleCubicRect(in, x0, y0, g.inW, g.inH, sx, sy, false)
+				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, false)
 			}
 		}
 	}

@@ -110,7 +110,16 @@ func TestBandsMatchWhole(t *testing.T) {
 
 func check(t *testing.T, src *Image, edits []Edit, seed uint64) {
 	t.Helper()
-	want := opRender(t, src, seed, edits...)
+	checkWith(t, src, edits, RenderOptions{Seed: seed})
+}
+
+// checkWith is check under any render options.
+func checkWith(t *testing.T, src *Image, edits []Edit, opt RenderOptions) {
+	t.Helper()
+	want, err := Render(src, edits, opt)
+	if err != nil {
+		t.Fatalf("render %v: %v", edits, err)
+	}
 	whole := false
 	near := false
 	for _, e := range edits {
@@ -118,7 +127,7 @@ func check(t *testing.T, src *Image, edits []Edit, seed uint64) {
 		near = near || bandNear[e.Op]
 	}
 	for _, rows := range []int{1, 7, 16, 33} {
-		got, err := renderBands(src, edits, RenderOptions{Seed: seed}, rows)
+		got, err := renderBands(src, edits, opt, rows)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,6 +215,7 @@ func warpLinear(rc *runCtx, src *Image, w, h int, mode string, to func(x, y floa
 
 func warpOf(rc *runCtx, src *Image, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *Image {
 	g := warpSpec(src.W, src.H, w, h, mode, linear, to)
+	g.warp.bilinear = rc != nil && rc.bilinear
 	if rc != nil && rc.plan != nil {
 		return rc.plan.record(g)
 	}

@@ -238,6 +238,62 @@ func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, fl
 // sampleCubicRect is sampleCubic on an image w x h of which src holds the rectangle
 // of columns [x0, x0+src.W) and rows [y0, y0+src.H), which must include every
 // pixel the taps read.
+// sampleLinearRect is sampleCubicRect with a bilinear kernel: the 2 x 2 taps
+// floor(x) .. floor(x)+1, taps outside the w x h input reading black unless
+// clampEdge (then x and y are clamped first, as the cubic does).
+func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
+	if clampEdge {
+		x = min(max(x, 0), float64(w-1))
+		y = min(max(y, 0), float64(h-1))
+	}
+	fx, fy := math.Floor(x), math.Floor(y)
+	if fx < -1 || fy < -1 || fx > float64(w) || fy > float64(h) {
+		return 0, 0, 0
+	}
+	ix, iy := int(fx), int(fy)
+	ax, ay := float32(x-fx), float32(y-fy)
+	if ix >= 0 && iy >= 0 && ix+1 < w && iy+1 < h {
+		stride := 3 * src.W
+		base := 3 * ((iy-y0)*src.W + ix - x0)
+		p := src.Pix[base : base+6]
+		q := src.Pix[base+stride : base+stride+6]
+		bx := 1 - ax
+		r0, g0, b0 := bx*p[0]+ax*p[3], bx*p[1]+ax*p[4], bx*p[2]+ax*p[5]
+		r1, g1, b1 := bx*q[0]+ax*q[3], bx*q[1]+ax*q[4], bx*q[2]+ax*q[5]
+		by := 1 - ay
+		return by*r0 + ay*r1, by*g0 + ay*g1, by*b0 + ay*b1
+	}
+	// At the border: clamp (a clamped x or y already lies inside, and its second
+	// tap has weight 0 when it is the last row or column) or read black.
+	wx := [2]float32{1 - ax, ax}
+	wy := [2]float32{1 - ay, ay}
+	var r, g, b float32
+	for j := range 2 {
+		yy := iy + j
+		if yy < 0 || yy >= h {
+			if !clampEdge {
+				continue
+			}
+			yy = min(max(yy, 0), h-1)
+		}
+		for i := range 2 {
+			xx := ix + i
+			if xx < 0 || xx >= w {
+				if !clampEdge {
+					continue
+				}
+				xx = min(max(xx, 0), w-1)
+			}
+			p := src.Pix[3*((yy-y0)*src.W+xx-x0):]
+			k := wy[j] * wx[i]
+			r += k * p[0]
+			g += k * p[1]
+			b += k * p[2]
+		}
+	}
+	return r, g, b
+}
+
 func sampleCubicRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
 	if clampEdge {
 		x = min(max(x, 0), float64(w-1))

@@ -16,9 +16,27 @@ type RenderOptions struct {
 	// occurrence in render order, never with global state.
 	Seed uint64
 
+	// Interpolation is how warps (rotate, affine, perspective and the other
+	// resampling geometry) read between pixels: "cubic" (Catmull-Rom, the default
+	// when empty: the sharpest, for editing and export) or "linear" (bilinear, what
+	// augmentation libraries use by default: about a quarter of the cost). Crops,
+	// flips and quarter turns move whole pixels either way.
+	Interpolation string
+
 	// pre holds, by edit index, what a first pass over the whole image computed for
 	// an edit that a streamed render then applies band by band (see bandPlan).
 	pre map[int]any
+}
+
+// Interpolations are the values RenderOptions.Interpolation takes ("" is cubic).
+var Interpolations = []string{"cubic", "linear"}
+
+func (opt RenderOptions) check() error {
+	switch opt.Interpolation {
+	case "", "cubic", "linear":
+		return nil
+	}
+	return darkroom.Errorf(darkroom.InvalidInput, "interpolation %q is not one of %v", opt.Interpolation, Interpolations)
 }
 
 // stages is the catalog's fixed render order (contracts/operations.cue, stages).
@@ -165,6 +183,9 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	if err := checkImage(src); err != nil {
 		return nil, err
 	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	order, err := renderOrder(edits)
 	if err != nil {
 		return nil, err
@@ -220,7 +241,7 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i]}
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i], bilinear: opt.Interpolation == "linear"}
 		if e.Strength == 0 {
 			continue
 		}
@@ -438,6 +459,8 @@ type runCtx struct {
 	// region, for an operation of localOps, is the rectangle [x0, y0, x1, y1) of
 	// the image its mask reaches: it returns an image of that rectangle only.
 	region *[4]int
+	// bilinear makes warps sample bilinearly (RenderOptions.Interpolation).
+	bilinear bool
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an
