@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -292,5 +294,41 @@ func TestDefaultMask(t *testing.T) {
 	}
 	if slices.Equal(v.Image.Pix[:3*64], src.Pix[:3*64]) {
 		t.Error("dramatic_sky left the top row unchanged")
+	}
+}
+
+// A step's interpolation: linear unless it asks for cubic, which renders its warp
+// differently; a step with no warp renders the same either way; any other value is
+// refused naming the field.
+func TestStepInterpolation(t *testing.T) {
+	a := augmenter(t)
+	src := testImage(96, 64)
+	render := func(s Step) []float32 {
+		t.Helper()
+		v, err := a.Variant(src, Pipeline{s}, 3, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Skipped) > 0 {
+			t.Fatalf("skipped: %+v", v.Skipped)
+		}
+		return v.Image.Pix
+	}
+	rot := Step{Entry: "rotate", P: 1, Params: map[string]Value{"angle": Fixed(10)}}
+	def, lin := render(rot), render(Step{Entry: rot.Entry, P: 1, Params: rot.Params, Interpolation: "linear"})
+	cub := render(Step{Entry: rot.Entry, P: 1, Params: rot.Params, Interpolation: "cubic"})
+	if !slices.Equal(def, lin) {
+		t.Error("the default is not linear")
+	}
+	if slices.Equal(lin, cub) {
+		t.Error("cubic renders the rotation as linear does")
+	}
+	flip := Step{Entry: "flip_horizontal", P: 1}
+	if !slices.Equal(render(flip), render(Step{Entry: flip.Entry, P: 1, Interpolation: "cubic"})) {
+		t.Error("a flip depends on the interpolation")
+	}
+	err := a.Check(Pipeline{flip, {Entry: rot.Entry, P: 1, Interpolation: "nearest"}})
+	if darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(fmt.Sprint(err), "pipeline[1]") {
+		t.Errorf("interpolation nearest: %v, want invalid_input naming pipeline[1]", err)
 	}
 }

@@ -109,7 +109,7 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		}
 		start := time.Now()
 		edits, err := a.edits(e, values)
-		opt := engine.RenderOptions{Seed: renderSeed(key)}
+		opt := s.renderOptions(renderSeed(key))
 		var out *engine.Image
 		if err == nil {
 			out, err = engine.Render(cur, edits, opt)

@@ -31,7 +31,9 @@ type RenderOptions struct {
 // Interpolations are the values RenderOptions.Interpolation takes ("" is cubic).
 var Interpolations = []string{"cubic", "linear"}
 
-func (opt RenderOptions) check() error {
+// Check refuses options Render would refuse (an unknown interpolation), with
+// invalid_input.
+func (opt RenderOptions) Check() error {
 	switch opt.Interpolation {
 	case "", "cubic", "linear":
 		return nil
@@ -183,7 +185,7 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	if err := checkImage(src); err != nil {
 		return nil, err
 	}
-	if err := opt.check(); err != nil {
+	if err := opt.Check(); err != nil {
 		return nil, err
 	}
 	order, err := renderOrder(edits)
