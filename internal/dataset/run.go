@@ -253,7 +253,14 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 	r := &runner{
 		d: d, out: out, opts: opts, info: &info, prev: prev, journal: journal,
 		total: len(images) * opts.Variants, start: time.Now(), synced: time.Now(), stop: stop,
+		behind: newBehind(out),
 	}
+	waited := false
+	defer func() {
+		if !waited {
+			r.behind.wait() // a stopped run: the journal stays, and no goroutine
+		}
+	}()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -293,8 +300,9 @@ feed:
 	// Closed (and unlocked) before finish removes it: Windows cannot remove an open
 	// file.
 	journal.Close()
-	if err := syncWritten(out, r.files); err != nil {
-		return rep, darkroom.Wrap(darkroom.Unavailable, err, "sync the variants written")
+	waited = true
+	if err := r.behind.wait(); err != nil {
+		return rep, err
 	}
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
 		return rep, err
@@ -309,13 +317,13 @@ type runner struct {
 	info    *Info
 	prev    map[recordKey]Record
 	journal *os.File
+	behind  *behind
 	total   int
 	start   time.Time
 	stop    context.CancelFunc
 
 	mu      sync.Mutex
 	records []Record
-	files   []string  // every variant file written, for finish to make durable
 	synced  time.Time // the journal's last fsync
 	written int
 	reused  int
@@ -445,12 +453,14 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 		if err != nil {
 			return Record{}, &outputError{err}
 		}
+		r.behind.add(f.name)
 		rec.Labels = append(rec.Labels, ref)
 	}
 	ref, err := writeVariantFile(r.out, rec.Output, res.Image)
 	if err != nil {
 		return Record{}, &outputError{err}
 	}
+	r.behind.add(rec.Output)
 	rec.Bytes, rec.SHA256 = ref.Bytes, ref.SHA256
 	return rec, nil
 }
@@ -516,10 +526,6 @@ func (r *runner) done(rec Record, fresh, reused bool) error {
 			r.synced = time.Now()
 		}
 		r.written++
-		r.files = append(r.files, rec.Output)
-		for _, l := range rec.Labels {
-			r.files = append(r.files, l.Path)
-		}
 	}
 	if reused {
 		r.reused++
@@ -737,12 +743,12 @@ func writeFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	return writeAtomic(out, name, data, true)
 }
 
-// writeVariantFile is writeFile without any fsync: the two fsyncs cost a variant
-// more than its augmentation, and neither is needed. After a power loss the journal
-// may name a file whose data or rename was lost, but a rerun reuses a record only
+// writeVariantFile is writeFile without waiting for the disk: the two fsyncs cost
+// a variant more than its augmentation. The caller hands the file to behind, which
+// makes it durable while the run goes on, and before the manifest names it. Until
+// then a power loss may undo the file or its rename; a rerun reuses a record only
 // after finding each of its files with the recorded size and SHA-256, and makes the
-// variant again otherwise. finish makes every file durable (syncWritten) before it
-// writes the manifest that names them.
+// variant again otherwise.
 func writeVariantFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	return writeAtomic(out, name, data, false)
 }
