@@ -192,7 +192,14 @@ func (s *Server) MCP(version string) *mcp.Server {
 					return ask, nil
 				}
 			}
-			res := s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments)
+			// A handler that must ask the client while it runs (augment_image's
+			// options.verify) leaves the input requests in slot.
+			slot := &askSlot{}
+			ctx = context.WithValue(context.WithValue(ctx, callRequestKey{}, req), askKey{}, slot)
+			res := s.Call(ctx, t.Name, req.Params.Arguments)
+			if slot.res != nil {
+				return slot.res, nil
+			}
 			if t.Name == "ingest" {
 				s.ingested(srv, res)
 			}

@@ -1,0 +1,257 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// verifyFixture is what the client's model answers, by the check its prompt asks
+// for: the label check names the same subject in both images, the visual one sees
+// the flip.
+var verifyFixture = map[string]string{
+	"main subject":               `{"original_subject": "a gradient", "augmented_subject": "gradients"}`,
+	"Are these transforms visib": `{"visible": true, "confidence": 4, "changes_seen": "mirrored left to right"}`,
+}
+
+// samplingClient connects an SDK client to s at protocol (empty: the SDK's
+// latest); with sampling it answers every sampling request from verifyFixture and
+// records it.
+func connectSampling(t *testing.T, s *Server, protocol string, sampling bool) (*mcp.ClientSession, func() []*mcp.CreateMessageParams) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []*mcp.CreateMessageParams
+	opts := &mcp.ClientOptions{}
+	if sampling {
+		opts.CreateMessageHandler = func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			got = append(got, req.Params)
+			mu.Unlock()
+			last, _ := req.Params.Messages[len(req.Params.Messages)-1].Content.(*mcp.TextContent)
+			for k, answer := range verifyFixture {
+				if last != nil && strings.Contains(last.Text, k) {
+					return &mcp.CreateMessageResult{Model: "fixture-model", Role: "assistant", Content: &mcp.TextContent{Text: answer}}, nil
+				}
+			}
+			t.Errorf("a sampling request the fixture does not answer: %+v", req.Params)
+			return &mcp.CreateMessageResult{Model: "fixture-model", Role: "assistant", Content: &mcp.TextContent{Text: "?"}}, nil
+		}
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP("test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "verify-test", Version: "0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, func() []*mcp.CreateMessageParams {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+}
+
+type verifiedResult struct {
+	SessionID    string `json:"session_id"`
+	Dir          string `json:"dir"`
+	SeedSource   string `json:"seed_source"`
+	Variants     []struct{ Path string }
+	Verification *struct {
+		Data *struct {
+			SessionID string  `json:"session_id"`
+			Model     *string `json:"model"`
+			Variants  []struct {
+				Index  int `json:"index"`
+				Visual *struct {
+					Parsed     bool `json:"parsed"`
+					Visible    bool `json:"visible"`
+					Confidence int  `json:"confidence"`
+				} `json:"visual"`
+				Label *struct {
+					Changed bool   `json:"label_changed"`
+					Risk    string `json:"risk"`
+				} `json:"label"`
+			} `json:"variants"`
+			Report   string `json:"report"`
+			Markdown string `json:"markdown"`
+		} `json:"data"`
+		Error *ErrorInfo `json:"error"`
+	} `json:"verification"`
+}
+
+func callAugment(t *testing.T, cs *mcp.ClientSession, args map[string]any) (verifiedResult, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "augment_image", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var env struct {
+		Success bool            `json:"success"`
+		Data    verifiedResult  `json:"data"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil || !env.Success {
+		t.Fatalf("augment_image: %s (%v)", b, err)
+	}
+	return env.Data, res
+}
+
+// TestAugmentVerify: augment_image with options.verify asks the client's model,
+// through the SDK's client at the latest protocol (multi round-trip: the client
+// calls again with the answers) and at 2025-06-18 (the SDK sends
+// sampling/createMessage and calls the handler again), the questions
+// verify_augmentation asks, each with the original and the variant as image
+// content; the verdict is in the result and the reports in the session folder. The
+// seed is drawn at random, so the call that carries the answers must render with
+// the first call's seed: one session folder, not two.
+func TestAugmentVerify(t *testing.T) {
+	photo := testPhoto(t, 48, 32)
+	for _, protocol := range []string{"", "2025-06-18"} {
+		t.Run("protocol="+protocol, func(t *testing.T) {
+			s := editServer(t)
+			cs, requests := connectSampling(t, s, protocol, true)
+			d, res := callAugment(t, cs, map[string]any{
+				"image_b64": base64.StdEncoding.EncodeToString(photo), "count": 5,
+				"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
+				"options":  map[string]any{"verify": []any{"visual", "label"}, "return_images": 1},
+			})
+			if d.SeedSource != "random" {
+				t.Errorf("seed_source %q, want random", d.SeedSource)
+			}
+			sessions, _ := os.ReadDir(filepath.Join(s.Workspace.Root, "augment"))
+			if len(sessions) != 1 {
+				t.Errorf("%d session folders, want 1: the call with the answers rendered another seed", len(sessions))
+			}
+			v := d.Verification
+			if v == nil || v.Error != nil || v.Data == nil {
+				t.Fatalf("verification %+v, want data", v)
+			}
+			if v.Data.SessionID != d.SessionID || v.Data.Model == nil || *v.Data.Model != "fixture-model" {
+				t.Errorf("verification of %s by %v, want %s by fixture-model", v.Data.SessionID, v.Data.Model, d.SessionID)
+			}
+			if len(v.Data.Variants) != verifyVariants {
+				t.Fatalf("%d variants verified, want the first %d of 5", len(v.Data.Variants), verifyVariants)
+			}
+			for i, vv := range v.Data.Variants {
+				if vv.Index != i || vv.Visual == nil || !vv.Visual.Parsed || !vv.Visual.Visible || vv.Visual.Confidence != 4 ||
+					vv.Label == nil || vv.Label.Changed || vv.Label.Risk != "low" {
+					t.Errorf("variant %d: %+v", i, vv)
+				}
+			}
+			for _, f := range []string{v.Data.Report, v.Data.Markdown} {
+				if filepath.Dir(f) != d.Dir {
+					t.Errorf("report %s is not in the session folder %s", f, d.Dir)
+				}
+				if _, err := os.Stat(filepath.Join(s.Workspace.Root, f)); err != nil {
+					t.Error(err)
+				}
+			}
+			// The result shows the augmentation as without verify: the inline variant.
+			images := 0
+			for _, c := range res.Content {
+				if _, ok := c.(*mcp.ImageContent); ok {
+					images++
+				}
+			}
+			if images != 1 {
+				t.Errorf("%d images in the result's content, want return_images 1", images)
+			}
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "verified 4 variant(s)") {
+				t.Errorf("summary %q does not give the verdict", res.Content[0].(*mcp.TextContent).Text)
+			}
+
+			reqs := requests()
+			if len(reqs) != 2*verifyVariants {
+				t.Fatalf("%d sampling requests, want %d (2 checks x %d variants)", len(reqs), 2*verifyVariants, verifyVariants)
+			}
+			results := map[string]bool{}
+			for _, vr := range d.Variants[:verifyVariants] {
+				b, err := os.ReadFile(filepath.Join(s.Workspace.Root, vr.Path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				results[string(b)] = true
+			}
+			for _, r := range reqs {
+				var imgs []*mcp.ImageContent
+				for _, m := range r.Messages {
+					if im, ok := m.Content.(*mcp.ImageContent); ok {
+						imgs = append(imgs, im)
+					}
+				}
+				if len(imgs) != 2 || !bytes.Equal(imgs[0].Data, photo) || !results[string(imgs[1].Data)] || imgs[1].MIMEType != "image/png" {
+					t.Errorf("a sampling request with %d images: want the original, then a variant as written", len(imgs))
+				}
+			}
+		})
+	}
+}
+
+// TestAugmentVerifyWithoutSampling: a client that offers no sampling still gets
+// its augmentation; verification says unavailable, recoverable, naming what is
+// missing, and no report is written (no score is made up).
+func TestAugmentVerifyWithoutSampling(t *testing.T) {
+	s := editServer(t)
+	cs, _ := connectSampling(t, s, "", false)
+	d, _ := callAugment(t, cs, map[string]any{
+		"image_b64": base64.StdEncoding.EncodeToString(testPhoto(t, 48, 32)), "seed": 3,
+		"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
+		"options":  map[string]any{"verify": []any{"label"}},
+	})
+	if len(d.Variants) != 1 {
+		t.Errorf("%d variants, want 1", len(d.Variants))
+	}
+	v := d.Verification
+	if v == nil || v.Data != nil || v.Error == nil {
+		t.Fatalf("verification %+v, want an error", v)
+	}
+	want := &ErrorInfo{Code: "unavailable", Recoverable: true, Details: map[string]any{"missing": "capabilities.sampling"},
+		Message: "the client does not offer sampling (capabilities.sampling in initialize): options.verify asks the client's own model and makes up no score without it"}
+	if diff := cmp.Diff(want, v.Error); diff != "" {
+		t.Errorf("verification error (-want +got):\n%s", diff)
+	}
+	for _, f := range []string{"visual_verification.md", "classification_report.json"} {
+		if _, err := os.Stat(filepath.Join(s.Workspace.Root, d.Dir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s written without a model to ask (%v)", f, err)
+		}
+	}
+	// Without options.verify the result has no verification at all.
+	plain, _ := callAugment(t, cs, map[string]any{
+		"image_b64": base64.StdEncoding.EncodeToString(testPhoto(t, 48, 32)), "seed": 3,
+		"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
+	})
+	if plain.Verification != nil {
+		t.Errorf("verification %+v without options.verify", plain.Verification)
+	}
+}
+
+// TestAugmentVerifyState: the requestState a retried call echoes is the client's,
+// so it is checked like an argument: one that augment_image did not send, or one
+// whose seed contradicts the call's seed, is invalid_input.
+func TestAugmentVerifyState(t *testing.T) {
+	s := editServer(t)
+	args := json.RawMessage(`{"image_b64": "` + base64.StdEncoding.EncodeToString(testPhoto(t, 16, 16)) +
+		`", "seed": 1, "pipeline": [{"entry": "flip_horizontal"}], "options": {"verify": ["visual"]}}`)
+	for _, state := range []string{`augment_image:{"seed": -1}`, `augment_image:{"seed": 2, "seed_source": "random"}`, `augment_image:{"seed": 1, "seed_source": "guess"}`} {
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "augment_image", Arguments: args, RequestState: state}}
+		env, _ := s.Invoke(context.WithValue(context.Background(), callRequestKey{}, req), "augment_image", args)
+		if env.Error == nil || env.Error.Code != "invalid_input" {
+			t.Errorf("requestState %s: %+v, want invalid_input", state, env)
+		}
+	}
+}
