@@ -335,6 +335,11 @@ func (s *Server) clientRoots(req *mcp.CallToolRequest) *mcp.CallToolResult {
 		return nil
 	}
 	res, ok := req.Params.InputResponses[rootsRequest].(*mcp.ListRootsResult)
+	if !ok && req.Params.RequestState != "" {
+		// A later round of the same call (augment_image's options.verify answers):
+		// its first round asked for the roots, and they are set.
+		return nil
+	}
 	if !ok {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -244,20 +246,69 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 	if err != nil {
 		return fail(err)
 	}
+	answers := sampledAnswers(req)
 	if pending := samplingRequests(qs, req.Params.InputResponses); len(pending) > 0 {
-		st := augmentState{Seed: d.Seed, SeedSource: d.SeedSource}
-		if ask(ctx, &mcp.CallToolResult{InputRequests: pending, RequestState: st.String()}) {
-			return true
+		if !multiRoundTrip(req.Session.InitializeParams()) {
+			got, err := askDirectly(ctx, req.Session, pending)
+			if err != nil {
+				return fail(err)
+			}
+			maps.Copy(answers, got)
+		} else {
+			st := augmentState{Seed: d.Seed, SeedSource: d.SeedSource}
+			if ask(ctx, &mcp.CallToolResult{InputRequests: pending, RequestState: st.String()}) {
+				return true
+			}
+			return fail(darkroom.Errorf(darkroom.Unavailable, "options.verify: this call cannot ask the client"))
 		}
-		return fail(darkroom.Errorf(darkroom.Unavailable, "options.verify: this call cannot ask the client"))
 	}
-	v, err := s.VerifyAnswers(vr, sampledAnswers(req))
+	v, err := s.VerifyAnswers(vr, answers)
 	if err != nil {
 		return fail(err)
 	}
 	data, summary := verifiedData(v)
 	d.Verification = &verificationView{Data: data, summary: summary}
 	return false
+}
+
+// multiRoundTrip reports whether the client speaks a protocol with multi
+// round-trip requests (2026-07-28 and later; the SDK's own test is unexported).
+func multiRoundTrip(p *mcp.InitializeParams) bool {
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// askDirectly sends a client of an earlier protocol the sampling requests itself,
+// all at once, while the call runs, as that protocol allows. The SDK would do the
+// same for input requests, but it calls a handler again only once: after the
+// roots round-trip of a path under a client root, the questions would get no
+// answer, and the retried call would render the variants a second time.
+func askDirectly(ctx context.Context, ss *mcp.ServerSession, pending mcp.InputRequestMap) (map[string]edit.Answer, error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]edit.Answer{}
+	var firstErr error
+	for id, ir := range pending {
+		params, ok := ir.(*mcp.CreateMessageParams)
+		if !ok {
+			continue
+		}
+		wg.Go(func() {
+			res, err := ss.CreateMessage(ctx, params)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = darkroom.Wrap(darkroom.Unavailable, err, "ask the client's model (sampling/createMessage)")
+				}
+				return
+			}
+			if a, ok := sampled(res); ok {
+				answers[id] = a
+			}
+		})
+	}
+	wg.Wait()
+	return answers, firstErr
 }
 
 // verificationView is augment_image's verification.

@@ -23,14 +23,20 @@ var verifyFixture = map[string]string{
 	"Are these transforms visib": `{"visible": true, "confidence": 4, "changes_seen": "mirrored left to right"}`,
 }
 
-// samplingClient connects an SDK client to s at protocol (empty: the SDK's
-// latest); with sampling it answers every sampling request from verifyFixture and
+// connectSampling connects an SDK client to s at protocol (empty: the SDK's
+// latest, else one that knows no multi round-trip requests); with sampling it answers every sampling request from verifyFixture and
 // records it.
-func connectSampling(t *testing.T, s *Server, protocol string, sampling bool) (*mcp.ClientSession, func() []*mcp.CreateMessageParams) {
+// A non-empty root is offered as the client's root.
+func connectSampling(t *testing.T, s *Server, protocol string, sampling bool, root string) (*mcp.ClientSession, func() []*mcp.CreateMessageParams) {
 	t.Helper()
 	var mu sync.Mutex
 	var got []*mcp.CreateMessageParams
 	opts := &mcp.ClientOptions{}
+	if protocol != "" {
+		// A client of an earlier protocol knows no input requests: it takes a
+		// result that carries them for the answer.
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
 	if sampling {
 		opts.CreateMessageHandler = func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			mu.Lock()
@@ -53,7 +59,11 @@ func connectSampling(t *testing.T, s *Server, protocol string, sampling bool) (*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "verify-test", Version: "0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	client := mcp.NewClient(&mcp.Implementation{Name: "verify-test", Version: "0"}, opts)
+	if root != "" {
+		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(root), Name: "photos"})
+	}
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,18 +128,34 @@ func callAugment(t *testing.T, cs *mcp.ClientSession, args map[string]any) (veri
 // verify_augmentation asks, each with the original and the variant as image
 // content; the verdict is in the result and the reports in the session folder. The
 // seed is drawn at random, so the call that carries the answers must render with
-// the first call's seed: one session folder, not two.
+// the first call's seed: one session folder, not two. A path under a client root
+// costs an earlier client a roots round-trip first, which the SDK's one retry
+// would spend: the questions must still be asked.
 func TestAugmentVerify(t *testing.T) {
 	photo := testPhoto(t, 48, 32)
-	for _, protocol := range []string{"", "2025-06-18"} {
-		t.Run("protocol="+protocol, func(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "photo.png"), photo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, protocol string
+		path           bool
+	}{{"latest", "", false}, {"latest,path", "", true}, {"2025-06-18", "2025-06-18", false}, {"2025-06-18,path", "2025-06-18", true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			s := editServer(t)
-			cs, requests := connectSampling(t, s, protocol, true)
-			d, res := callAugment(t, cs, map[string]any{
+			root := ""
+			args := map[string]any{
 				"image_b64": base64.StdEncoding.EncodeToString(photo), "count": 5,
 				"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
 				"options":  map[string]any{"verify": []any{"visual", "label"}, "return_images": 1},
-			})
+			}
+			if tc.path {
+				root = dir
+				delete(args, "image_b64")
+				args["path"] = filepath.Join(dir, "photo.png")
+			}
+			cs, requests := connectSampling(t, s, tc.protocol, true, root)
+			d, res := callAugment(t, cs, args)
 			if d.SeedSource != "random" {
 				t.Errorf("seed_source %q, want random", d.SeedSource)
 			}
@@ -207,7 +233,7 @@ func TestAugmentVerify(t *testing.T) {
 // missing, and no report is written (no score is made up).
 func TestAugmentVerifyWithoutSampling(t *testing.T) {
 	s := editServer(t)
-	cs, _ := connectSampling(t, s, "", false)
+	cs, _ := connectSampling(t, s, "", false, "")
 	d, _ := callAugment(t, cs, map[string]any{
 		"image_b64": base64.StdEncoding.EncodeToString(testPhoto(t, 48, 32)), "seed": 3,
 		"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
