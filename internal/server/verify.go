@@ -57,7 +57,21 @@ func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
 	if req.Session == nil || !offersSampling(req.Session.InitializeParams()) {
 		return nil
 	}
-	vr, ok := verifyRequest(req.Params.Arguments)
+	// Arguments the contract refuses ask nothing: the handler reports them, and
+	// the client's model is not asked questions about a call that fails.
+	t, ok := s.Contract.Tool("verify_augmentation")
+	if !ok {
+		return nil
+	}
+	args, err := t.Check(req.Params.Arguments)
+	if err != nil {
+		return nil
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	vr, ok := verifyRequest(raw)
 	if !ok {
 		return nil
 	}
