@@ -216,6 +216,10 @@ func ask(ctx context.Context, res *mcp.CallToolResult) bool {
 type augmentState struct {
 	Seed       uint64 `json:"seed"`
 	SeedSource string `json:"seed_source"`
+	// SessionID is the session the questions were about: answers are keyed by
+	// variant and check only, so a retry that wrote another session (its
+	// arguments changed) must not take them for its own.
+	SessionID string `json:"session_id"`
 }
 
 const augmentStatePrefix = "augment_image:"
@@ -251,6 +255,12 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 		d.Verification = &verificationView{Error: e, summary: fmt.Sprintf("verification %s: %s", e.Code, e.Message)}
 		return false
 	}
+	if call, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest); call != nil && call.Params != nil {
+		if st, ok, _ := readAugmentState(call.Params.RequestState); ok && st.SessionID != d.SessionID {
+			return fail(darkroom.Errorf(darkroom.InvalidInput,
+				"options.verify: the answers are about session %s, this call wrote %s: a retried call must repeat the first call's arguments", st.SessionID, d.SessionID))
+		}
+	}
 	req, err := samplingClient(ctx, "options.verify")
 	if err != nil {
 		return fail(err)
@@ -269,7 +279,7 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 			}
 			maps.Copy(answers, got)
 		} else {
-			st := augmentState{Seed: d.Seed, SeedSource: d.SeedSource}
+			st := augmentState{Seed: d.Seed, SeedSource: d.SeedSource, SessionID: d.SessionID}
 			if ask(ctx, &mcp.CallToolResult{InputRequests: pending, RequestState: st.String()}) {
 				return true
 			}

@@ -268,7 +268,8 @@ func TestAugmentVerifyWithoutSampling(t *testing.T) {
 
 // TestAugmentVerifyState: the requestState a retried call echoes is the client's,
 // so it is checked like an argument: one that augment_image did not send, or one
-// whose seed contradicts the call's seed, is invalid_input.
+// whose seed contradicts the call's seed, is invalid_input, and answers about
+// another session are refused.
 func TestAugmentVerifyState(t *testing.T) {
 	s := editServer(t)
 	args := json.RawMessage(`{"image_b64": "` + base64.StdEncoding.EncodeToString(testPhoto(t, 16, 16)) +
@@ -279,5 +280,15 @@ func TestAugmentVerifyState(t *testing.T) {
 		if env.Error == nil || env.Error.Code != "invalid_input" {
 			t.Errorf("requestState %s: %+v, want invalid_input", state, env)
 		}
+	}
+	// Answers about another session (the retry's arguments changed) are not taken
+	// for this one's: the variants are written, verification says why not.
+	state := `augment_image:{"seed": 1, "seed_source": "argument", "session_id": "0123456789abcdef"}`
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "augment_image", Arguments: args, RequestState: state}}
+	env, _ := s.Invoke(context.WithValue(context.Background(), callRequestKey{}, req), "augment_image", args)
+	d, _ := env.Data.(*augmentData)
+	if d == nil || d.Verification == nil || d.Verification.Error == nil || d.Verification.Error.Code != "invalid_input" ||
+		!strings.Contains(d.Verification.Error.Message, "0123456789abcdef") {
+		t.Errorf("answers about another session: %+v, want verification.error invalid_input", env)
 	}
 }
