@@ -188,9 +188,10 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if a.Options != nil {
 		verify = a.Options.Verify
 	}
+	var d *augmentData
 	if len(verify) > 0 {
-		// The call retried with options.verify's answers renders what the first
-		// one did, with the first one's seed.
+		// The call retried with options.verify's answers takes the variants the
+		// first one rendered, or renders them again with the first one's seed.
 		if call, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest); call != nil && call.Params != nil {
 			st, ok, err := readAugmentState(call.Params.RequestState)
 			if err != nil {
@@ -201,9 +202,29 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 			}
 			if ok {
 				req.Seed, req.SeedSource = &st.Seed, st.SeedSource
+				d = s.pending.take(pendingKey(ctx, st.SessionID, call))
 			}
 		}
 	}
+	if d == nil {
+		if d, err = s.renderAugment(ctx, a, req); err != nil {
+			return nil, "", err
+		}
+	}
+	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
+		len(d.Variants), d.Metadata.Width, d.Metadata.Height, d.Recipe, d.Seed, d.SeedSource, len(d.Pipeline), d.Dir)
+	if len(d.Skipped) > 0 {
+		summary += fmt.Sprintf("; %d step(s) skipped", len(d.Skipped))
+	}
+	if len(verify) > 0 && !s.augmentVerification(ctx, d, verify) {
+		summary += "; " + d.Verification.summary
+	}
+	return d, summary, nil
+}
+
+// renderAugment draws and writes the variants of an augment_image call.
+func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.AugmentRequest) (*augmentData, error) {
+	var err error
 	if req.Seed == nil {
 		if v, ok := s.seeds.get(sessionKey(ctx)); ok {
 			req.Seed, req.SeedSource = &v, "session_default"
@@ -224,13 +245,13 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		req.Annotations = &ann
 		if an.MaskB64 != "" {
 			if req.MaskPNG, err = base64.StdEncoding.DecodeString(an.MaskB64); err != nil {
-				return nil, "", edit.FieldError("annotations.mask_b64", "not base64: %v", err)
+				return nil, edit.FieldError("annotations.mask_b64", "not base64: %v", err)
 			}
 		}
 	}
 	out, err := s.Augment(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	d := &augmentData{
 		SessionID: out.SessionID, Dir: out.Dir, Seed: out.Seed, SeedSource: out.SeedSource,
@@ -266,15 +287,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	for _, sk := range d.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
 	}
-	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
-		len(d.Variants), out.Width, out.Height, out.Recipe, out.Seed, out.SeedSource, len(out.Pipeline), out.Dir)
-	if len(d.Skipped) > 0 {
-		summary += fmt.Sprintf("; %d step(s) skipped", len(d.Skipped))
-	}
-	if len(verify) > 0 && !s.augmentVerification(ctx, d, verify) {
-		summary += "; " + d.Verification.summary
-	}
-	return d, summary, nil
+	return d, nil
 }
 
 // ms is a duration in milliseconds to a tenth.

@@ -37,7 +37,8 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
-	seeds    seeds // set_default_seed's, per session
+	seeds    seeds           // set_default_seed's, per session
+	pending  pendingAugments // augment_image results awaiting options.verify's answers
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }

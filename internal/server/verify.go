@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,7 +26,9 @@ import (
 // requests): the call answers with the sampling requests as inputRequests, and the
 // client calls again with their results in inputResponses. The SDK turns this into
 // sampling/createMessage requests for clients of earlier protocol versions, and
-// calls the handler again itself.
+// calls the handler again itself. augment_image, whose questions exist only once
+// it has rendered, holds its result until the retry (pendingAugments) and sends a
+// client of an earlier protocol its questions itself (askDirectly).
 
 // verifyVariants is how many variants augment_image's options.verify checks:
 // verify_augmentation's default max_variants.
@@ -281,6 +286,7 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 		} else {
 			st := augmentState{Seed: d.Seed, SeedSource: d.SeedSource, SessionID: d.SessionID}
 			if ask(ctx, &mcp.CallToolResult{InputRequests: pending, RequestState: st.String()}) {
+				s.pending.put(pendingKey(ctx, d.SessionID, req), d)
 				return true
 			}
 			return fail(darkroom.Errorf(darkroom.Unavailable, "options.verify: this call cannot ask the client"))
@@ -340,4 +346,55 @@ type verificationView struct {
 	Data    map[string]any `json:"data"`
 	Error   *ErrorInfo     `json:"error"`
 	summary string
+}
+
+// pendingAugments holds the results of augment_image calls that asked
+// options.verify's questions, until the retried call brings the answers, so the
+// retry does not render the variants again. Bounded, the oldest dropped first: a
+// retry that finds nothing renders again, with the first call's seed, the same
+// bytes.
+type pendingAugments struct {
+	mu    sync.Mutex
+	order []string
+	by    map[string]*augmentData
+}
+
+// maxPendingAugments bounds the results held: each holds at most
+// maxInlineVariantBytes of images.
+const maxPendingAugments = 8
+
+func (p *pendingAugments) put(key string, d *augmentData) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.by == nil {
+		p.by = map[string]*augmentData{}
+	}
+	if _, ok := p.by[key]; !ok {
+		p.order = append(p.order, key)
+	}
+	p.by[key] = d
+	for len(p.order) > maxPendingAugments {
+		delete(p.by, p.order[0])
+		p.order = p.order[1:]
+	}
+}
+
+// take returns and forgets the result held under key, or nil.
+func (p *pendingAugments) take(key string) *augmentData {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d, ok := p.by[key]
+	if !ok {
+		return nil
+	}
+	delete(p.by, key)
+	p.order = slices.DeleteFunc(p.order, func(k string) bool { return k == key })
+	return d
+}
+
+// pendingKey names a held result: the MCP session, the augmentation session and
+// the call's arguments, so only the same client's retry of the same call takes it.
+func pendingKey(ctx context.Context, sessionID string, call *mcp.CallToolRequest) string {
+	sum := sha256.Sum256(call.Params.Arguments)
+	return sessionKey(ctx) + "\x00" + sessionID + "\x00" + hex.EncodeToString(sum[:])
 }

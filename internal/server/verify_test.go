@@ -292,3 +292,125 @@ func TestAugmentVerifyState(t *testing.T) {
 		t.Errorf("answers about another session: %+v, want verification.error invalid_input", env)
 	}
 }
+
+// TestAugmentVerifyRetry drives the multi round-trip by hand: the first call
+// answers with one sampling request per variant and check and a requestState, and
+// the retry with the answers takes the variants the first call rendered instead of
+// rendering them again (a result file changed between the rounds stays changed). A
+// retry the server holds nothing for (another server) renders again with the seed
+// in requestState: the same session, the same bytes.
+func TestAugmentVerifyRetry(t *testing.T) {
+	photo := testPhoto(t, 48, 32)
+	s := editServer(t)
+	ctx := context.Background()
+	connect := func(s *Server) *mcp.ClientSession {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.MCP("test").Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		client := mcp.NewClient(&mcp.Implementation{Name: "mrtr-test", Version: "0"}, &mcp.ClientOptions{
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				t.Error("a sampling request outside the call's input requests")
+				return nil, nil
+			},
+		})
+		cs, err := client.Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	params := &mcp.CallToolParams{Name: "augment_image", Arguments: map[string]any{
+		"image_b64": base64.StdEncoding.EncodeToString(photo), "count": 2,
+		"pipeline": []any{map[string]any{"entry": "flip_horizontal"}},
+		"options":  map[string]any{"verify": []any{"visual"}},
+	}}
+	cs := connect(s)
+	first, err := cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.InputRequests) != 2 || first.RequestState == "" || len(first.Content) != 0 {
+		t.Fatalf("first call: %d input requests, state %q, %d content, want 2 questions and a state", len(first.InputRequests), first.RequestState, len(first.Content))
+	}
+	answers := mcp.InputResponseMap{}
+	for id := range first.InputRequests {
+		answers[id] = &mcp.CreateMessageResult{Model: "fixture-model", Role: "assistant",
+			Content: &mcp.TextContent{Text: verifyFixture["Are these transforms visib"]}}
+	}
+	sessions, _ := filepath.Glob(filepath.Join(s.Workspace.Root, "augment", "*", "result-0.png"))
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions written by the first call, want 1", len(sessions))
+	}
+	rendered, err := os.ReadFile(sessions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sessions[0], []byte("changed between the rounds"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	retry := *params
+	retry.InputResponses, retry.RequestState = answers, first.RequestState
+	decode := func(res *mcp.CallToolResult) verifiedResult {
+		t.Helper()
+		b, _ := json.Marshal(res.StructuredContent)
+		var env struct {
+			Data verifiedResult `json:"data"`
+		}
+		if err := json.Unmarshal(b, &env); err != nil || res.IsError || len(res.InputRequests) != 0 {
+			t.Fatalf("retry: %s (%v)", b, err)
+		}
+		return env.Data
+	}
+	res, err := cs.CallTool(ctx, &retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decode(res)
+	if v := d.Verification; v == nil || v.Data == nil || len(v.Data.Variants) != 2 || !v.Data.Variants[0].Visual.Visible {
+		t.Fatalf("verification %+v, want both variants verified", v)
+	}
+	if b, _ := os.ReadFile(sessions[0]); string(b) != "changed between the rounds" {
+		t.Error("the retry rendered the variants again")
+	}
+
+	// Another server holds nothing: it renders with the state's seed.
+	other := editServer(t)
+	res, err = connect(other).CallTool(ctx, &retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := decode(res)
+	if d2.SessionID != d.SessionID || d2.SeedSource != d.SeedSource {
+		t.Errorf("render again: session %s (%s), want %s (%s)", d2.SessionID, d2.SeedSource, d.SessionID, d.SeedSource)
+	}
+	again, err := os.ReadFile(filepath.Join(other.Workspace.Root, d2.Dir, "result-0.png"))
+	if err != nil || !bytes.Equal(again, rendered) {
+		t.Errorf("rendered again: %d bytes, want the first call's %d (%v)", len(again), len(rendered), err)
+	}
+}
+
+// TestPendingAugmentsBound: at most maxPendingAugments results are held, the
+// oldest dropped first, and a result is taken once.
+func TestPendingAugmentsBound(t *testing.T) {
+	var p pendingAugments
+	for i := range maxPendingAugments + 1 {
+		p.put(string(rune('a'+i)), &augmentData{SessionID: string(rune('a' + i))})
+	}
+	if d := p.take("a"); d != nil {
+		t.Errorf("the oldest is still held: %+v", d)
+	}
+	if d := p.take("b"); d == nil || d.SessionID != "b" {
+		t.Errorf("take b: %+v", d)
+	}
+	if d := p.take("b"); d != nil {
+		t.Errorf("b taken twice")
+	}
+	if len(p.by) != maxPendingAugments-1 || len(p.order) != len(p.by) {
+		t.Errorf("%d held, %d in order, want %d", len(p.by), len(p.order), maxPendingAugments-1)
+	}
+}
