@@ -28,7 +28,7 @@ import (
 // when the SDK learns a newer one.
 const pinnedProtocol = "2025-06-18"
 
-const mcpUsage = "mcp [-noinit] FILE [-- SERVE-ARGS...]"
+const mcpUsage = "mcp [-noinit] [-sampling REPLIES] FILE [-- SERVE-ARGS...]"
 
 // cmdMCP drives one `darkroom serve` session in lockstep: it sends each message of
 // FILE, waits for the reply with the same id and prints both, so the transcript is
@@ -51,13 +51,30 @@ const mcpUsage = "mcp [-noinit] FILE [-- SERVE-ARGS...]"
 // Every tools/call reply is checked against the outputSchema that tools/list
 // advertised for its tool, and every advertised schema must compile as JSON
 // Schema 2020-12: a failure fails the script.
+//
+// With -sampling REPLIES the client offers sampling (capabilities.sampling in the
+// initialize it sends) and answers the server's sampling/createMessage requests
+// from REPLIES, a file of JSON lines {"match": TEXT, "result": CreateMessageResult}:
+// the first line whose match occurs in the request's params answers it, and a
+// request no line matches fails the script. Each request (images shown as for
+// results, without its id, which depends on timing) and its answer are printed
+// before the reply to the call that caused them, sorted, since the server may send
+// them concurrently.
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! mcp")
 	}
 	init := true
-	if len(args) > 0 && args[0] == "-noinit" {
-		init, args = false, args[1:]
+	var sampling []samplingReply
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-noinit":
+			init, args = false, args[1:]
+		case args[0] == "-sampling" && len(args) > 1:
+			sampling, args = parseSamplingReplies(ts, args[1]), args[2:]
+		default:
+			ts.Fatalf("usage: %s", mcpUsage)
+		}
 	}
 	if len(args) < 1 {
 		ts.Fatalf("usage: %s", mcpUsage)
@@ -73,10 +90,15 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 
 	s := startServer(ts, serveArgs)
+	s.sampling = sampling
 	defer s.close(ts)
 	var out bytes.Buffer
 	if init {
-		s.roundTrip(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"testscript","version":"0"}}}`, pinnedProtocol), nil)
+		caps := "{}"
+		if sampling != nil {
+			caps = `{"sampling":{}}`
+		}
+		s.roundTrip(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"testscript","version":"0"}}}`, pinnedProtocol, caps), nil)
 		s.send(ts, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		s.loadSchemas(ts)
 	}
@@ -199,17 +221,7 @@ func (s *serverProc) normalize(ts *testscript.TestScript, reply []byte) []byte {
 		if c.Type != "image" {
 			continue
 		}
-		raw, err := base64.StdEncoding.DecodeString(c.Data)
-		if err != nil {
-			ts.Fatalf("image content is not base64: %v", err)
-		}
-		cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
-		if err != nil || "image/"+format != c.MimeType {
-			ts.Fatalf("image content with mimeType %s decodes as %q: %v", c.MimeType, format, err)
-		}
-		quoted, _ := json.Marshal(c.Data)
-		placeholder := fmt.Sprintf(`"<%s %d bytes %dx%d>"`, format, len(raw), cfg.Width, cfg.Height)
-		reply = bytes.ReplaceAll(reply, quoted, []byte(placeholder))
+		reply = bytes.ReplaceAll(reply, mustJSON(c.Data), []byte(imagePlaceholder(ts, c.Data, c.MimeType)))
 	}
 	reply = durationMS.ReplaceAll(reply, []byte("${1}<ms>"))
 	reply = rfc3339.ReplaceAllFunc(reply, func(b []byte) []byte {
@@ -270,12 +282,103 @@ func parseSession(data string) ([]string, error) {
 	return msgs, nil
 }
 
+// samplingReply is a canned answer to a sampling/createMessage request whose
+// params contain Match.
+type samplingReply struct {
+	Match  string          `json:"match"`
+	Result json.RawMessage `json:"result"`
+}
+
+func parseSamplingReplies(ts *testscript.TestScript, file string) []samplingReply {
+	replies := []samplingReply{}
+	for n, line := range strings.Split(ts.ReadFile(file), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var r samplingReply
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil || r.Match == "" || len(r.Result) == 0 {
+			ts.Fatalf("%s:%d: want {\"match\": TEXT, \"result\": {...}}: %v", file, n+1, err)
+		}
+		replies = append(replies, r)
+	}
+	return replies
+}
+
+// answerSampling answers a sampling/createMessage request from the canned replies
+// and returns what to print: the request without its id, then the answer.
+func (s *serverProc) answerSampling(ts *testscript.TestScript, line []byte) string {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Params json.RawMessage `json:"params"`
+	}
+	ts.Check(json.Unmarshal(line, &req))
+	var reply *samplingReply
+	for i, r := range s.sampling {
+		if bytes.Contains(req.Params, []byte(r.Match)) {
+			reply = &s.sampling[i]
+			break
+		}
+	}
+	if reply == nil {
+		ts.Fatalf("no sampling reply matches the request %s", indent(s.normalizeImages(ts, req.Params)))
+	}
+	s.send(ts, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, reply.Result))
+	shown := fmt.Sprintf(`{"jsonrpc":"2.0","method":"sampling/createMessage","params":%s}`, s.normalizeImages(ts, req.Params))
+	return fmt.Sprintf("<-- %s\n--> (answer) %s\n", indent([]byte(shown)), reply.Result)
+}
+
+// normalizeImages replaces the data of the image content in a sampling request's
+// messages as normalize does in results.
+func (s *serverProc) normalizeImages(ts *testscript.TestScript, params []byte) []byte {
+	var p struct {
+		Messages []struct {
+			Content struct {
+				Type     string `json:"type"`
+				Data     string `json:"data"`
+				MimeType string `json:"mimeType"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	for _, m := range p.Messages {
+		if c := m.Content; c.Type == "image" {
+			params = bytes.ReplaceAll(params, mustJSON(c.Data), []byte(imagePlaceholder(ts, c.Data, c.MimeType)))
+		}
+	}
+	return params
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// imagePlaceholder checks base64 image data (it must decode as the image its
+// mimeType says) and names it: "<jpeg N bytes WxH>", quoted.
+func imagePlaceholder(ts *testscript.TestScript, data, mimeType string) string {
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		ts.Fatalf("image content is not base64: %v", err)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || "image/"+format != mimeType {
+		ts.Fatalf("image content with mimeType %s decodes as %q: %v", mimeType, format, err)
+	}
+	return fmt.Sprintf(`"<%s %d bytes %dx%d>"`, format, len(raw), cfg.Width, cfg.Height)
+}
+
 type serverProc struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	replies chan []byte
-	stderr  bytes.Buffer
-	schemas map[string]*jsonschema.Resolved
+	sampling []samplingReply // nil: the client offers no sampling
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	replies  chan []byte
+	stderr   bytes.Buffer
+	schemas  map[string]*jsonschema.Resolved
 }
 
 func startServer(ts *testscript.TestScript, serveArgs []string) *serverProc {
@@ -341,6 +444,15 @@ func (s *serverProc) roundTrip(ts *testscript.TestScript, msg string, out *bytes
 	}
 	s.send(ts, msg)
 	timeout := time.After(60 * time.Second)
+	var sampled []string // printed sorted, before the reply
+	flush := func() {
+		slices.Sort(sampled)
+		for _, x := range sampled {
+			if out != nil {
+				out.WriteString(x)
+			}
+		}
+	}
 	for {
 		select {
 		case line, ok := <-s.replies:
@@ -358,7 +470,12 @@ func (s *serverProc) roundTrip(ts *testscript.TestScript, msg string, out *bytes
 			// The reply to a line that is not JSON carries the id only when the
 			// server could read one from it; in lockstep it is the next response.
 			if got.Method == "" && (bytes.Equal(got.ID, req.ID) || !json.Valid([]byte(msg))) {
+				flush()
 				return line
+			}
+			if got.Method == "sampling/createMessage" && got.ID != nil && s.sampling != nil {
+				sampled = append(sampled, s.answerSampling(ts, line))
+				continue
 			}
 			// A list_changed notification (resources after an ingest) is sent after a
 			// short delay that batches changes, so where it lands among the replies

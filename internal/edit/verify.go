@@ -3,9 +3,11 @@ package edit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"darkroom"
@@ -203,7 +205,7 @@ func visualPrompt(applied []augment.Applied) string {
 	var fired []string
 	for _, a := range applied {
 		if a.Fired {
-			fired = append(fired, fmt.Sprintf("%s %v", a.Entry, a.Values))
+			fired = append(fired, appliedPhrase(a))
 		}
 	}
 	intended := "no transform (the variant should look like the original)"
@@ -213,6 +215,19 @@ func visualPrompt(applied []augment.Applied) string {
 	return "The first image is an original photo, the second an augmented copy of it. " +
 		"The augmentation intended to apply: " + intended + ". " +
 		`Are these transforms visible in the second image? Answer with JSON only: {"visible": true or false, "confidence": 1 to 5, "changes_seen": "what differs"}.`
+}
+
+// appliedPhrase names a step that fired for a model to read: the entry, then its
+// drawn values by parameter ("rotate (angle 90)"), not Go's map syntax.
+func appliedPhrase(a augment.Applied) string {
+	if len(a.Values) == 0 {
+		return a.Entry
+	}
+	var vals []string
+	for _, k := range slices.Sorted(maps.Keys(a.Values)) {
+		vals = append(vals, fmt.Sprintf("%s %.4g", k, a.Values[k]))
+	}
+	return a.Entry + " (" + strings.Join(vals, ", ") + ")"
 }
 
 const labelPrompt = "The first image is an original photo, the second an augmented copy of it. " +

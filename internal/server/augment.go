@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -40,9 +39,10 @@ type augmentArgs struct {
 }
 
 type augmentOptions struct {
-	OutputFormat string `json:"output_format"`
-	Quality      int    `json:"quality"`
-	ReturnImages *int   `json:"return_images"`
+	OutputFormat string   `json:"output_format"`
+	Quality      int      `json:"quality"`
+	ReturnImages *int     `json:"return_images"`
+	Verify       []string `json:"verify"`
 }
 
 type annotationsArgs struct {
@@ -151,8 +151,10 @@ type augmentData struct {
 	Pipeline   augment.Pipeline  `json:"pipeline"`
 	Variants   []variantView     `json:"variants"`
 	Skipped    []augment.Skipped `json:"skipped_transforms"`
-	Metadata   augmentMetadata   `json:"metadata"`
-	images     []*mcp.ImageContent
+	// Verification is there when options.verify asked for it.
+	Verification *verificationView `json:"verification,omitempty"`
+	Metadata     augmentMetadata   `json:"metadata"`
+	images       []*mcp.ImageContent
 }
 
 // Content implements contentCarrier: the inlined variants.
@@ -182,6 +184,47 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if a.RefOrHash != "" && a.ImageID == "" {
 		return nil, "", edit.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
 	}
+	var verify []string
+	if a.Options != nil {
+		verify = a.Options.Verify
+	}
+	var d *augmentData
+	if len(verify) > 0 {
+		// The call retried with options.verify's answers takes the variants the
+		// first one rendered, or renders them again with the first one's seed.
+		if call, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest); call != nil && call.Params != nil {
+			st, ok, err := readAugmentState(call.Params.RequestState)
+			if err != nil {
+				return nil, "", err
+			}
+			if ok && req.Seed != nil && *req.Seed != st.Seed {
+				return nil, "", edit.FieldError("seed", "%d is not the seed %d of the call this one answers (requestState)", *req.Seed, st.Seed)
+			}
+			if ok {
+				req.Seed, req.SeedSource = &st.Seed, st.SeedSource
+				d = s.pending.take(pendingKey(ctx, st.SessionID, call))
+			}
+		}
+	}
+	if d == nil {
+		if d, err = s.renderAugment(ctx, a, req); err != nil {
+			return nil, "", err
+		}
+	}
+	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
+		len(d.Variants), d.Metadata.Width, d.Metadata.Height, d.Recipe, d.Seed, d.SeedSource, len(d.Pipeline), d.Dir)
+	if len(d.Skipped) > 0 {
+		summary += fmt.Sprintf("; %d step(s) skipped", len(d.Skipped))
+	}
+	if len(verify) > 0 && !s.augmentVerification(ctx, d, verify) {
+		summary += "; " + d.Verification.summary
+	}
+	return d, summary, nil
+}
+
+// renderAugment draws and writes the variants of an augment_image call.
+func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.AugmentRequest) (*augmentData, error) {
+	var err error
 	if req.Seed == nil {
 		if v, ok := s.seeds.get(sessionKey(ctx)); ok {
 			req.Seed, req.SeedSource = &v, "session_default"
@@ -202,13 +245,13 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		req.Annotations = &ann
 		if an.MaskB64 != "" {
 			if req.MaskPNG, err = base64.StdEncoding.DecodeString(an.MaskB64); err != nil {
-				return nil, "", edit.FieldError("annotations.mask_b64", "not base64: %v", err)
+				return nil, edit.FieldError("annotations.mask_b64", "not base64: %v", err)
 			}
 		}
 	}
 	out, err := s.Augment(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	d := &augmentData{
 		SessionID: out.SessionID, Dir: out.Dir, Seed: out.Seed, SeedSource: out.SeedSource,
@@ -244,12 +287,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	for _, sk := range d.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
 	}
-	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
-		len(d.Variants), out.Width, out.Height, out.Recipe, out.Seed, out.SeedSource, len(out.Pipeline), out.Dir)
-	if len(d.Skipped) > 0 {
-		summary += fmt.Sprintf("; %d step(s) skipped", len(d.Skipped))
-	}
-	return d, summary, nil
+	return d, nil
 }
 
 // ms is a duration in milliseconds to a tenth.
@@ -460,124 +498,4 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	summary := fmt.Sprintf("%d variants of %d images in %s: %d written, %d reused, %d images skipped; manifest %s",
 		r.Total, r.Images, res.Output, r.Written, r.Reused, len(r.Skipped), res.Manifest)
 	return d, summary, nil
-}
-
-type verifyArgs struct {
-	SessionID   string   `json:"session_id"`
-	Checks      []string `json:"checks"`
-	MaxVariants int      `json:"max_variants"`
-}
-
-// verifyRequest reads verify_augmentation's arguments, defaults filled.
-func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
-	var a verifyArgs
-	if json.Unmarshal(raw, &a) != nil || a.SessionID == "" {
-		return edit.VerifyRequest{}, false
-	}
-	if len(a.Checks) == 0 {
-		a.Checks = []string{"visual", "label"}
-	}
-	if a.MaxVariants == 0 {
-		a.MaxVariants = 4
-	}
-	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants}, true
-}
-
-// verifyInputs asks the client's model verify_augmentation's questions the way the
-// protocol says a tool asks a client (SEP-2322, multi round-trip requests): the
-// first call answers with the sampling requests as inputRequests, and the client
-// calls again with their results in inputResponses. The SDK turns this into
-// sampling/createMessage requests for clients of earlier protocol versions. nil
-// lets the call go on: every question is answered, or the arguments or the client
-// cannot have questions (the handler then says why).
-func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
-	if req.Session == nil || !offersSampling(req.Session.InitializeParams()) {
-		return nil
-	}
-	vr, ok := verifyRequest(req.Params.Arguments)
-	if !ok {
-		return nil
-	}
-	qs, err := s.VerifyQuestions(vr)
-	if err != nil {
-		return nil
-	}
-	ask := mcp.InputRequestMap{}
-	for _, q := range qs {
-		if _, ok := sampled(req.Params.InputResponses[q.ID]); ok {
-			continue
-		}
-		msgs := []*mcp.SamplingMessage{}
-		for _, im := range q.Images {
-			msgs = append(msgs, &mcp.SamplingMessage{Role: "user", Content: &mcp.ImageContent{Data: im.Data, MIMEType: im.MIME}})
-		}
-		msgs = append(msgs, &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: q.Prompt}})
-		ask[q.ID] = &mcp.CreateMessageParams{Messages: msgs, MaxTokens: 400,
-			SystemPrompt: "You check image augmentations for a dataset. Answer with the JSON asked for, nothing else."}
-	}
-	if len(ask) == 0 {
-		return nil
-	}
-	return &mcp.CallToolResult{InputRequests: ask, RequestState: "verify_augmentation"}
-}
-
-// sampled reads a sampling result the client sent back: the SDK decodes one as a
-// CreateMessageWithToolsResult (its content a list), a handler may hold a
-// CreateMessageResult.
-func sampled(r mcp.InputResponse) (edit.Answer, bool) {
-	var a edit.Answer
-	var content []mcp.Content
-	switch res := r.(type) {
-	case *mcp.CreateMessageResult:
-		a.Model, content = res.Model, []mcp.Content{res.Content}
-	case *mcp.CreateMessageWithToolsResult:
-		a.Model, content = res.Model, res.Content
-	default:
-		return a, false
-	}
-	for _, c := range content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			a.Text += t.Text
-		}
-	}
-	return a, true
-}
-
-func offersSampling(p *mcp.InitializeParams) bool {
-	return p != nil && p.Capabilities != nil && p.Capabilities.Sampling != nil
-}
-
-func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
-	raw, _ := json.Marshal(args)
-	vr, _ := verifyRequest(raw)
-	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
-	if req == nil || req.Session == nil {
-		return nil, "", darkroom.Errorf(darkroom.Unavailable, "verify_augmentation asks the client's model through MCP sampling; the command line has no client: call it from an MCP client that offers sampling")
-	}
-	if !offersSampling(req.Session.InitializeParams()) {
-		return nil, "", &darkroom.Error{Code: darkroom.Unavailable,
-			Message: "the client does not offer sampling (capabilities.sampling in initialize): verify_augmentation asks the client's own model and makes up no score without it",
-			Details: map[string]any{"missing": "capabilities.sampling"}}
-	}
-	if _, err := s.VerifyQuestions(vr); err != nil {
-		return nil, "", err
-	}
-	answers := map[string]edit.Answer{}
-	for id, r := range req.Params.InputResponses {
-		if a, ok := sampled(r); ok {
-			answers[id] = a
-		}
-	}
-	v, err := s.VerifyAnswers(vr, answers)
-	if err != nil {
-		return nil, "", err
-	}
-	changed := 0
-	for _, vv := range v.Variants {
-		if vv.Label != nil && vv.Label.LabelChanged != nil && *vv.Label.LabelChanged {
-			changed++
-		}
-	}
-	d := map[string]any{"session_id": v.SessionID, "model": v.Model, "variants": v.Variants, "report": v.Report, "markdown": v.Markdown}
-	return d, fmt.Sprintf("verified %d variant(s) of %s: %d with a changed label; %s", len(v.Variants), v.SessionID, changed, v.Markdown), nil
 }

@@ -37,7 +37,8 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
-	seeds    seeds // set_default_seed's, per session
+	seeds    seeds           // set_default_seed's, per session
+	pending  pendingAugments // augment_image results awaiting options.verify's answers
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
@@ -192,7 +193,14 @@ func (s *Server) MCP(version string) *mcp.Server {
 					return ask, nil
 				}
 			}
-			res := s.Call(context.WithValue(ctx, callRequestKey{}, req), t.Name, req.Params.Arguments)
+			// A handler that must ask the client while it runs (augment_image's
+			// options.verify) leaves the input requests in slot.
+			slot := &askSlot{}
+			ctx = context.WithValue(context.WithValue(ctx, callRequestKey{}, req), askKey{}, slot)
+			res := s.Call(ctx, t.Name, req.Params.Arguments)
+			if slot.res != nil {
+				return slot.res, nil
+			}
 			if t.Name == "ingest" {
 				s.ingested(srv, res)
 			}
@@ -328,6 +336,11 @@ func (s *Server) clientRoots(req *mcp.CallToolRequest) *mcp.CallToolResult {
 		return nil
 	}
 	res, ok := req.Params.InputResponses[rootsRequest].(*mcp.ListRootsResult)
+	if !ok && req.Params.RequestState != "" {
+		// A later round of the same call (augment_image's options.verify answers):
+		// its first round asked for the roots, and they are set.
+		return nil
+	}
 	if !ok {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 	}
