@@ -3,7 +3,9 @@ package engine
 import (
 	"math"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -49,5 +51,43 @@ func TestDecodeIntoRecycledPixels(t *testing.T) {
 		for len(spare.bufs) > 0 {
 			spare.get(len(spare.bufs[0])) // empty the spare buffers for the next file
 		}
+	}
+}
+
+// Parallel work shares the cores: while one render's rows are split across all of
+// them, another runs on its caller alone; once the first is done, the next split
+// takes every core again.
+func TestParallelSharesCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	ranges := func(fn func()) int {
+		var mu sync.Mutex
+		n := 0
+		parallelN(100, 1, func(lo, hi int) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+			fn()
+		})
+		return n
+	}
+	started, hold := make(chan struct{}, 2), make(chan struct{})
+	first := make(chan int)
+	go func() {
+		first <- ranges(func() { started <- struct{}{}; <-hold })
+	}()
+	<-started
+	<-started // both cores are in the first render
+	if n := ranges(func() {}); n != 1 {
+		t.Errorf("beside a render on every core, a render split its rows %d ways, want 1", n)
+	}
+	close(hold)
+	if n := <-first; n != 2 {
+		t.Errorf("the first render split its rows %d ways, want 2", n)
+	}
+	if n := ranges(func() {}); n != 2 {
+		t.Errorf("alone again, a render split its rows %d ways, want 2", n)
+	}
+	if b := busy.Load(); b != 0 {
+		t.Errorf("%d goroutines still counted busy", b)
 	}
 }
