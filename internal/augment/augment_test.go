@@ -332,3 +332,31 @@ func TestStepInterpolation(t *testing.T) {
 		t.Errorf("interpolation nearest: %v, want invalid_input naming pipeline[1]", err)
 	}
 }
+
+// Remembered operation checks answer what the contract answers, call after call:
+// the same arguments again, other values, and arguments the contract refuses.
+func TestCheckOperationRemembered(t *testing.T) {
+	a := augmenter(t)
+	calls := []struct {
+		op   string
+		args map[string]any
+	}{
+		{"rotate", map[string]any{"angle": 10.0}},
+		{"rotate", map[string]any{"angle": 10.0}},
+		{"rotate", map[string]any{"angle": -3.5}},
+		{"rotate", map[string]any{"angle": 400.0}},
+		{"rotate", map[string]any{"angle": 10.0}},
+		{"exposure", map[string]any{"ev": 10.0}},
+		{"rotate", map[string]any{"angle": 400.0}},
+	}
+	for i, c := range calls {
+		want, werr := a.Contract.CheckOperation(c.op, c.args)
+		got, gerr := a.checkOperation(c.op, c.args)
+		if (werr == nil) != (gerr == nil) || !cmp.Equal(got, want) {
+			t.Errorf("call %d %s %v: got %v (%v), the contract says %v (%v)", i, c.op, c.args, got, gerr, want, werr)
+		}
+		if got != nil {
+			got["angle"] = "changed" // a caller's change does not reach the cache
+		}
+	}
+}

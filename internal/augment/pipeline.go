@@ -7,6 +7,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"darkroom"
 	"darkroom/internal/contract"
@@ -97,6 +99,39 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 type Augmenter struct {
 	Vocab    *vocab.Vocabulary
 	Contract *contract.Contract
+
+	// checked holds operation arguments the contract has checked, by operation and
+	// arguments (checkedKey): a step with fixed values resolves to the same
+	// arguments in every variant, and CUE, which evaluates one call at a time for
+	// the whole process, then checks them once per run instead of once per image.
+	checked  sync.Map
+	nChecked atomic.Int64
+}
+
+// maxChecked bounds the checked arguments an Augmenter keeps; past it the cache
+// starts again (steps drawn from ranges make new arguments every variant).
+const maxChecked = 4096
+
+// checkOperation is Contract.CheckOperation, remembered.
+func (a *Augmenter) checkOperation(op string, args map[string]any) (map[string]any, error) {
+	raw, err := json.Marshal(args) // map keys sorted: one key per value
+	if err != nil {
+		return a.Contract.CheckOperation(op, args)
+	}
+	key := op + "\x00" + string(raw)
+	if v, ok := a.checked.Load(key); ok {
+		return maps.Clone(v.(map[string]any)), nil
+	}
+	out, err := a.Contract.CheckOperation(op, args)
+	if err != nil {
+		return nil, err
+	}
+	if a.nChecked.Add(1) > maxChecked {
+		a.checked.Clear()
+		a.nChecked.Store(1)
+	}
+	a.checked.Store(key, maps.Clone(out))
+	return out, nil
 }
 
 // Check validates a pipeline without rendering. A p outside [0, 1], a range whose lo

@@ -159,7 +159,7 @@ func (a *Augmenter) edits(e *vocab.Entry, values map[string]float64) ([]engine.E
 	}
 	var edits []engine.Edit
 	for _, call := range e.Calls(values) {
-		args, err := a.Contract.CheckOperation(call.Op, call.Args)
+		args, err := a.checkOperation(call.Op, call.Args)
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
 		}
