@@ -1,0 +1,810 @@
+package vocab
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/literal"
+	"cuelang.org/go/cue/token"
+)
+
+// Reading the YAML that packs are written in, without the YAML library.
+//
+// CUE's YAML reader builds a yaml.v3 node tree and then converts it, and the two
+// were two thirds of a 4 MiB pack's check (0.65 s of 1 s CPU, and most of its
+// 270 MB). Packs are written in a small part of YAML: block mappings and
+// sequences, one-line flow lists and mappings, plain, quoted and folded scalars,
+// comments. readYAMLSubset reads exactly that part into the syntax tree
+// yaml.Extract makes of it, node for node and position for position: the same
+// node types, the same literals (kind and spelling, quoted by the same function),
+// the same offsets for every label, value, brace and bracket. It leaves out what
+// neither the check nor its messages read: comments, the relative positions that
+// only guide formatting, and where a block mapping's or sequence's invisible
+// closing brace would sit.
+//
+// Anything outside that part (anchors, aliases, tags, null values, a plain scalar
+// over several lines or one YAML would resolve otherwise than as text, a number
+// or a boolean, a quoted scalar with a rare escape, a duplicate key, a tab, a
+// byte CUE's reader would refuse...) makes it answer ok=false, and the pack is read
+// by yaml.Extract as before. So it never decides what a pack means where the YAML
+// library would decide otherwise: FuzzYAMLSubset holds the two readings equal on
+// every input the subset reader accepts. And since a pack read this way that fails
+// its check is checked again from yaml.Extract's reading, a bad pack's message is
+// cue vet's whatever this reader does.
+
+// maxSubsetDepth bounds the nesting this reader follows (a pack needs about five).
+const maxSubsetDepth = 32
+
+type subsetReader struct {
+	data  []byte
+	file  *token.File
+	off   int // the next byte to read
+	depth int
+
+	// Nodes are allocated a slab at a time and keys read once per spelling: a
+	// 4 MiB pack is some 300,000 nodes, and its keys are a few dozen words.
+	fields slab[ast.Field]
+	idents slab[ast.Ident]
+	lits   slab[ast.BasicLit]
+	keys   map[string]subsetKey
+	// A collection's elements are gathered in a buffer of its depth and copied out
+	// at its end, one allocation each.
+	decls [maxSubsetDepth + 2][]ast.Decl
+	exprs [maxSubsetDepth + 2][]ast.Expr
+}
+
+// subsetKey is a key as it is written in a label.
+type subsetKey struct {
+	name   string
+	quoted string // the label's string literal when it cannot be an identifier
+}
+
+// slab hands out pointers into slices allocated a chunk at a time.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) next() *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, 512)
+	}
+	s.buf = s.buf[:len(s.buf)+1]
+	return &s.buf[len(s.buf)-1]
+}
+
+// readYAMLSubset reads a pack written in the subset above. ok is false when the
+// pack is to be read by yaml.Extract.
+func readYAMLSubset(data []byte, fname string) (f *ast.File, ok bool) {
+	defer func() {
+		// A bug here must cost a slower reading, not the server.
+		if recover() != nil {
+			f, ok = nil, false
+		}
+	}()
+	if !subsetBytes(data) {
+		return nil, false
+	}
+	// As CUE's reader does: one byte past the end, for positions at the end.
+	tf := token.NewFile(fname, 0, len(data)+1)
+	tf.SetLinesForContent(data)
+	r := &subsetReader{data: data, file: tf, keys: map[string]subsetKey{}}
+	if r.skipBlank() != 0 {
+		return nil, false
+	}
+	m, ok := r.blockMapping(0)
+	if !ok || r.skipBlank() != -1 {
+		return nil, false
+	}
+	return &ast.File{Filename: fname, Decls: m.Elts}, true
+}
+
+// subsetBytes refuses what the reader does not follow byte by byte: tabs, carriage
+// returns, control and other unprintable characters, byte order marks, the
+// characters YAML counts as line breaks besides \n, invalid UTF-8, and document
+// markers and directives.
+func subsetBytes(data []byte) bool {
+	if len(data) == 0 || data[0] == '%' || hasPrefixAt(data, 0, "---") || hasPrefixAt(data, 0, "...") {
+		return false
+	}
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' || c == 0x7f {
+				return false
+			}
+			if c == '\n' && i+1 < len(data) && (data[i+1] == '%' || hasPrefixAt(data, i+1, "---") || hasPrefixAt(data, i+1, "...")) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1,
+			r < 0xa0, // C1 controls and NEL
+			r == 0x2028, r == 0x2029,
+			r >= 0xd800 && r < 0xe000,
+			r == 0xfeff, r == 0xfffe, r == 0xffff:
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+func hasPrefixAt(data []byte, i int, s string) bool {
+	return len(data)-i >= len(s) && string(data[i:i+len(s)]) == s
+}
+
+// skipBlank moves from the start of a line past blank lines and comment lines to
+// the first byte of the next line with content, and returns its column, or -1 at
+// the end.
+func (r *subsetReader) skipBlank() int {
+	for {
+		start := r.off
+		for r.off < len(r.data) && r.data[r.off] == ' ' {
+			r.off++
+		}
+		if r.off == len(r.data) {
+			return -1
+		}
+		switch r.data[r.off] {
+		case '\n':
+			r.off++
+			continue
+		case '#':
+			r.toEOL()
+			continue
+		}
+		return r.off - start
+	}
+}
+
+// toEOL moves past the rest of the line and its line break.
+func (r *subsetReader) toEOL() {
+	for r.off < len(r.data) && r.data[r.off] != '\n' {
+		r.off++
+	}
+	if r.off < len(r.data) {
+		r.off++
+	}
+}
+
+// endOfLine moves past trailing spaces and a comment to the next line; ok is false
+// when anything else is left on the line.
+func (r *subsetReader) endOfLine() bool {
+	i := r.off
+	for i < len(r.data) && r.data[i] == ' ' {
+		i++
+	}
+	switch {
+	case i == len(r.data):
+	case r.data[i] == '\n':
+	case r.data[i] == '#' && i > r.off:
+	default:
+		return false
+	}
+	r.off = i
+	r.toEOL()
+	return true
+}
+
+func (r *subsetReader) pos(off int) token.Pos { return r.file.Pos(off, token.NoRelPos) }
+
+// blockMapping reads a block mapping whose keys are at column indent, the first at
+// the current offset.
+func (r *subsetReader) blockMapping(indent int) (*ast.StructLit, bool) {
+	if r.depth++; r.depth > maxSubsetDepth {
+		return nil, false
+	}
+	defer func() { r.depth-- }()
+	m := &ast.StructLit{Lbrace: r.file.Pos(r.off, token.Blank)}
+	elts := r.decls[r.depth][:0]
+	var keys uniqueKeys
+	for {
+		keyOff := r.off
+		key, ok := r.key()
+		if !ok || !keys.add(key.name) {
+			return nil, false
+		}
+		label := r.label(key, keyOff)
+		r.off++ // the colon
+		var value ast.Expr
+		if !r.endOfLine() {
+			r.off++ // the space after the colon
+			for r.off < len(r.data) && r.data[r.off] == ' ' {
+				r.off++
+			}
+			if value, ok = r.inlineValue(indent); !ok {
+				return nil, false
+			}
+		} else {
+			// The value is on the lines below: a mapping or a sequence indented
+			// further, or a sequence at the key's own column.
+			col := r.skipBlank()
+			switch {
+			case col > indent && r.dash():
+				value, ok = r.blockSequence(col)
+			case col > indent:
+				value, ok = r.blockMapping(col)
+			case col == indent && r.dash():
+				value, ok = r.blockSequence(col)
+			default:
+				return nil, false // a null value
+			}
+			if !ok {
+				return nil, false
+			}
+		}
+		elts = append(elts, r.field(label, value))
+		r.decls[r.depth] = elts
+		save := r.off
+		col := r.skipBlank()
+		switch {
+		case col == indent:
+			if r.dash() {
+				return nil, false
+			}
+		case col < indent && col >= -1:
+			r.off = save
+			m.Elts = slices.Clone(elts)
+			return m, keys.unique()
+		default:
+			return nil, false
+		}
+	}
+}
+
+// uniqueKeys are a mapping's keys so far: yaml.v3 refuses a key used twice. The
+// first few are compared as they come; a long mapping's are sorted at its end.
+type uniqueKeys struct {
+	few  [16]string
+	n    int
+	rest []string
+}
+
+// add reports whether key is not one of the first few.
+func (u *uniqueKeys) add(key string) bool {
+	if u.rest != nil || u.n == len(u.few) {
+		u.rest = append(u.rest, key)
+		return true
+	}
+	for _, k := range u.few[:u.n] {
+		if k == key {
+			return false
+		}
+	}
+	u.few[u.n] = key
+	u.n++
+	return true
+}
+
+// unique reports whether no key came twice.
+func (u *uniqueKeys) unique() bool {
+	if u.rest == nil {
+		return true
+	}
+	all := append(u.rest, u.few[:]...)
+	slices.Sort(all)
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// dash reports whether the current offset starts a block sequence entry.
+func (r *subsetReader) dash() bool {
+	return r.off < len(r.data) && r.data[r.off] == '-' &&
+		(r.off+1 == len(r.data) || r.data[r.off+1] == ' ' || r.data[r.off+1] == '\n')
+}
+
+// key reads a plain key up to its colon, which must be followed by a space or the
+// line's end; the offset is left at the colon. The keys it takes are plain text
+// that YAML resolves as a string: a letter or underscore, then letters, digits,
+// underscores and dashes, at most 128 bytes (yaml.v3 limits a key's length).
+func (r *subsetReader) key() (subsetKey, bool) {
+	i := r.off
+	for i < len(r.data) && i-r.off <= 128 {
+		c := r.data[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > r.off && (c >= '0' && c <= '9' || c == '-') {
+			i++
+			continue
+		}
+		break
+	}
+	if i == r.off || i-r.off > 128 || i == len(r.data) || r.data[i] != ':' ||
+		i+1 < len(r.data) && r.data[i+1] != ' ' && r.data[i+1] != '\n' {
+		return subsetKey{}, false
+	}
+	k, ok := r.keys[string(r.data[r.off:i])]
+	if !ok {
+		name := string(r.data[r.off:i])
+		if resolvesAsWord(name) {
+			return subsetKey{}, false
+		}
+		k = subsetKey{name: name}
+		if ast.StringLabelNeedsQuoting(name) {
+			k.quoted = literal.String.Quote(name)
+		}
+		if len(r.keys) < 1024 {
+			r.keys[name] = k
+		}
+	}
+	r.off = i
+	return k, true
+}
+
+// label writes a key as ast.NewStringLabel does, at off.
+func (r *subsetReader) label(k subsetKey, off int) ast.Label {
+	if k.quoted != "" {
+		l := r.lits.next()
+		*l = ast.BasicLit{ValuePos: r.pos(off), Kind: token.STRING, Value: k.quoted}
+		return l
+	}
+	id := r.idents.next()
+	*id = ast.Ident{NamePos: r.pos(off), Name: k.name}
+	return id
+}
+
+func (r *subsetReader) field(label ast.Label, value ast.Expr) *ast.Field {
+	f := r.fields.next()
+	f.Label, f.Value = label, value
+	return f
+}
+
+// resolvesAsWord reports the plain words yaml.v3 reads as something other than a
+// string: booleans and nulls.
+func resolvesAsWord(s string) bool {
+	switch s {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL", "~":
+		return true
+	}
+	return false
+}
+
+// blockSequence reads a block sequence whose dashes are at column indent, the
+// first at the current offset.
+func (r *subsetReader) blockSequence(indent int) (*ast.ListLit, bool) {
+	if r.depth++; r.depth > maxSubsetDepth {
+		return nil, false
+	}
+	defer func() { r.depth-- }()
+	l := &ast.ListLit{Lbrack: r.file.Pos(r.off, token.Blank)}
+	elts := r.exprs[r.depth][:0]
+	for {
+		r.off++ // the dash
+		if r.off == len(r.data) || r.data[r.off] != ' ' {
+			return nil, false // an entry on the lines below
+		}
+		for r.off < len(r.data) && r.data[r.off] == ' ' {
+			r.off++
+		}
+		var elem ast.Expr
+		var ok bool
+		if r.startsMapping() {
+			elem, ok = r.blockMapping(r.off - r.lineStart())
+		} else {
+			elem, ok = r.inlineValue(indent)
+		}
+		if !ok {
+			return nil, false
+		}
+		elts = append(elts, elem)
+		r.exprs[r.depth] = elts
+		save := r.off
+		c := r.skipBlank()
+		switch {
+		case c == indent && r.dash():
+			continue
+		case c <= indent && c >= -1:
+			r.off = save
+			l.Elts = slices.Clone(elts)
+			return l, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (r *subsetReader) lineStart() int {
+	i := r.off
+	for i > 0 && r.data[i-1] != '\n' {
+		i--
+	}
+	return i
+}
+
+// startsMapping reports whether the rest of the line starts a block mapping: a key
+// and its colon.
+func (r *subsetReader) startsMapping() bool {
+	save := r.off
+	_, ok := r.key()
+	r.off = save
+	return ok
+}
+
+// inlineValue reads a value that starts on the current line; parent is the column
+// of the key or dash it belongs to. It leaves the offset at the start of the next
+// line (or the end).
+func (r *subsetReader) inlineValue(parent int) (ast.Expr, bool) {
+	if r.off == len(r.data) {
+		return nil, false
+	}
+	var v ast.Expr
+	var ok bool
+	switch r.data[r.off] {
+	case '|', '>':
+		return r.blockScalar(parent)
+	case '[', '{':
+		v, ok = r.flow()
+	case '"', '\'':
+		v, ok = r.quoted()
+	default:
+		v, ok = r.plain(false)
+	}
+	if !ok || !r.endOfLine() {
+		return nil, false
+	}
+	return v, true
+}
+
+// flow reads a flow sequence or mapping that ends on its own line.
+func (r *subsetReader) flow() (ast.Expr, bool) {
+	if r.depth++; r.depth > maxSubsetDepth {
+		return nil, false
+	}
+	defer func() { r.depth-- }()
+	open := r.off
+	isMap := r.data[open] == '{'
+	closer := byte(']')
+	if isMap {
+		closer = '}'
+	}
+	r.off++
+	elts := r.decls[r.depth][:0]
+	list := r.exprs[r.depth][:0]
+	var keys uniqueKeys
+	r.spaces()
+	if r.off < len(r.data) && r.data[r.off] == closer {
+		// empty
+	} else {
+		for {
+			if isMap {
+				keyOff := r.off
+				key, ok := r.key()
+				if !ok || !keys.add(key.name) {
+					return nil, false
+				}
+				label := r.label(key, keyOff)
+				r.off++ // the colon
+				if r.off == len(r.data) || r.data[r.off] != ' ' {
+					return nil, false
+				}
+				r.spaces()
+				v, ok := r.flowValue()
+				if !ok {
+					return nil, false
+				}
+				elts = append(elts, r.field(label, v))
+				r.decls[r.depth] = elts
+			} else {
+				v, ok := r.flowValue()
+				if !ok {
+					return nil, false
+				}
+				list = append(list, v)
+				r.exprs[r.depth] = list
+			}
+			r.spaces()
+			if r.off == len(r.data) {
+				return nil, false
+			}
+			if r.data[r.off] == closer {
+				break
+			}
+			if r.data[r.off] != ',' {
+				return nil, false
+			}
+			r.off++
+			if r.off == len(r.data) || r.data[r.off] != ' ' {
+				return nil, false
+			}
+			r.spaces()
+			if r.off < len(r.data) && (r.data[r.off] == ']' || r.data[r.off] == '}') {
+				return nil, false // a trailing comma
+			}
+		}
+	}
+	end := r.off
+	r.off++ // the closer
+	if isMap {
+		return &ast.StructLit{Lbrace: r.file.Pos(open, token.Blank), Elts: slices.Clone(elts), Rbrace: r.file.Pos(end, token.Blank)}, keys.unique()
+	}
+	return &ast.ListLit{Lbrack: r.file.Pos(open, token.Blank), Elts: slices.Clone(list), Rbrack: r.file.Pos(end, token.Blank)}, true
+}
+
+func (r *subsetReader) spaces() {
+	for r.off < len(r.data) && r.data[r.off] == ' ' {
+		r.off++
+	}
+}
+
+func (r *subsetReader) flowValue() (ast.Expr, bool) {
+	if r.off == len(r.data) {
+		return nil, false
+	}
+	switch r.data[r.off] {
+	case '[', '{':
+		return r.flow()
+	case '"', '\'':
+		return r.quoted()
+	}
+	return r.plain(true)
+}
+
+// quoted reads a quoted scalar that ends on its own line, with no escapes but the
+// commonest.
+func (r *subsetReader) quoted() (ast.Expr, bool) {
+	start := r.off
+	q := r.data[start]
+	var b strings.Builder
+	i := start + 1
+	for {
+		if i == len(r.data) || r.data[i] == '\n' {
+			return nil, false
+		}
+		c := r.data[i]
+		switch {
+		case c == q && q == '\'' && i+1 < len(r.data) && r.data[i+1] == '\'':
+			b.WriteByte('\'')
+			i += 2
+			continue
+		case c == q:
+			r.off = i + 1
+			// A closing quote followed by more text is not a scalar's end.
+			if r.off < len(r.data) && r.data[r.off] != ' ' && r.data[r.off] != '\n' &&
+				r.data[r.off] != ',' && r.data[r.off] != ']' && r.data[r.off] != '}' {
+				return nil, false
+			}
+			return r.str(start, b.String()), true
+		case c == '\\' && q == '"':
+			if i+1 == len(r.data) {
+				return nil, false
+			}
+			switch r.data[i+1] {
+			case '\\', '"', '/':
+				b.WriteByte(r.data[i+1])
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				return nil, false
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+}
+
+func (r *subsetReader) str(off int, s string) *ast.BasicLit {
+	l := r.lits.next()
+	*l = ast.BasicLit{ValuePos: r.pos(off), Kind: token.STRING, Value: literal.String.WithOptionalTabIndent(1).Quote(s)}
+	return l
+}
+
+// plain reads a plain scalar that YAML resolves as text, a boolean, or a decimal
+// integer or float, up to the line's end or a comment (and in a flow collection,
+// a comma or closing bracket).
+func (r *subsetReader) plain(inFlow bool) (ast.Expr, bool) {
+	start := r.off
+	i := start
+	for i < len(r.data) && r.data[i] != '\n' {
+		c := r.data[i]
+		if c == '#' {
+			if r.data[i-1] == ' ' {
+				break
+			}
+			return nil, false
+		}
+		if c == ':' {
+			return nil, false // a key, or text YAML splits otherwise
+		}
+		if inFlow && (c == ',' || c == ']' || c == '}' || c == '[' || c == '{') {
+			if c == '[' || c == '{' {
+				return nil, false
+			}
+			break
+		}
+		i++
+	}
+	end := i
+	for end > start && r.data[end-1] == ' ' {
+		end--
+	}
+	if end == start {
+		return nil, false
+	}
+	s := string(r.data[start:end])
+	r.off = end
+	switch c := s[0]; {
+	case strings.IndexByte("-?:,[]{}#&*!|>'\"%@`~.+", c) >= 0 || c >= '0' && c <= '9':
+		if c == '-' || c >= '0' && c <= '9' {
+			return r.number(start, s)
+		}
+		return nil, false
+	}
+	switch s {
+	case "true", "True", "TRUE":
+		b := ast.NewBool(true)
+		b.ValuePos = r.pos(start)
+		return b, true
+	case "false", "False", "FALSE":
+		b := ast.NewBool(false)
+		b.ValuePos = r.pos(start)
+		return b, true
+	case "null", "Null", "NULL":
+		return nil, false
+	}
+	return r.str(start, s), true
+}
+
+// number writes a decimal number as CUE's reader does: its spelling, with a minus
+// sign as a unary operator. It takes -?(0|[1-9][0-9]*) as an integer (of at most
+// 18 digits, within int64), with a fraction .[0-9]+ or an exponent [eE][-+]?[0-9]+
+// as a float that float64 can hold (yaml.v3 reads any other as a string).
+func (r *subsetReader) number(off int, s string) (ast.Expr, bool) {
+	val, neg := strings.CutPrefix(s, "-")
+	i := digits(val, 0)
+	if i == 0 || val[0] == '0' && i > 1 {
+		return nil, false
+	}
+	kind := token.INT
+	if i < len(val) && val[i] == '.' {
+		j := digits(val, i+1)
+		if j == i+1 {
+			return nil, false
+		}
+		i, kind = j, token.FLOAT
+	}
+	if i < len(val) && (val[i] == 'e' || val[i] == 'E') {
+		i++
+		if i < len(val) && (val[i] == '-' || val[i] == '+') {
+			i++
+		}
+		j := digits(val, i)
+		if j == i {
+			return nil, false
+		}
+		i, kind = j, token.FLOAT
+	}
+	if i != len(val) || kind == token.INT && len(val) > 18 {
+		return nil, false
+	}
+	if kind == token.FLOAT {
+		if _, err := strconv.ParseFloat(val, 64); err != nil {
+			return nil, false
+		}
+	}
+	pos := r.pos(off)
+	l := r.lits.next()
+	*l = ast.BasicLit{ValuePos: pos, Kind: kind, Value: val}
+	if neg {
+		return &ast.UnaryExpr{OpPos: pos, Op: token.SUB, X: l}, true
+	}
+	return l, true
+}
+
+// digits returns the index of the first byte at or after i in s that is not a
+// decimal digit.
+func digits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// blockScalar reads a literal (|) or folded (>) scalar, clipped or stripped, whose
+// lines are all at one indentation (more for a literal's), with no blank line
+// before its first.
+func (r *subsetReader) blockScalar(parent int) (ast.Expr, bool) {
+	start := r.off
+	folded := r.data[start] == '>'
+	r.off++
+	strip := false
+	if r.off < len(r.data) && r.data[r.off] == '-' {
+		strip = true
+		r.off++
+	}
+	if r.off < len(r.data) && r.data[r.off] != ' ' && r.data[r.off] != '\n' {
+		return nil, false // keep (+) or an indentation indicator
+	}
+	if !r.endOfLine() {
+		return nil, false
+	}
+	var lines []string
+	indent := -1
+	breakAfterLast := false
+	empties := 0 // blank lines since the last content line
+	for r.off < len(r.data) {
+		ls := r.off
+		i := ls
+		for i < len(r.data) && r.data[i] == ' ' {
+			i++
+		}
+		col := i - ls
+		if i == len(r.data) || r.data[i] == '\n' {
+			if indent < 0 || col > indent {
+				return nil, false // a blank line first, or one with trailing spaces past the indentation
+			}
+			empties++
+			r.off = min(i+1, len(r.data))
+			continue
+		}
+		if indent < 0 {
+			if col <= parent {
+				return nil, false // empty
+			}
+			indent = col
+		}
+		if col < indent {
+			break
+		}
+		if col > indent && folded {
+			return nil, false
+		}
+		end := i
+		for end < len(r.data) && r.data[end] != '\n' {
+			end++
+		}
+		for range empties {
+			lines = append(lines, "")
+		}
+		empties = 0
+		lines = append(lines, string(r.data[ls+indent:end]))
+		breakAfterLast = end < len(r.data)
+		r.off = min(end+1, len(r.data))
+	}
+	if indent < 0 {
+		return nil, false
+	}
+	// The trailing blank lines belong to nobody: leave the offset after them (the
+	// caller skips blank lines anyway).
+	s := strings.Join(lines, "\n")
+	if folded {
+		s = fold(lines)
+	}
+	if !strip && breakAfterLast {
+		s += "\n"
+	}
+	return r.str(start, s), true
+}
+
+// fold folds a folded scalar's lines: consecutive lines are joined by a
+// space, and a run of n blank lines between two lines is n line breaks.
+func fold(lines []string) string {
+	var b strings.Builder
+	blank := 0
+	for k, l := range lines {
+		if l == "" {
+			blank++
+			continue
+		}
+		if k > 0 {
+			if blank == 0 {
+				b.WriteByte(' ')
+			}
+			for range blank {
+				b.WriteByte('\n')
+			}
+		}
+		blank = 0
+		b.WriteString(l)
+	}
+	return b.String()
+}
