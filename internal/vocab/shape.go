@@ -183,6 +183,7 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 		return es, false
 	}
 	var b strings.Builder
+	b.Grow(512)
 	b.WriteByte('{')
 	for _, d := range sl.Elts {
 		fd, ok := d.(*ast.Field)
@@ -205,11 +206,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 		case label == "parameters":
 			ps, ok := fd.Value.(*ast.StructLit)
 			if !ok {
-				k, ok := dataKey(fd.Value)
-				if !ok {
+				if !writeKey(&b, fd.Value) {
 					return es, false
 				}
-				b.WriteString(k)
 				break
 			}
 			b.WriteByte('{')
@@ -225,11 +224,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 				writeLabel(&b, pname)
 				pv, ok := pf.Value.(*ast.StructLit)
 				if !ok {
-					k, ok := dataKey(pf.Value)
-					if !ok {
+					if !writeKey(&b, pf.Value) {
 						return es, false
 					}
-					b.WriteString(k)
 					b.WriteByte(',')
 					continue
 				}
@@ -244,15 +241,15 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 						return es, false
 					}
 					writeLabel(&b, xname)
-					k, ok := dataKey(xf.Value)
-					if !ok {
-						return es, false
-					}
 					if xname == freeParamField {
+						k, ok := dataKey(xf.Value)
+						if !ok {
+							return es, false
+						}
 						es.slots = append(es.slots, slotUse{field: "parameters\x00" + pname, kind: "param", key: k, expr: xf.Value})
 						b.WriteString("\x00")
-					} else {
-						b.WriteString(k)
+					} else if !writeKey(&b, xf.Value) {
+						return es, false
 					}
 					b.WriteByte(',')
 				}
@@ -260,11 +257,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 			}
 			b.WriteByte('}')
 		default:
-			k, ok := dataKey(fd.Value)
-			if !ok {
+			if !writeKey(&b, fd.Value) {
 				return es, false
 			}
-			b.WriteString(k)
 		}
 		b.WriteByte(',')
 	}
