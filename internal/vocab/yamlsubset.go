@@ -615,11 +615,13 @@ func (r *subsetReader) plain(inFlow bool) (ast.Expr, bool) {
 		if c == ':' {
 			return nil, false // a key, or text YAML splits otherwise
 		}
-		if inFlow && (c == ',' || c == ']' || c == '}' || c == '[' || c == '{') {
-			if c == '[' || c == '{' {
-				return nil, false
-			}
+		if inFlow && (c == ',' || c == ']' || c == '}') {
 			break
+		}
+		// In a flow collection, CUE's reader finds the closing bracket by skipping
+		// what looks quoted, so a quote inside a plain scalar moves it.
+		if inFlow && (c == '[' || c == '{' || c == '"' || c == '\'') {
+			return nil, false
 		}
 		i++
 	}
