@@ -50,6 +50,9 @@ type subsetReader struct {
 	idents slab[ast.Ident]
 	lits   slab[ast.BasicLit]
 	keys   map[string]subsetKey
+
+	nonASCII  bool // the pack has a byte over 0x7f
+	misplaced bool // a node follows one on its line (see posRel)
 	// A collection's elements are gathered in a buffer of its depth and copied out
 	// at its end, one allocation each.
 	decls [maxSubsetDepth + 2][]ast.Decl
@@ -82,43 +85,46 @@ func readYAMLSubset(data []byte, fname string) (f *ast.File, ok bool) {
 			f, ok = nil, false
 		}
 	}()
-	if !subsetBytes(data) {
+	ascii, ok := subsetBytes(data)
+	if !ok {
 		return nil, false
 	}
 	// As CUE's reader does: one byte past the end, for positions at the end.
 	tf := token.NewFile(fname, 0, len(data)+1)
 	tf.SetLinesForContent(data)
-	r := &subsetReader{data: data, file: tf, keys: map[string]subsetKey{}}
+	r := &subsetReader{data: data, file: tf, keys: map[string]subsetKey{}, nonASCII: !ascii}
 	if r.skipBlank() != 0 {
 		return nil, false
 	}
 	m, ok := r.blockMapping(0)
-	if !ok || r.skipBlank() != -1 {
+	if !ok || r.skipBlank() != -1 || r.misplaced {
 		return nil, false
 	}
 	return &ast.File{Filename: fname, Decls: m.Elts}, true
 }
 
-// subsetBytes refuses what the reader does not follow byte by byte: tabs, carriage
+// subsetBytes reports whether data is all ASCII, and refuses what the reader does not follow byte by byte: tabs, carriage
 // returns, control and other unprintable characters, byte order marks, the
 // characters YAML counts as line breaks besides \n, invalid UTF-8, and document
 // markers and directives.
-func subsetBytes(data []byte) bool {
+func subsetBytes(data []byte) (ascii, ok bool) {
 	if len(data) == 0 || data[0] == '%' || hasPrefixAt(data, 0, "---") || hasPrefixAt(data, 0, "...") {
-		return false
+		return false, false
 	}
+	ascii = true
 	for i := 0; i < len(data); {
 		c := data[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' || c == 0x7f {
-				return false
+				return false, false
 			}
 			if c == '\n' && i+1 < len(data) && (data[i+1] == '%' || hasPrefixAt(data, i+1, "---") || hasPrefixAt(data, i+1, "...")) {
-				return false
+				return false, false
 			}
 			i++
 			continue
 		}
+		ascii = false
 		r, n := utf8.DecodeRune(data[i:])
 		switch {
 		case r == utf8.RuneError && n <= 1,
@@ -126,11 +132,11 @@ func subsetBytes(data []byte) bool {
 			r == 0x2028, r == 0x2029,
 			r >= 0xd800 && r < 0xe000,
 			r == 0xfeff, r == 0xfffe, r == 0xffff:
-			return false
+			return false, false
 		}
 		i += n
 	}
-	return true
+	return ascii, true
 }
 
 func hasPrefixAt(data []byte, i int, s string) bool {
@@ -190,7 +196,24 @@ func (r *subsetReader) endOfLine() bool {
 	return true
 }
 
-func (r *subsetReader) pos(off int) token.Pos { return r.file.Pos(off, token.NoRelPos) }
+// pos is the position of a node that starts at off.
+func (r *subsetReader) pos(off int) token.Pos { return r.posRel(off, token.NoRelPos) }
+
+// posRel is pos with a relative position. yaml.v3 counts a node's column in
+// characters and CUE's reader takes it for bytes, so a node after a non-ASCII
+// character on its line gets a position CUE's reader alone can work out: such a
+// pack is left to it.
+func (r *subsetReader) posRel(off int, rel token.RelPos) token.Pos {
+	if r.nonASCII {
+		for i := off - 1; i >= 0 && r.data[i] != '\n'; i-- {
+			if r.data[i] >= utf8.RuneSelf {
+				r.misplaced = true
+				break
+			}
+		}
+	}
+	return r.file.Pos(off, rel)
+}
 
 // blockMapping reads a block mapping whose keys are at column indent, the first at
 // the current offset.
@@ -199,7 +222,7 @@ func (r *subsetReader) blockMapping(indent int) (*ast.StructLit, bool) {
 		return nil, false
 	}
 	defer func() { r.depth-- }()
-	m := &ast.StructLit{Lbrace: r.file.Pos(r.off, token.Blank)}
+	m := &ast.StructLit{Lbrace: r.posRel(r.off, token.Blank)}
 	elts := r.decls[r.depth][:0]
 	var keys uniqueKeys
 	for {
@@ -372,7 +395,7 @@ func (r *subsetReader) blockSequence(indent int) (*ast.ListLit, bool) {
 		return nil, false
 	}
 	defer func() { r.depth-- }()
-	l := &ast.ListLit{Lbrack: r.file.Pos(r.off, token.Blank)}
+	l := &ast.ListLit{Lbrack: r.posRel(r.off, token.Blank)}
 	elts := r.exprs[r.depth][:0]
 	for {
 		r.off++ // the dash
@@ -521,9 +544,9 @@ func (r *subsetReader) flow() (ast.Expr, bool) {
 	end := r.off
 	r.off++ // the closer
 	if isMap {
-		return &ast.StructLit{Lbrace: r.file.Pos(open, token.Blank), Elts: slices.Clone(elts), Rbrace: r.file.Pos(end, token.Blank)}, keys.unique()
+		return &ast.StructLit{Lbrace: r.posRel(open, token.Blank), Elts: slices.Clone(elts), Rbrace: r.file.Pos(end, token.Blank)}, keys.unique()
 	}
-	return &ast.ListLit{Lbrack: r.file.Pos(open, token.Blank), Elts: slices.Clone(list), Rbrack: r.file.Pos(end, token.Blank)}, true
+	return &ast.ListLit{Lbrack: r.posRel(open, token.Blank), Elts: slices.Clone(list), Rbrack: r.file.Pos(end, token.Blank)}, true
 }
 
 func (r *subsetReader) spaces() {
@@ -575,7 +598,7 @@ func (r *subsetReader) quoted() (ast.Expr, bool) {
 				return nil, false
 			}
 			switch r.data[i+1] {
-			case '\\', '"', '/':
+			case '\\', '"':
 				b.WriteByte(r.data[i+1])
 			case 'n':
 				b.WriteByte('\n')

@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path"
 	"strings"
 	"testing"
@@ -132,7 +133,8 @@ var subsetCases = []struct {
 	{"block scalar at the end", true, "a: >-\n  last"},
 	{"block scalar in a sequence", true, "a:\n  - >-\n    folded item\n  - b: |\n      lit\n"},
 	{"keys with dashes", true, "white-balance_2: 1\n"},
-	{"unicode", true, "a: café – “quoted” 🙂\n"},
+	{"unicode", true, "a: café – “quoted” 🙂\nb: [x, café]\n"},
+	{"a node after non-ASCII on its line", false, "a: [café, x]\n"},
 
 	{"null value", false, "a:\nb: 1\n"},
 	{"null word", false, "a: null\n"},
@@ -209,4 +211,185 @@ func FuzzYAMLSubset(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		subsetAgrees(t, "./fuzz.yaml", data)
 	})
+}
+
+// yamlDoc writes random YAML documents that stay mostly within the subset, with
+// the scalars where YAML's reading is subtle: words YAML resolves otherwise,
+// numbers at the edges of what the reader takes, folded and literal blocks with
+// blank and more-indented lines, indentless sequences, comments.
+type yamlDoc struct {
+	rnd *rand.Rand
+	b   strings.Builder
+}
+
+// docScalars are mostly in the subset; docEdges mostly not, and are picked now
+// and then.
+var (
+	docScalars = []string{
+		"text", "it's fine", "yes", "no", "on", "off", "True", "FALSE", "true", "0", "-0", "12", "-4",
+		"0.25", "-0.5", "1e3", "2.5E-3", "1.0", "a, b", "a [b] {c}", "café – “q”", "a # comment",
+		"a  b  ", `"quoted"`, `"esc \" \\ \n \t"`, `'single ''q'''`, `''`, `""`, "123456789012345678",
+		"_under", "-x1", "Null Island", "yes please",
+	}
+	docEdges = []string{
+		"1.", "007", "0x1F", "1e400", "null", "Null", "~", "x:y", "C#", "+5", "-x", ".5", "2001-12-14",
+		`"\x41"`, `"\/"`, "1234567890123456789", "-", "a:", "*alias", "&anchor x", "!tag x", "%x", "@x",
+		"[x]", "{k: v}",
+	}
+)
+
+func (d *yamlDoc) pick(xs, edges []string) string {
+	if len(edges) > 0 && d.rnd.IntN(25) == 0 {
+		return edges[d.rnd.IntN(len(edges))]
+	}
+	return xs[d.rnd.IntN(len(xs))]
+}
+
+func (d *yamlDoc) key() string {
+	return d.pick([]string{"a", "b", "name", "white-balance", "_x", "k9", "layer", "description"}, []string{"true", "x y", "1"})
+}
+
+func (d *yamlDoc) junk(indent int) {
+	switch d.rnd.IntN(6) {
+	case 0:
+		d.b.WriteString("\n")
+	case 1:
+		fmt.Fprintf(&d.b, "%s# a comment\n", strings.Repeat(" ", d.rnd.IntN(indent+3)))
+	}
+}
+
+func (d *yamlDoc) mapping(indent, depth int, first bool) {
+	for i := range 1 + d.rnd.IntN(4) {
+		if i > 0 || !first {
+			d.junk(indent)
+			d.b.WriteString(strings.Repeat(" ", indent))
+		}
+		d.b.WriteString(d.key() + ":")
+		d.value(indent, depth)
+	}
+}
+
+// value writes a value after a key's colon or a dash, and its line's end.
+func (d *yamlDoc) value(indent, depth int) {
+	n := 6
+	if depth > 3 {
+		n = 3
+	}
+	switch d.rnd.IntN(n) {
+	case 0, 1:
+		d.b.WriteString(" " + d.pick(docScalars, docEdges))
+		d.eol()
+	case 2:
+		d.b.WriteString(" ")
+		d.flow(depth)
+		d.eol()
+	case 3:
+		d.block(indent)
+	case 4:
+		d.b.WriteString("\n")
+		in := indent + 2 + 2*d.rnd.IntN(2)
+		d.b.WriteString(strings.Repeat(" ", in))
+		d.mapping(in, depth+1, true)
+	case 5:
+		d.b.WriteString("\n")
+		in := indent + 2*d.rnd.IntN(2)
+		for range 1 + d.rnd.IntN(3) {
+			d.junk(in)
+			d.b.WriteString(strings.Repeat(" ", in) + "-")
+			if d.rnd.IntN(2) == 0 {
+				d.b.WriteString(" ")
+				d.mapping(in+2, depth+1, true)
+			} else {
+				d.value(in, depth+1)
+			}
+		}
+	}
+}
+
+func (d *yamlDoc) eol() {
+	if d.rnd.IntN(5) == 0 {
+		d.b.WriteString("  # trailing")
+	}
+	d.b.WriteString("\n")
+}
+
+func (d *yamlDoc) flow(depth int) {
+	open, close := "[", "]"
+	isMap := d.rnd.IntN(2) == 0
+	if isMap {
+		open, close = "{", "}"
+	}
+	d.b.WriteString(open)
+	for i := range d.rnd.IntN(4) {
+		if i > 0 {
+			d.b.WriteString(", ")
+		}
+		if isMap {
+			d.b.WriteString(d.key() + ": ")
+		}
+		if depth < 4 && d.rnd.IntN(5) == 0 {
+			d.flow(depth + 1)
+		} else {
+			d.b.WriteString(d.pick(docScalars, docEdges))
+		}
+	}
+	d.b.WriteString(close)
+}
+
+func (d *yamlDoc) block(indent int) {
+	d.b.WriteString(" " + d.pick([]string{"|", "|-", ">", ">-"}, []string{"|+", ">2"}) + "\n")
+	in := indent + 2 + 2*d.rnd.IntN(2)
+	for i := range 1 + d.rnd.IntN(5) {
+		switch r := d.rnd.IntN(8); {
+		case r == 0 && i > 0:
+			d.b.WriteString("\n")
+		case r == 1 && i > 0:
+			d.b.WriteString(strings.Repeat(" ", in-1) + "\n")
+		case r == 2:
+			d.b.WriteString(strings.Repeat(" ", in+2) + "indented more\n")
+		default:
+			d.b.WriteString(strings.Repeat(" ", in) + d.pick(docScalars, docEdges) + "\n")
+		}
+	}
+	if d.rnd.IntN(3) == 0 {
+		d.b.WriteString("\n")
+	}
+}
+
+// Random documents the subset reader takes are read as yaml.Extract reads them,
+// and it takes enough of them for that to mean something.
+func TestYAMLSubsetRandomDocuments(t *testing.T) {
+	const n = 3000
+	taken := 0
+	for seed := range uint64(n) {
+		d := &yamlDoc{rnd: rand.New(rand.NewPCG(seed, 1))}
+		d.mapping(0, 0, true)
+		data := d.b.String()
+		if d.rnd.IntN(4) == 0 {
+			data = strings.TrimSuffix(data, "\n")
+		}
+		if subsetAgrees(t, fmt.Sprintf("./doc%d.yaml", seed), []byte(data)) {
+			taken++
+		}
+		// And a slip of the hand: a space added, a byte dropped, a line repeated.
+		lines := strings.SplitAfter(data, "\n")
+		k := d.rnd.IntN(len(lines))
+		switch l := lines[k]; d.rnd.IntN(3) {
+		case 0:
+			at := d.rnd.IntN(len(l) + 1)
+			lines[k] = l[:at] + " " + l[at:]
+		case 1:
+			if len(l) > 0 {
+				at := d.rnd.IntN(len(l))
+				lines[k] = l[:at] + l[at+1:]
+			}
+		case 2:
+			lines[k] = l + l
+		}
+		subsetAgrees(t, fmt.Sprintf("./doc%d-slip.yaml", seed), []byte(strings.Join(lines, "")))
+	}
+	t.Logf("the subset reader took %d of %d documents", taken, n)
+	if taken < n/10 {
+		t.Errorf("the subset reader took %d of %d documents: too few for the comparison to mean much", taken, n)
+	}
 }
