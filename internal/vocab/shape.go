@@ -271,7 +271,8 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 // writeLabel writes a field's name into a shape key, quoted so that no name can
 // run into what follows it.
 func writeLabel(b *strings.Builder, label string) {
-	b.WriteString(strconv.Quote(label))
+	var buf [64]byte
+	b.Write(strconv.AppendQuote(buf[:0], label))
 	b.WriteByte(':')
 }
 

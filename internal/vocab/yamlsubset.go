@@ -1,9 +1,11 @@
 package vocab
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"cuelang.org/go/cue/ast"
@@ -51,6 +53,7 @@ type subsetReader struct {
 	lits   slab[ast.BasicLit]
 	keys   map[string]subsetKey
 
+	pieces    int  // how many pieces a large pack's entries are read in
 	nonASCII  bool // the pack has a byte over 0x7f
 	misplaced bool // a node follows one on its line (see posRel)
 	// A collection's elements are gathered in a buffer of its depth and copied out
@@ -78,7 +81,13 @@ func (s *slab[T]) next() *T {
 
 // readYAMLSubset reads a pack written in the subset above. ok is false when the
 // pack is to be read by yaml.Extract.
-func readYAMLSubset(data []byte, fname string) (f *ast.File, ok bool) {
+func readYAMLSubset(data []byte, fname string) (*ast.File, bool) {
+	return readYAMLSubsetPieces(data, fname, yamlPieces())
+}
+
+// readYAMLSubsetPieces is readYAMLSubset reading a large pack's entries in at
+// most pieces pieces at once (see piecewise).
+func readYAMLSubsetPieces(data []byte, fname string, pieces int) (f *ast.File, ok bool) {
 	defer func() {
 		// A bug here must cost a slower reading, not the server.
 		if recover() != nil {
@@ -92,7 +101,7 @@ func readYAMLSubset(data []byte, fname string) (f *ast.File, ok bool) {
 	// As CUE's reader does: one byte past the end, for positions at the end.
 	tf := token.NewFile(fname, 0, len(data)+1)
 	tf.SetLinesForContent(data)
-	r := &subsetReader{data: data, file: tf, keys: map[string]subsetKey{}, nonASCII: !ascii}
+	r := &subsetReader{data: data, file: tf, keys: map[string]subsetKey{}, nonASCII: !ascii, pieces: pieces}
 	if r.skipBlank() != 0 {
 		return nil, false
 	}
@@ -249,6 +258,8 @@ func (r *subsetReader) blockMapping(indent int) (*ast.StructLit, bool) {
 			switch {
 			case col > indent && r.dash():
 				value, ok = r.blockSequence(col)
+			case col > indent && r.depth == 1 && key.name == "entries" && r.pieces > 1 && len(r.data) >= minSplitBytes:
+				value, ok = r.piecewise(col)
 			case col > indent:
 				value, ok = r.blockMapping(col)
 			case col == indent && r.dash():
@@ -832,4 +843,90 @@ func fold(lines []string) string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// piecewise reads a large pack's entries, a block mapping at column col from the
+// current offset, in pieces at once. The block ends at the first line with
+// content at column 0; it is cut at lines with content at column col, each of
+// which starts an entry in a pack the reader takes whole (a line at that column
+// ends any block scalar above it, and quoted and flow scalars end on their own
+// line). Each piece is read as a mapping of its own, over the same bytes and
+// file, so positions are those of the whole reading; a piece that does not read
+// to its end, or a name in two pieces, sends the pack to yaml.Extract.
+func (r *subsetReader) piecewise(col int) (*ast.StructLit, bool) {
+	start, end := r.off, len(r.data)
+	for i := start; ; {
+		nl := bytes.IndexByte(r.data[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		if i += nl + 1; i < len(r.data) && r.data[i] != ' ' && r.data[i] != '#' && r.data[i] != '\n' {
+			end = i
+			break
+		}
+	}
+	indent := strings.Repeat(" ", col)
+	startsEntry := func(i int) bool {
+		return i+col < end && string(r.data[i:i+col]) == indent &&
+			r.data[i+col] != ' ' && r.data[i+col] != '#' && r.data[i+col] != '\n'
+	}
+	cuts := []int{start}
+	for k := 1; k < r.pieces; k++ {
+		at := max(start+(end-start)*k/r.pieces, cuts[len(cuts)-1]+1)
+		for at < end && (r.data[at-1] != '\n' || !startsEntry(at)) {
+			at++
+		}
+		if at < end {
+			cuts = append(cuts, at)
+		}
+	}
+	cuts = append(cuts, end)
+	parts := make([]*ast.StructLit, len(cuts)-1)
+	oks := make([]bool, len(parts))
+	var wg sync.WaitGroup
+	for i := range parts {
+		from := cuts[i] // the first entry's key, the others' line
+		if i > 0 {
+			from += col
+		}
+		sub := &subsetReader{data: r.data[:cuts[i+1]], file: r.file, off: from, depth: r.depth,
+			keys: map[string]subsetKey{}, nonASCII: r.nonASCII}
+		wg.Go(func() {
+			defer func() {
+				if recover() != nil {
+					oks[i] = false
+				}
+			}()
+			parts[i], oks[i] = sub.blockMapping(col)
+			oks[i] = oks[i] && sub.skipBlank() == -1 && !sub.misplaced
+		})
+	}
+	wg.Wait()
+	n := 0
+	for i, p := range parts {
+		if !oks[i] {
+			return nil, false
+		}
+		n += len(p.Elts)
+	}
+	m := &ast.StructLit{Lbrace: parts[0].Lbrace, Elts: make([]ast.Decl, 0, n)}
+	names := make([]string, 0, n)
+	for _, p := range parts {
+		m.Elts = append(m.Elts, p.Elts...)
+		for _, d := range p.Elts {
+			name, _, err := ast.LabelName(d.(*ast.Field).Label)
+			if err != nil {
+				return nil, false
+			}
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			return nil, false
+		}
+	}
+	r.off = end
+	return m, true
 }

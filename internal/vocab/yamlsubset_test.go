@@ -1,6 +1,7 @@
 package vocab
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -76,13 +77,13 @@ func syntaxText(f *ast.File, src []byte) string {
 	return b.String()
 }
 
-// subsetAgrees reads data with readYAMLSubset and, when it accepts it, with
-// yaml.Extract, and reports a difference. It returns whether the subset reader
-// accepted the data.
-func subsetAgrees(t *testing.T, name string, data []byte) bool {
+// subsetAgrees reads data with the subset reader (its entries in at most pieces
+// pieces) and, when it accepts it, with yaml.Extract, and reports a difference.
+// It returns whether the subset reader accepted the data.
+func subsetAgrees(t *testing.T, name string, data []byte, pieces int) bool {
 	t.Helper()
 	fname := path.Join(contract.Root, name)
-	f, ok := readYAMLSubset(data, fname)
+	f, ok := readYAMLSubsetPieces(data, fname, pieces)
 	if !ok {
 		return false
 	}
@@ -109,9 +110,22 @@ func TestYAMLSubsetReadsPacks(t *testing.T) {
 		if path.Ext(src.Name) != ".yaml" {
 			continue
 		}
-		if !subsetAgrees(t, src.Name, src.Data) {
+		if !subsetAgrees(t, src.Name, src.Data, 1) {
 			t.Errorf("%s: outside the subset, read by yaml.Extract", src.Name)
 		}
+	}
+	// A large pack's entries are read in pieces at once, to the same tree.
+	small(t)
+	big := Source{Name: "./big.yaml", Data: append(bigPack(minSplitBytes*2), "masks:\n  top_half:\n    description: The top half.\n    tags: [region]\n    spec: {shape: {kind: rectangle, x: 0, y: 0, width: 1, height: 0.5}}\n"...)}
+	for _, pieces := range []int{2, 3, 8} {
+		if !subsetAgrees(t, big.Name, big.Data, pieces) {
+			t.Errorf("%s in %d pieces: outside the subset, read by yaml.Extract", big.Name, pieces)
+		}
+	}
+	// A name in two pieces is a duplicate key.
+	dup := bytes.Replace(big.Data, []byte("  big_entry_20:\n"), []byte("  big_entry_1:\n"), 1)
+	if subsetAgrees(t, big.Name, dup, 2) {
+		t.Errorf("a name used twice in pieces: read by the subset reader, want yaml.Extract")
 	}
 }
 
@@ -186,7 +200,7 @@ func manyKeys(n int, extra string) string {
 // reading is yaml.Extract's.
 func TestYAMLSubsetCases(t *testing.T) {
 	for _, tc := range subsetCases {
-		if got := subsetAgrees(t, tc.name, []byte(tc.data)); got != tc.in {
+		if got := subsetAgrees(t, tc.name, []byte(tc.data), 1); got != tc.in {
 			t.Errorf("%s: read by the subset reader %v, want %v", tc.name, got, tc.in)
 		}
 	}
@@ -209,7 +223,8 @@ func FuzzYAMLSubset(f *testing.F) {
 	}
 	f.Add(bigPack(4 << 10))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		subsetAgrees(t, "./fuzz.yaml", data)
+		subsetAgrees(t, "./fuzz.yaml", data, 1)
+		subsetAgrees(t, "./fuzz.yaml", data, 3)
 	})
 }
 
@@ -246,7 +261,7 @@ func (d *yamlDoc) pick(xs, edges []string) string {
 }
 
 func (d *yamlDoc) key() string {
-	return d.pick([]string{"a", "b", "name", "white-balance", "_x", "k9", "layer", "description"}, []string{"true", "x y", "1"})
+	return d.pick([]string{"a", "b", "name", "white-balance", "_x", "k9", "layer", "description", "entries", "entries"}, []string{"true", "x y", "1"})
 }
 
 func (d *yamlDoc) junk(indent int) {
@@ -259,6 +274,16 @@ func (d *yamlDoc) junk(indent int) {
 }
 
 func (d *yamlDoc) mapping(indent, depth int, first bool) {
+	if depth == 0 && d.rnd.IntN(2) == 0 {
+		// A pack's entries, which a large pack reads in pieces.
+		d.b.WriteString("entries:\n")
+		for range 2 + d.rnd.IntN(6) {
+			d.junk(2)
+			d.b.WriteString("  " + d.key() + ":")
+			d.value(2, 1)
+		}
+		first = false
+	}
 	for i := range 1 + d.rnd.IntN(4) {
 		if i > 0 || !first {
 			d.junk(indent)
@@ -359,6 +384,9 @@ func (d *yamlDoc) block(indent int) {
 // Random documents the subset reader takes are read as yaml.Extract reads them,
 // and it takes enough of them for that to mean something.
 func TestYAMLSubsetRandomDocuments(t *testing.T) {
+	old := minSplitBytes
+	minSplitBytes = 0
+	t.Cleanup(func() { minSplitBytes = old })
 	const n = 3000
 	taken := 0
 	for seed := range uint64(n) {
@@ -368,7 +396,7 @@ func TestYAMLSubsetRandomDocuments(t *testing.T) {
 		if d.rnd.IntN(4) == 0 {
 			data = strings.TrimSuffix(data, "\n")
 		}
-		if subsetAgrees(t, fmt.Sprintf("./doc%d.yaml", seed), []byte(data)) {
+		if subsetAgrees(t, fmt.Sprintf("./doc%d.yaml", seed), []byte(data), 1) {
 			taken++
 		}
 		// And a slip of the hand: a space added, a byte dropped, a line repeated.
@@ -386,7 +414,11 @@ func TestYAMLSubsetRandomDocuments(t *testing.T) {
 		case 2:
 			lines[k] = l + l
 		}
-		subsetAgrees(t, fmt.Sprintf("./doc%d-slip.yaml", seed), []byte(strings.Join(lines, "")))
+		slip := []byte(strings.Join(lines, ""))
+		subsetAgrees(t, fmt.Sprintf("./doc%d-slip.yaml", seed), slip, 1)
+		// Both again with the entries (any top-level mapping named so) in pieces.
+		subsetAgrees(t, fmt.Sprintf("./doc%d.yaml", seed), []byte(data), 1+int(seed%4))
+		subsetAgrees(t, fmt.Sprintf("./doc%d-slip.yaml", seed), slip, 1+int(seed%4))
 	}
 	t.Logf("the subset reader took %d of %d documents", taken, n)
 	if taken < n/10 {
