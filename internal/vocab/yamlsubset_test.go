@@ -425,3 +425,35 @@ func TestYAMLSubsetRandomDocuments(t *testing.T) {
 		t.Errorf("the subset reader took %d of %d documents: too few for the comparison to mean much", taken, n)
 	}
 }
+
+// A bad pack the subset reader takes gets cue vet's message, positions included:
+// the message the check of yaml.Extract's reading gives.
+func TestYAMLSubsetBadPackMessages(t *testing.T) {
+	c := loadContract(t)
+	good := string(bigPack(8 << 10))
+	for _, tc := range []struct{ name, from, to string }{
+		{"bad layer", "layer: L3", "layer: L9"},
+		{"empty description", "description: Generated entry number 3,", "description: \"\"\n    x_desc: Generated entry number 3,"},
+		{"unknown field", "    category: tone\n", "    category: tone\n    colour: red\n"},
+		{"unknown operation", "op: exposure", "op: no_such_op"},
+		{"range", "max: 1,", "max: -1,"},
+		{"int for string", "unit: amount", "unit: 7"},
+	} {
+		bad := strings.Replace(good, tc.from, tc.to, 1)
+		if bad == good {
+			t.Fatalf("%s: the mutation did not apply", tc.name)
+		}
+		src := Source{Name: "./bad.yaml", Data: []byte(bad)}
+		if _, ok := readYAMLSubset(src.Data, path.Join(contract.Root, src.Name)); !ok {
+			t.Fatalf("%s: not in the subset, so not a test of it", tc.name)
+		}
+		_, got := check(c, src)
+		want := wholeCheckErr(c, src)
+		if got == nil || want == nil || got.Error() != want.Error() {
+			t.Errorf("%s: check says\n%v\nthe whole check says\n%v", tc.name, got, want)
+		}
+		if got != nil && !strings.Contains(got.Error(), "./bad.yaml:") {
+			t.Errorf("%s: %v, want a position in ./bad.yaml", tc.name, got)
+		}
+	}
+}
