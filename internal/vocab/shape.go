@@ -177,7 +177,8 @@ type entryShape struct {
 // splitEntry takes an entry apart into its shape key and its free values. ok is
 // false for anything but plain data.
 func splitEntry(name string, f *ast.Field) (entryShape, bool) {
-	es := entryShape{name: name, field: f}
+	// Room for the entry's free fields and a parameter's, appended one by one.
+	es := entryShape{name: name, field: f, slots: make([]slotUse, 0, len(freeFields)+2)}
 	sl, ok := f.Value.(*ast.StructLit)
 	if !ok {
 		return es, false
@@ -290,6 +291,7 @@ func isFree(label string) bool {
 // spelling (1 and 1.0 differ, as int and float do). ok is false for anything else.
 func dataKey(e ast.Expr) (string, bool) {
 	var b strings.Builder
+	b.Grow(96) // a line of prose, without growing the buffer several times
 	ok := writeKey(&b, e)
 	return b.String(), ok
 }
