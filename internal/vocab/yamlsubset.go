@@ -56,6 +56,9 @@ type subsetReader struct {
 	pieces    int  // how many pieces a large pack's entries are read in
 	nonASCII  bool // the pack has a byte over 0x7f
 	misplaced bool // a node follows one on its line (see posRel)
+	// The line posRel last looked at, [line, lineEnd), and where its first
+	// non-ASCII byte is (lineEnd when it has none).
+	line, lineEnd, wide int
 	// A collection's elements are gathered in a buffer of its depth and copied out
 	// at its end, one allocation each.
 	decls [maxSubsetDepth + 2][]ast.Decl
@@ -213,13 +216,27 @@ func (r *subsetReader) pos(off int) token.Pos { return r.posRel(off, token.NoRel
 // character on its line gets a position CUE's reader alone can work out: such a
 // pack is left to it.
 func (r *subsetReader) posRel(off int, rel token.RelPos) token.Pos {
-	if r.nonASCII {
-		for i := off - 1; i >= 0 && r.data[i] != '\n'; i-- {
-			if r.data[i] >= utf8.RuneSelf {
-				r.misplaced = true
-				break
+	if r.nonASCII && !r.misplaced {
+		if off < r.line || off >= r.lineEnd {
+			// Each line is looked at once (not once per node on it, which a long
+			// flow list would make quadratic).
+			r.line, r.lineEnd = off, off
+			for r.line > 0 && r.data[r.line-1] != '\n' {
+				r.line--
+			}
+			for r.lineEnd < len(r.data) && r.data[r.lineEnd] != '\n' {
+				r.lineEnd++
+			}
+			r.lineEnd++
+			r.wide = r.lineEnd
+			for i := r.line; i < r.lineEnd && i < len(r.data); i++ {
+				if r.data[i] >= utf8.RuneSelf {
+					r.wide = i
+					break
+				}
 			}
 		}
+		r.misplaced = r.wide < off
 	}
 	return r.file.Pos(off, rel)
 }
