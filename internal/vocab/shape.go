@@ -177,12 +177,14 @@ type entryShape struct {
 // splitEntry takes an entry apart into its shape key and its free values. ok is
 // false for anything but plain data.
 func splitEntry(name string, f *ast.Field) (entryShape, bool) {
-	es := entryShape{name: name, field: f}
+	// Room for the entry's free fields and a parameter's, appended one by one.
+	es := entryShape{name: name, field: f, slots: make([]slotUse, 0, len(freeFields)+2)}
 	sl, ok := f.Value.(*ast.StructLit)
 	if !ok {
 		return es, false
 	}
 	var b strings.Builder
+	b.Grow(512)
 	b.WriteByte('{')
 	for _, d := range sl.Elts {
 		fd, ok := d.(*ast.Field)
@@ -205,11 +207,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 		case label == "parameters":
 			ps, ok := fd.Value.(*ast.StructLit)
 			if !ok {
-				k, ok := dataKey(fd.Value)
-				if !ok {
+				if !writeKey(&b, fd.Value) {
 					return es, false
 				}
-				b.WriteString(k)
 				break
 			}
 			b.WriteByte('{')
@@ -225,11 +225,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 				writeLabel(&b, pname)
 				pv, ok := pf.Value.(*ast.StructLit)
 				if !ok {
-					k, ok := dataKey(pf.Value)
-					if !ok {
+					if !writeKey(&b, pf.Value) {
 						return es, false
 					}
-					b.WriteString(k)
 					b.WriteByte(',')
 					continue
 				}
@@ -244,15 +242,15 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 						return es, false
 					}
 					writeLabel(&b, xname)
-					k, ok := dataKey(xf.Value)
-					if !ok {
-						return es, false
-					}
 					if xname == freeParamField {
+						k, ok := dataKey(xf.Value)
+						if !ok {
+							return es, false
+						}
 						es.slots = append(es.slots, slotUse{field: "parameters\x00" + pname, kind: "param", key: k, expr: xf.Value})
 						b.WriteString("\x00")
-					} else {
-						b.WriteString(k)
+					} else if !writeKey(&b, xf.Value) {
+						return es, false
 					}
 					b.WriteByte(',')
 				}
@@ -260,11 +258,9 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 			}
 			b.WriteByte('}')
 		default:
-			k, ok := dataKey(fd.Value)
-			if !ok {
+			if !writeKey(&b, fd.Value) {
 				return es, false
 			}
-			b.WriteString(k)
 		}
 		b.WriteByte(',')
 	}
@@ -276,7 +272,8 @@ func splitEntry(name string, f *ast.Field) (entryShape, bool) {
 // writeLabel writes a field's name into a shape key, quoted so that no name can
 // run into what follows it.
 func writeLabel(b *strings.Builder, label string) {
-	b.WriteString(strconv.Quote(label))
+	var buf [64]byte
+	b.Write(strconv.AppendQuote(buf[:0], label))
 	b.WriteByte(':')
 }
 
@@ -294,6 +291,7 @@ func isFree(label string) bool {
 // spelling (1 and 1.0 differ, as int and float do). ok is false for anything else.
 func dataKey(e ast.Expr) (string, bool) {
 	var b strings.Builder
+	b.Grow(96) // a line of prose, without growing the buffer several times
 	ok := writeKey(&b, e)
 	return b.String(), ok
 }

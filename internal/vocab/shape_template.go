@@ -22,14 +22,21 @@ type entryTemplate struct {
 	order  []string // nil when the entry has no parameters
 	params map[string]map[string]json.RawMessage
 	pkeys  map[string][]string
+	// names are the field and parameter names written as JSON strings, once;
+	// size is the longest entry written, to size the next one's buffer.
+	names map[string][]byte
+	size  int
 }
 
 func newTemplate(entry []byte) (*entryTemplate, error) {
-	t := &entryTemplate{}
+	t := &entryTemplate{names: map[string][]byte{}}
 	if err := json.Unmarshal(entry, &t.fields); err != nil {
 		return nil, err
 	}
 	t.keys = slices.Sorted(maps.Keys(t.fields))
+	if err := t.addNames(t.keys); err != nil {
+		return nil, err
+	}
 	if _, ok := t.fields["parameters"]; !ok {
 		return t, nil
 	}
@@ -44,8 +51,22 @@ func newTemplate(entry []byte) (*entryTemplate, error) {
 	t.pkeys = map[string][]string{}
 	for name, p := range t.params {
 		t.pkeys[name] = slices.Sorted(maps.Keys(p))
+		if err := t.addNames(append([]string{name}, t.pkeys[name]...)); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
+}
+
+func (t *entryTemplate) addNames(names []string) error {
+	for _, n := range names {
+		b, err := json.Marshal(n)
+		if err != nil {
+			return err
+		}
+		t.names[n] = b
+	}
+	return nil
 }
 
 // withFree writes an entry of the template's shape with its own free values.
@@ -64,12 +85,13 @@ func (t *entryTemplate) withFree(slots []slotUse, values map[string]map[string]j
 		}
 	}
 	var buf bytes.Buffer
+	buf.Grow(t.size)
 	buf.WriteByte('{')
 	for i, k := range t.keys {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeJSONString(&buf, k)
+		buf.Write(t.names[k])
 		buf.WriteByte(':')
 		if k != "parameters" || t.order == nil {
 			v, ok := free(k)
@@ -84,13 +106,13 @@ func (t *entryTemplate) withFree(slots []slotUse, values map[string]map[string]j
 			if j > 0 {
 				buf.WriteByte(',')
 			}
-			writeJSONString(&buf, name)
+			buf.Write(t.names[name])
 			buf.WriteString(":{")
 			for n, pk := range t.pkeys[name] {
 				if n > 0 {
 					buf.WriteByte(',')
 				}
-				writeJSONString(&buf, pk)
+				buf.Write(t.names[pk])
 				buf.WriteByte(':')
 				v, ok := json.RawMessage(nil), false
 				if pk == freeParamField {
@@ -106,10 +128,6 @@ func (t *entryTemplate) withFree(slots []slotUse, values map[string]map[string]j
 		buf.WriteByte('}')
 	}
 	buf.WriteByte('}')
+	t.size = max(t.size, buf.Len())
 	return buf.Bytes(), nil
-}
-
-func writeJSONString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s)
-	buf.Write(b)
 }

@@ -309,9 +309,16 @@ func check(c *contract.Contract, src Source) (*Checked, error) {
 				return ctx.BuildFile(&g)
 			}
 		}
-		// A large pack is read in pieces at once (yamlsplit.go); when its check
-		// fails, it is checked again from one reading, for cue vet's message.
-		if decls, f, ok := extractYAMLPieces(src, fname, yamlPieces()); ok {
+		// A pack in the YAML that packs are written in is read without the YAML
+		// library (yamlsubset.go); any other large pack is read in pieces at once
+		// (yamlsplit.go). When the check of either reading fails, the pack is
+		// checked again from yaml.Extract's reading of the whole, for cue vet's
+		// message.
+		if f, ok := readYAMLSubset(src.Data, fname); ok {
+			if ck, err := checkShapes(c, src, f.Decls, build(f)); err == nil {
+				return ck, nil
+			}
+		} else if decls, f, ok := extractYAMLPieces(src, fname, yamlPieces()); ok {
 			if ck, err := checkShapes(c, src, decls, build(f)); err == nil {
 				return ck, nil
 			}
