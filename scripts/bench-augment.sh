@@ -72,9 +72,11 @@ timed() {
 	rss[$name]=$(median <"$tmp/m" | awk '{printf "%.0f", $1 / 1024}')
 }
 
+# gaussian_blur's radius is its sigma as a fraction of the long edge: 0.00146 is
+# sigma 1.5 px at 1024 px, the peers' blur.
 pipeline='[{"entry": "flip_horizontal"}, {"entry": "rotate", "params": {"angle": 10}},
  {"entry": "brightness_contrast", "params": {"brightness": 0.26, "contrast": 0.2}},
- {"entry": "gaussian_blur", "params": {"radius": 0.0044}}]'
+ {"entry": "gaussian_blur", "params": {"radius": 0.00146}}]'
 timed darkroom "$tmp/darkroom" augment-dataset --workspace "$tmp/ws" --allow-root "$tmp/in" \
 	--allow-write-root "$tmp/out" --input "$tmp/in" --output "$tmp/out/d" --pipeline "$pipeline" \
 	--output-format jpeg --variants 1 --seed 1

@@ -19,7 +19,7 @@ func BenchmarkVariant4(b *testing.B) {
 		{Entry: "flip_horizontal", P: 1},
 		{Entry: "rotate", P: 1, Params: map[string]Value{"angle": Fixed(10)}},
 		{Entry: "brightness_contrast", P: 1, Params: map[string]Value{"brightness": Fixed(0.26), "contrast": Fixed(0.2)}},
-		{Entry: "gaussian_blur", P: 1, Params: map[string]Value{"radius": Fixed(0.0044)}},
+		{Entry: "gaussian_blur", P: 1, Params: map[string]Value{"radius": Fixed(0.00146)}},
 	}
 	b.ResetTimer()
 	for i := range b.N {

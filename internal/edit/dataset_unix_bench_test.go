@@ -35,7 +35,7 @@ func BenchmarkDatasetJob(b *testing.B) {
 		{Entry: "flip_horizontal", P: 1},
 		{Entry: "rotate", P: 1, Params: map[string]augment.Value{"angle": augment.Fixed(10)}},
 		{Entry: "brightness_contrast", P: 1, Params: map[string]augment.Value{"brightness": augment.Fixed(0.26), "contrast": augment.Fixed(0.2)}},
-		{Entry: "gaussian_blur", P: 1, Params: map[string]augment.Value{"radius": augment.Fixed(0.0044)}},
+		{Entry: "gaussian_blur", P: 1, Params: map[string]augment.Value{"radius": augment.Fixed(0.00146)}},
 	}
 	f := datasetAugment(aug, p, "jpeg")
 	b.SetBytes(int64(3 * src.Image.W * src.Image.H))

@@ -191,3 +191,33 @@ func TestGaussianLargeMatchesGaussian(t *testing.T) {
 		t.Errorf("subsampled gaussian differs from the full one by %v on average, %v at most", mean, d)
 	}
 }
+
+// convH's three-channel interior path sums exactly as the per-value path does: the
+// same taps in the same order, bit for bit, at the edges and inside.
+func TestConvHThreeChannelsExact(t *testing.T) {
+	const w, h = 37, 5
+	src := make([]float32, 3*w*h)
+	for i := range src {
+		src[i] = float32(math.Sin(float64(i)*0.7)*0.5 + 0.5)
+	}
+	for _, sigma := range []float64{0.4, 0.9, 1.5} {
+		k := gaussKernel(sigma)
+		got := make([]float32, len(src))
+		convH(got, src, w, h, 3, k)
+		r := len(k) / 2
+		for y := range h {
+			for x := range w {
+				for c := range 3 {
+					var s float32
+					for i, kv := range k {
+						xx := min(max(x+i-r, 0), w-1)
+						s += kv * src[3*(y*w+xx)+c]
+					}
+					if g := got[3*(y*w+x)+c]; math.Float32bits(g) != math.Float32bits(s) {
+						t.Fatalf("sigma %v: (%d, %d) channel %d is %v, the per-value sum %v", sigma, x, y, c, g, s)
+					}
+				}
+			}
+		}
+	}
+}
