@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Decoding into recycled pixels (Recycle, then a decode that takes a spare buffer)
@@ -89,5 +90,26 @@ func TestParallelSharesCores(t *testing.T) {
 	}
 	if b := busy.Load(); b != 0 {
 		t.Errorf("%d goroutines still counted busy", b)
+	}
+}
+
+// Recycled pixels do not outlive their use: once nothing takes or gives a buffer for
+// spareIdle, the spare buffers are let go.
+func TestSpareBuffersDrainWhenIdle(t *testing.T) {
+	defer func(d time.Duration) { spareIdle = d }(spareIdle)
+	spareIdle = 20 * time.Millisecond
+	Recycle(NewImage(64, 64))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		spare.mu.Lock()
+		n := spare.bytes
+		spare.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spare buffers still hold %d bytes long after their last use", n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
