@@ -143,7 +143,10 @@ func timeLimited(ctx context.Context, err error) error {
 	done := map[string]any{}
 	rec.mu.Lock()
 	if pg := rec.progress; pg != nil {
-		done["progress"], done["total"] = pg.Progress, pg.Total
+		done["progress"] = pg.Progress
+		if pg.Total > 0 { // 0 is a total not known yet (an export still decoding)
+			done["total"] = pg.Total
+		}
 		if pg.Message != "" {
 			done["message"] = pg.Message
 		}
