@@ -401,3 +401,58 @@ func TestHTTPConcurrentCalls(t *testing.T) {
 	}
 	mustSucceed(t, alice, "get_contract", map[string]any{})
 }
+
+// Previews are cached per workspace, so per principal: bob's server starts with an
+// empty cache while alice's holds her photo, and bob's preview of the same photo
+// under the same id is rendered from his own state (no edit), not served from
+// alice's cache (her exposure); nothing he is told names her preview.
+func TestHTTPPreviewCachesArePerPrincipal(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		servers = map[string]*Server{}
+	)
+	record := func(s *Server) {
+		mu.Lock()
+		defer mu.Unlock()
+		servers[filepath.Base(s.Workspace.Root)] = s
+	}
+	f := newHTTPFixtureWith(t, t.TempDir(), 1, record, token{name: "alice", grants: editGrants}, token{name: "bob", grants: editGrants})
+	b64 := base64.StdEncoding.EncodeToString(testPhoto(t, 320, 200))
+	alice := f.connect(t, "alice")
+	mustSucceed(t, alice, "ingest", map[string]any{"image_b64": b64, "image_id": "harbour"})
+	mustSucceed(t, alice, "apply_primitive", map[string]any{"image_id": "harbour", "primitive_name": "exposure", "value": 1.5})
+	_, ra := mustSucceed(t, alice, "render_preview", map[string]any{"image_id": "harbour", "size": 128})
+
+	bob := f.connect(t, "bob")
+	mu.Lock()
+	as, bs := servers["alice"], servers["bob"]
+	mu.Unlock()
+	if as == nil || bs == nil || as.Workspace.Previews == bs.Workspace.Previews {
+		t.Fatalf("alice and bob share a preview cache (or a server): %p %p", as, bs)
+	}
+	if as.Workspace.Previews.Entries() == 0 || bs.Workspace.Previews.Entries() != 0 {
+		t.Fatalf("cache entries: alice %d, bob %d before his first call", as.Workspace.Previews.Entries(), bs.Workspace.Previews.Entries())
+	}
+	mustSucceed(t, bob, "ingest", map[string]any{"image_b64": b64, "image_id": "harbour"})
+	d, rb := mustSucceed(t, bob, "render_preview", map[string]any{"image_id": "harbour", "size": 128})
+	pa, pb := inlineJPEG(t, ra), inlineJPEG(t, rb)
+	if bytes.Equal(pa, pb) {
+		t.Error("bob's preview of his unedited photo is alice's edited one")
+	}
+	b, _ := json.Marshal(d)
+	if strings.Contains(string(b), "alice") {
+		t.Errorf("bob's preview names alice's: %s", b)
+	}
+}
+
+// inlineJPEG is the picture a render result carries.
+func inlineJPEG(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			return img.Data
+		}
+	}
+	t.Fatal("the result carries no picture")
+	return nil
+}
