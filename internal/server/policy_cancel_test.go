@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -138,7 +139,45 @@ func TestCancelledPreviewOverStdio(t *testing.T) {
 	applyEntries(t, s, "big", exposure(0.5))
 	returned := handlerOutcome(s, "render_preview")
 	cs, progressed := stdioSession(t, s)
+	checkCancelledPreview(t, s, cs, progressed, returned)
+}
 
+// The same over Streamable HTTP, for a principal with a token: the SDK's client
+// sends notifications/cancelled on its own stream of the session.
+func TestCancelledPreviewOverHTTP(t *testing.T) {
+	type built struct {
+		s        *Server
+		returned <-chan error
+	}
+	servers := make(chan built, 1)
+	f := newHTTPFixtureWith(t, t.TempDir(), 1, func(srv *Server) {
+		servers <- built{srv, handlerOutcome(srv, "render_preview")}
+	}, token{name: "alice", grants: editGrants})
+	progressed := make(chan struct{}, 16)
+	tr := &mcp.StreamableClientTransport{Endpoint: f.url, HTTPClient: &http.Client{Transport: bearer{f.tokens["alice"]}}, DisableStandaloneSSE: true}
+	client := mcp.NewClient(&mcp.Implementation{Name: "cancel", Version: "0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cs, err := client.Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	// The server of alice's workspace is built at her first request.
+	b := <-servers
+	s, returned := b.s, b.returned
+	addImage(t, s, "big", testPhoto(t, 6000, 4000))
+	applyEntries(t, s, "big", exposure(0.5))
+	checkCancelledPreview(t, s, cs, progressed, returned)
+}
+
+func checkCancelledPreview(t *testing.T, s *Server, cs *mcp.ClientSession, progressed <-chan struct{}, returned <-chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
