@@ -451,6 +451,7 @@ func TestRenderProgress(t *testing.T) {
 		if len(notes) < 5 {
 			t.Fatalf("%s: %d notifications, want several: %+v", tok, len(notes), notes)
 		}
+		t.Logf("%s: %d notifications", tok, len(notes))
 		if first != "" && (notes[0].Progress != 0 || notes[0].Message != first) {
 			t.Errorf("%s: the first notification is %+v, want 0 rows, %s", tok, notes[0], first)
 		}
