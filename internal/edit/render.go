@@ -89,9 +89,16 @@ type Picture struct {
 	JPEG          []byte
 }
 
+// Progress is told how much of a render is done: rows of total, and what the rows
+// are of ("decode", "render"). done increases from call to call.
+type Progress func(done, total int, stage string)
+
 // Preview renders version spec of image id with size pixels on the long edge (never
-// larger than the photo) and writes it under the image's previews.
-func (s *Editor) Preview(id, spec string, size int) (Resolved, Picture, error) {
+// larger than the photo) and writes it under the image's previews. ctx stops it
+// (between rows of the source's decode when its proxy is not cached, and between
+// the render's steps): a stopped preview writes no file and caches nothing, and
+// its error wraps ctx's. progress, when set, is told the rows of the decode.
+func (s *Editor) Preview(ctx context.Context, id, spec string, size int, progress Progress) (Resolved, Picture, error) {
 	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return Resolved{}, Picture{}, err
@@ -100,7 +107,11 @@ func (s *Editor) Preview(id, spec string, size int) (Resolved, Picture, error) {
 	if err != nil {
 		return Resolved{}, Picture{}, err
 	}
-	img, err := ws.Previews.Preview(engine.PreviewRequest{Key: r.Meta.SHA256, Load: r.Load, Edits: r.Edits, LongEdge: size})
+	req := engine.PreviewRequest{Key: r.Meta.SHA256, Load: r.Load, Edits: r.Edits, LongEdge: size, Context: ctx}
+	if progress != nil {
+		req.Rows = func(done, total int) { progress(done, total, "decode") }
+	}
+	img, err := ws.Previews.Preview(req)
 	if err != nil {
 		return Resolved{}, Picture{}, RenderFailure(err, "preview of %s at %s", id, Abbrev(r.Hash))
 	}
@@ -111,7 +122,9 @@ func (s *Editor) Preview(id, spec string, size int) (Resolved, Picture, error) {
 // Compare renders two versions of image id side by side, each in a cell of size
 // pixels (never larger than the photo), labelled, and writes the sheet under the
 // image's previews.
-func (s *Editor) Compare(id, specA, specB string, size int) (a, b Resolved, pic Picture, err error) {
+// ctx stops the decode of the source when its proxy is not cached, as for Preview;
+// the two cells are rendered at preview size.
+func (s *Editor) Compare(ctx context.Context, id, specA, specB string, size int) (a, b Resolved, pic Picture, err error) {
 	ws, err := s.RequireWorkspace()
 	if err != nil {
 		return
@@ -122,7 +135,7 @@ func (s *Editor) Compare(id, specA, specB string, size int) (a, b Resolved, pic 
 	if b, err = s.ResolveEdits(id, specB); err != nil {
 		return
 	}
-	proxy, err := ws.Previews.Proxy(a.Meta.SHA256, a.Load)
+	proxy, err := ws.Previews.ProxyContext(ctx, a.Meta.SHA256, a.Load, nil)
 	if err != nil {
 		err = RenderFailure(err, "compare %s", id)
 		return
@@ -133,6 +146,9 @@ func (s *Editor) Compare(id, specA, specB string, size int) (a, b Resolved, pic 
 		{Label: VersionLabel(a.Version), Edits: a.Edits},
 		{Label: VersionLabel(b.Version), Edits: b.Edits},
 	}, cell)
+	if err == nil && ctx.Err() != nil {
+		err = darkroom.Wrap(darkroom.Unavailable, ctx.Err(), "compare stopped: the request was cancelled")
+	}
 	if err != nil {
 		err = RenderFailure(err, "compare %s", id)
 		return
@@ -184,13 +200,10 @@ type ExportRequest struct {
 	Quality int    // JPEG quality
 	Size    int    // long edge; 0 keeps the full resolution
 	Seed    uint64 // of the random effects
-	// Progress, when set, is told as each stage starts: decode, render, encode,
-	// write, done (ExportStages of them before done).
-	Progress func(done int, stage string)
+	// Progress, when set, is told 0 rows as the decode starts, then the rows
+	// rendered after each strip of them (engine.ExportOptions.Rows), as "render".
+	Progress Progress
 }
-
-// ExportStages are decode, render, encode and write.
-const ExportStages = 4
 
 // Exported is what an export wrote.
 type Exported struct {
@@ -212,9 +225,9 @@ func (s *Editor) Export(ctx context.Context, req ExportRequest) (Exported, error
 		return Exported{}, err
 	}
 	id := req.ImageID
-	progress := func(done int, stage string) {
+	progress := func(done, total int, stage string) {
 		if req.Progress != nil {
-			req.Progress(done, stage)
+			req.Progress(done, total, stage)
 		}
 	}
 	r, err := s.ResolveEdits(id, req.Spec)
@@ -235,7 +248,7 @@ func (s *Editor) Export(ctx context.Context, req ExportRequest) (Exported, error
 	}
 	p := filepath.Join(dir, name)
 
-	progress(0, "decode")
+	progress(0, 0, "decode")
 	data, err := r.Load()
 	if err != nil {
 		return Exported{}, RenderFailure(err, "export %s", id)
@@ -245,14 +258,7 @@ func (s *Editor) Export(ctx context.Context, req ExportRequest) (Exported, error
 		LongEdge: req.Size,
 		Seed:     req.Seed,
 		Context:  ctx,
-		Stage: func(next string) {
-			switch next {
-			case "render":
-				progress(1, "render")
-			case "encode":
-				progress(2, "encode")
-			}
-		},
+		Rows:     func(done, total int) { progress(done, total, "render") },
 	}
 	switch req.Format {
 	case "jpeg":
@@ -270,13 +276,11 @@ func (s *Editor) Export(ctx context.Context, req ExportRequest) (Exported, error
 		if err != nil {
 			return RenderFailure(err, "export %s at %s", id, Abbrev(r.Hash))
 		}
-		progress(3, "write")
 		return nil
 	})
 	if err != nil {
 		return Exported{}, err
 	}
-	progress(4, "done")
 	return Exported{Resolved: r, Path: ws.Rel(p), Width: res.Width, Height: res.Height, Bytes: n}, nil
 }
 

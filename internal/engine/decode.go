@@ -38,8 +38,14 @@ type DecodeOptions struct {
 	// but a reduction of 2.8x or more first averages blocks of 2x2 or more pixels
 	// (see boxRows), which is a little softer than Resize and several times cheaper.
 	MaxLongEdge int
-	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget).
+	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget);
+	// a decode shrunk by MaxLongEdge whose context ends stops between rows (the
+	// format's own decoder, which runs first, is not interrupted).
 	Context context.Context
+	// Rows, when set, is told as a decode shrunk by MaxLongEdge converts the
+	// stored rows: how many are done of how many, every few dozen rows, done
+	// increasing from call to call.
+	Rows func(done, total int)
 }
 
 // Source is a decoded photo.
@@ -115,6 +121,8 @@ func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
 	*release = d.release
 	src, conv, w, h, o := d.src, d.conv, d.w, d.h, d.o
 	if opt.MaxLongEdge > 0 && max(w, h) > opt.MaxLongEdge {
+		var stop func() error
+		conv, stop = watchRows(opt.Context, conv, h, opt.Rows)
 		tw, th := FitLongEdge(src.Width, src.Height, opt.MaxLongEdge)
 		if o >= 5 {
 			tw, th = th, tw // resample as stored, then turn the small result upright
@@ -129,6 +137,9 @@ func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
 				return scratch
 			}
 			img = resample(rows, 3*w, w, h, tw, th, 1)
+		}
+		if err := stop(); err != nil {
+			return nil, err
 		}
 		src.Image = orient(img, o)
 	} else {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"darkroom"
 )
@@ -31,6 +33,45 @@ type ExportOptions struct {
 	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget),
 	// and an export whose context ends stops between strips of rows.
 	Context context.Context
+	// Rows, when set, is told after each strip of rows is rendered how many rows
+	// are done of how many the export renders strip by strip, done increasing from
+	// call to call. A streamed export renders each row of the file once; one that
+	// renders whole images counts the rows of the strips it renders before them and
+	// after them (total grows to the second count once the whole images are made).
+	// It may be called from several goroutines, one call at a time.
+	Rows func(done, total int)
+}
+
+// rowMeter adds up the rows of strips rendered, possibly by several goroutines,
+// and tells them to a Rows function in increasing order.
+type rowMeter struct {
+	mu          sync.Mutex
+	done, total int
+	fn          func(done, total int)
+}
+
+// metered is band, telling m of the rows of each strip it renders.
+func (m *rowMeter) metered(band bandFunc) bandFunc {
+	if m == nil || m.fn == nil {
+		return band
+	}
+	return func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
+		img, done, err := band(y0, y1, pool)
+		if err == nil {
+			m.mu.Lock()
+			m.done += y1 - y0
+			m.fn(m.done, m.total)
+			m.mu.Unlock()
+		}
+		return img, done, err
+	}
+}
+
+// grow adds n rows to the total.
+func (m *rowMeter) grow(n int) {
+	m.mu.Lock()
+	m.total += n
+	m.mu.Unlock()
 }
 
 // ExportResult says what an export wrote.
@@ -145,6 +186,7 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	prefix, middle, suffix := order[:p], order[p:q], order[q:]
 	rows := d.uprightRows()
+	meter := &rowMeter{fn: opt.Rows}
 	stage("render")
 	// fromSource makes rows of the source with the prefix rendered on them.
 	fromSource := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {
@@ -164,7 +206,8 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	}
 	if rows != nil && len(middle) == 0 && !resize {
 		// Every edit is a band edit: stream from the decoder's planes to the file.
-		return res(W, H, d.finishWith(streamOut(w, W, H, eo, exportBandBytes, fromSource, stage)))
+		meter.grow(H)
+		return res(W, H, d.finishWith(streamOut(w, W, H, eo, exportBandBytes, meter.metered(fromSource), stage)))
 	}
 	if rows != nil && !resize {
 		// Edits that reach across rows, or geometry, but all of them streamable.
@@ -174,7 +217,8 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		}
 		if p != nil {
 			ow, oh := p.size()
-			return res(ow, oh, d.finishWith(p.export(opt.Context, w, d, eo, stage)))
+			meter.grow(oh)
+			return res(ow, oh, d.finishWith(p.export(opt.Context, w, d, eo, stage, meter)))
 		}
 	}
 
@@ -183,7 +227,8 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	var img *Image
 	if rows != nil {
 		img = NewImage(W, H)
-		err = renderInto(img, fromSource)
+		meter.grow(H)
+		err = renderInto(img, meter.metered(fromSource))
 	} else {
 		img = convertOriented(d.w, d.h, d.o, d.conv)
 		img, err = renderOwned(img, edits, prefix, ropt)
@@ -227,7 +272,8 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 		}
 		return m, func() { pool.put(m.Pix) }, nil
 	}
-	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, exportBandBytes, fromOut, stage))
+	meter.grow(out.H)
+	return res(out.W, out.H, streamOut(w, out.W, out.H, eo, exportBandBytes, meter.metered(fromOut), stage))
 }
 
 // streamOut encodes the w x h image whose rows band makes: a JPEG strip by strip
@@ -255,7 +301,7 @@ func streamOut(wr io.Writer, w, h int, eo EncodeOptions, bandBytes int, band ban
 // source is converted a tile at a time into a bounded cache (bands overlap by their
 // halos, and a rotation's blocks by their slant), the first passes run, then bands
 // of rows (taller where the halos are wide) are rendered and encoded.
-func (p *bandPlan) export(ctx context.Context, wr io.Writer, d *decoded, eo EncodeOptions, stage func(string)) error {
+func (p *bandPlan) export(ctx context.Context, wr io.Writer, d *decoded, eo EncodeOptions, stage func(string), meter *rowMeter) error {
 	rows := p.bandRows()
 	conv, tw := d.uprightRects()
 	p.rects = newTileCache(conv, p.W, p.H, tw, cacheTileRows, p.cacheBytes(rows)).read
@@ -271,7 +317,7 @@ func (p *bandPlan) export(ctx context.Context, wr io.Writer, d *decoded, eo Enco
 		guard.check()
 		return p.renderRows(len(p.steps), y0, y1, pool)
 	}
-	return streamOut(wr, w, h, eo, 12*w*rows, band, stage)
+	return streamOut(wr, w, h, eo, 12*w*rows, meter.metered(band), stage)
 }
 
 // cacheTileRows and cacheTileWidth are the size of the tiles a streamed export
@@ -429,11 +475,64 @@ func ycbcrColumns(m *image.YCbCr, o int) func(y0, y1 int, dst []float32) {
 }
 
 // cancelled is the error of an export whose context has ended, nil otherwise.
-func cancelled(ctx context.Context) error {
+func cancelled(ctx context.Context) error { return stopped(ctx, "export") }
+
+// stopped is the error of work (an export, a decode, a preview) whose context has
+// ended, nil otherwise; it wraps the context's error, so errors.Is tells a cancel
+// (context.Canceled) from a time limit (context.DeadlineExceeded).
+func stopped(ctx context.Context, what string) error {
 	if ctx == nil || ctx.Err() == nil {
 		return nil
 	}
-	return darkroom.Wrap(darkroom.Unavailable, ctx.Err(), "export stopped: the request was cancelled")
+	return darkroom.Wrap(darkroom.Unavailable, ctx.Err(), "%s stopped: the request was cancelled", what)
+}
+
+// rowsBetweenChecks is how many rows a decode converts between looks at its
+// context and reports of its progress: a few milliseconds of work on a
+// 24-megapixel photo, a few dozen reports for the whole of it.
+const rowsBetweenChecks = 64
+
+// watchRows wraps conv, which converts the h stored rows of a decode, possibly
+// from several goroutines: once ctx ends, the rows left are skipped (left black)
+// rather than converted, and stop returns the cancellation for the caller to
+// return instead of the image; every rowsBetweenChecks rows, fn (when set) is told
+// how many rows are done. A resampler may convert a row twice (bands' filters
+// overlap), so done is capped at h.
+func watchRows(ctx context.Context, conv rowConv, h int, fn func(done, total int)) (rowConv, func() error) {
+	rep := &rowReporter{total: h, fn: fn}
+	var n atomic.Int64
+	w := func(y int, dst []float32) {
+		if ctx != nil && ctx.Err() != nil {
+			clear(dst)
+			return
+		}
+		conv(y, dst)
+		rep.report(min(int(n.Add(1)), h))
+	}
+	return w, func() error { return stopped(ctx, "decode") }
+}
+
+// rowReporter tells fn how many of total rows are done, only every
+// rowsBetweenChecks rows and at the last, and only when more are done than it last
+// said, one call at a time.
+type rowReporter struct {
+	mu    sync.Mutex
+	last  int
+	total int
+	fn    func(done, total int)
+}
+
+func (r *rowReporter) report(done int) {
+	if r.fn == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if done <= r.last || done-r.last < rowsBetweenChecks && done < r.total {
+		return
+	}
+	r.last = done
+	r.fn(done, r.total)
 }
 
 // grownFrame is the largest frame a w x h source reaches through the geometry edits

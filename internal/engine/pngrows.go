@@ -353,8 +353,17 @@ func decodePNGProxy(data []byte, opt DecodeOptions, release *func()) (src *Sourc
 	rows, scratch := boxRows(next, w, h, k)
 	box := NewImage(bw, bh)
 	buf := make([]float32, scratch)
+	rep := rowReporter{total: h, fn: opt.Rows}
 	for y := range bh {
+		if y%rowsBetweenChecks == 0 {
+			if err := stopped(opt.Context, "decode"); err != nil {
+				rel()
+				*release = nil
+				return nil, true, err
+			}
+		}
 		copy(box.Pix[3*bw*y:3*bw*(y+1)], rows(y, buf))
+		rep.report(min((y+1)*k, h))
 	}
 	if failed || s.finish() != nil {
 		rel()

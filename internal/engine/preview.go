@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -52,6 +54,8 @@ type proxyLoad struct {
 	done  chan struct{}
 	proxy *Proxy
 	err   error
+	// waiters counts the requests that found the load in progress (under mu).
+	waiters int
 }
 
 // NewPreviewer returns a Previewer whose proxies and intermediate images share a
@@ -75,6 +79,13 @@ type PreviewRequest struct {
 	// A preview is never larger than the export would be.
 	LongEdge int
 	Seed     uint64
+	// Context, when set, stops the preview when it ends: between rows of the
+	// source's decode when its proxy is not cached, and between the steps of the
+	// render. A stopped preview caches nothing.
+	Context context.Context
+	// Rows, when set, is told as the source's rows are decoded, when its proxy is
+	// not cached (DecodeOptions.Rows).
+	Rows func(done, total int)
 }
 
 // Proxy returns the cached proxy of a source, decoding it (through load) if needed.
@@ -82,55 +93,93 @@ type PreviewRequest struct {
 // loader's error is returned unchanged too, so its code (not_found,
 // permission_error) reaches the caller.
 func (p *Previewer) Proxy(key string, load Loader) (*Proxy, error) {
-	ck := "proxy\x00" + key
-	if v, ok := p.cache.Get(ck); ok {
-		return v.(*Proxy), nil
-	}
-	p.mu.Lock()
-	if l, ok := p.loading[key]; ok {
-		p.mu.Unlock()
-		<-l.done
-		return l.proxy, l.err
-	}
-	l := &proxyLoad{done: make(chan struct{})}
-	p.loading[key] = l
-	p.mu.Unlock()
-
-	func() {
-		// A panicking loader must not leave the requests waiting on it blocked
-		// forever: it becomes their error, as the server turns panics into one.
-		defer func() {
-			if r := recover(); r != nil {
-				l.proxy, l.err = nil, darkroom.Errorf(darkroom.InternalError, "load source %q: %v", key, r)
-			}
-		}()
-		l.proxy, l.err = p.loadProxy(load)
-	}()
-	if l.err == nil {
-		p.cache.Put(ck, l.proxy)
-	}
-	p.mu.Lock()
-	delete(p.loading, key)
-	p.mu.Unlock()
-	close(l.done)
-	return l.proxy, l.err
+	return p.ProxyContext(nil, key, load, nil)
 }
 
-func (p *Previewer) loadProxy(load Loader) (*Proxy, error) {
+// ProxyContext is Proxy under ctx, which stops the decode between rows when it
+// ends (the error wraps ctx's); rows, when set, is told as the rows are decoded. A
+// request waiting for another's decode of the same source stops waiting when its
+// own ctx ends; when the other's ctx ends first, it decodes the source itself.
+func (p *Previewer) ProxyContext(ctx context.Context, key string, load Loader, rows func(done, total int)) (*Proxy, error) {
+	ck := "proxy\x00" + key
+	for {
+		if v, ok := p.cache.Get(ck); ok {
+			return v.(*Proxy), nil
+		}
+		p.mu.Lock()
+		if l, ok := p.loading[key]; ok {
+			l.waiters++
+			p.mu.Unlock()
+			select {
+			case <-l.done:
+			case <-done(ctx):
+				return nil, stopped(ctx, "preview")
+			}
+			if isStopped(l.err) && stopped(ctx, "preview") == nil {
+				continue // the decode was its caller's to stop, not this one's
+			}
+			return l.proxy, l.err
+		}
+		l := &proxyLoad{done: make(chan struct{})}
+		p.loading[key] = l
+		p.mu.Unlock()
+
+		func() {
+			// A panicking loader must not leave the requests waiting on it blocked
+			// forever: it becomes their error, as the server turns panics into one.
+			defer func() {
+				if r := recover(); r != nil {
+					l.proxy, l.err = nil, darkroom.Errorf(darkroom.InternalError, "load source %q: %v", key, r)
+				}
+			}()
+			l.proxy, l.err = p.loadProxy(ctx, load, rows)
+		}()
+		if l.err == nil {
+			p.cache.Put(ck, l.proxy)
+		}
+		p.mu.Lock()
+		delete(p.loading, key)
+		p.mu.Unlock()
+		close(l.done)
+		return l.proxy, l.err
+	}
+}
+
+// done is ctx's Done channel; nil (which never delivers) for a nil ctx.
+func done(ctx context.Context) <-chan struct{} {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Done()
+}
+
+// isStopped says err is work stopped because its context ended.
+func isStopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func (p *Previewer) loadProxy(ctx context.Context, load Loader, rows func(done, total int)) (*Proxy, error) {
 	data, err := load()
 	if err != nil {
+		return nil, err
+	}
+	if err := stopped(ctx, "preview"); err != nil {
 		return nil, err
 	}
 	long := p.ProxyLongEdge
 	if long <= 0 {
 		long = DefaultProxyLongEdge
 	}
-	s, err := Decode(data, DecodeOptions{MaxPixels: p.MaxPixels, MaxLongEdge: long})
+	s, err := Decode(data, DecodeOptions{MaxPixels: p.MaxPixels, MaxLongEdge: long, Context: ctx, Rows: rows})
 	if err != nil {
 		return nil, err
 	}
 	return &Proxy{Image: s.Image, Width: s.Width, Height: s.Height, Format: s.Format, EXIF: s.EXIF, Meta: s.Meta, Warnings: s.Warnings}, nil
 }
+
+// Entries is how many proxies and intermediate images the cache holds: what a
+// stopped preview must not have added to.
+func (p *Previewer) Entries() int { return p.cache.Len() }
 
 // Forget drops a source's proxy (previews already rendered from it stay valid).
 func (p *Previewer) Forget(key string) { p.cache.Remove("proxy\x00" + key) }
@@ -142,10 +191,11 @@ func (p *Previewer) Forget(key string) { p.cache.Remove("proxy\x00" + key) }
 // edits and the size, so tonal edits (the agent's usual loop) cost only the render of
 // the remaining edits at preview size. Errors are those of Proxy and Render.
 func (p *Previewer) Preview(req PreviewRequest) (*Image, error) {
-	proxy, err := p.Proxy(req.Key, req.Load)
+	proxy, err := p.ProxyContext(req.Context, req.Key, req.Load, req.Rows)
 	if err != nil {
 		return nil, err
 	}
+	ctx := req.Context
 	long := req.LongEdge
 	if long <= 0 {
 		long = DefaultPreviewLongEdge
@@ -171,12 +221,25 @@ func (p *Previewer) Preview(req PreviewRequest) (*Image, error) {
 		if w != g.W || h != g.H {
 			base = Resize(g, w, h)
 		}
+		if err := stopped(ctx, "preview"); err != nil {
+			return nil, err
+		}
 		p.cache.Put(bk, base)
 	}
 	if len(rest) == 0 {
 		return base.Clone(), nil
 	}
-	return Render(base, rest, RenderOptions{Seed: req.Seed})
+	if err := stopped(ctx, "preview"); err != nil {
+		return nil, err
+	}
+	out, err := Render(base, rest, RenderOptions{Seed: req.Seed})
+	if err == nil {
+		err = stopped(ctx, "preview")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // splitGeometry separates the geometry edits from the rest, keeping each list in its

@@ -45,7 +45,7 @@ func listPrimitives(deprecated, params, data string, errors string) string {
 		data = "#ListVocabularyData"
 	}
 	if errors == "" {
-		errors = `["invalid_input", "internal_error"]`
+		errors = `["invalid_input", "permission_error", "limit_exceeded", "timeout", "internal_error"]`
 	}
 	return `tools: list_primitives: {
 	title: "List primitives"
@@ -147,7 +147,7 @@ func TestAliasServesReplacement(t *testing.T) {
 // summary line and the _meta key. Both come from one shaping path.
 func TestErrorResultOfDeprecatedTool(t *testing.T) {
 	c, err := aliasContract(t, listPrimitives(`{replacement: "list_vocabulary", removeAfter: "0.3.0"}`,
-		`{layer?: #Layer | null, tags?: [...#Name] | null, category?: #Name | null}`, "", `["invalid_input", "limit_exceeded", "internal_error"]`))
+		`{layer?: #Layer | null, tags?: [...#Name] | null, category?: #Name | null}`, "", `["invalid_input", "permission_error", "limit_exceeded", "timeout", "internal_error"]`))
 	if err != nil {
 		t.Fatal(err)
 	}

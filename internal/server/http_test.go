@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +38,13 @@ type token struct {
 }
 
 func newHTTPFixture(t *testing.T, root string, scale float64, toks ...token) *httpFixture {
+	t.Helper()
+	return newHTTPFixtureWith(t, root, scale, nil, toks...)
+}
+
+// newHTTPFixtureWith is newHTTPFixture, calling configure (when set) on each
+// workspace's server as it is built.
+func newHTTPFixtureWith(t *testing.T, root string, scale float64, configure func(*Server), toks ...token) *httpFixture {
 	t.Helper()
 	c, v := loaded()
 	p, err := NewPolicy(c, scale)
@@ -71,6 +80,9 @@ func newHTTPFixture(t *testing.T, root string, scale float64, toks ...token) *ht
 				return nil, err
 			}
 			s.Workspace = ws
+			if configure != nil {
+				configure(s)
+			}
 			return s, nil
 		},
 	})
@@ -327,4 +339,120 @@ func TestHTTPTimeLimit(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A principal over its concurrent calls, over HTTP: with two of alice's calls held
+// running, her third and fourth are limit_exceeded, recoverable, naming the limit
+// with retry_after_ms; the two held calls then complete, and once they have, her
+// next call passes. Bob, with limits of his own, is not held back meanwhile.
+func TestHTTPConcurrentCalls(t *testing.T) {
+	lim := &contract.Limits{RequestsPerMinute: 6000, Burst: 100, ConcurrentCalls: 2, MaxInputBytes: 1 << 20}
+	entered, release := make(chan struct{}, 8), make(chan struct{})
+	var held atomic.Bool
+	held.Store(true)
+	var once sync.Once
+	free := func() { once.Do(func() { held.Store(false); close(release) }) }
+	hold := func(s *Server) {
+		h := s.handlers["list_vocabulary"]
+		s.handlers["list_vocabulary"] = func(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
+			if held.Load() {
+				entered <- struct{}{}
+				<-release
+			}
+			return h(ctx, s, args)
+		}
+	}
+	f := newHTTPFixtureWith(t, t.TempDir(), 1, hold,
+		token{name: "alice", grants: editGrants, limits: lim}, token{name: "bob", grants: editGrants, limits: lim})
+	alice, bob := f.connect(t, "alice"), f.connect(t, "bob")
+	t.Cleanup(free) // first: a failing test must not leave handlers held as the server closes
+
+	slow := make(chan Envelope, 2)
+	for range 2 {
+		go func() {
+			res, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_vocabulary", Arguments: map[string]any{}})
+			if err != nil {
+				t.Error(err)
+				slow <- Envelope{}
+				return
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			var env Envelope
+			json.Unmarshal(b, &env)
+			slow <- env
+		}()
+	}
+	<-entered
+	<-entered // both run, and stay running until released
+	for range 2 {
+		env, _ := callEnv(t, alice, "get_contract", map[string]any{})
+		wantCode(t, env, darkroom.LimitExceeded)
+		ms, _ := env.Error.Details["retry_after_ms"].(float64)
+		if ms <= 0 || !env.Error.Recoverable || env.Error.Details["limit"] != "concurrent_calls" {
+			t.Errorf("details %v recoverable %v, want concurrent_calls, retry_after_ms > 0, recoverable", env.Error.Details, env.Error.Recoverable)
+		}
+	}
+	mustSucceed(t, bob, "get_contract", map[string]any{})
+	free()
+	for range 2 {
+		if env := <-slow; !env.Success {
+			t.Errorf("a held call did not complete: %+v", env.Error)
+		}
+	}
+	mustSucceed(t, alice, "get_contract", map[string]any{})
+}
+
+// Previews are cached per workspace, so per principal: bob's server starts with an
+// empty cache while alice's holds her photo, and bob's preview of the same photo
+// under the same id is rendered from his own state (no edit), not served from
+// alice's cache (her exposure); nothing he is told names her preview.
+func TestHTTPPreviewCachesArePerPrincipal(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		servers = map[string]*Server{}
+	)
+	record := func(s *Server) {
+		mu.Lock()
+		defer mu.Unlock()
+		servers[filepath.Base(s.Workspace.Root)] = s
+	}
+	f := newHTTPFixtureWith(t, t.TempDir(), 1, record, token{name: "alice", grants: editGrants}, token{name: "bob", grants: editGrants})
+	b64 := base64.StdEncoding.EncodeToString(testPhoto(t, 320, 200))
+	alice := f.connect(t, "alice")
+	mustSucceed(t, alice, "ingest", map[string]any{"image_b64": b64, "image_id": "harbour"})
+	mustSucceed(t, alice, "apply_primitive", map[string]any{"image_id": "harbour", "primitive_name": "exposure", "value": 1.5})
+	_, ra := mustSucceed(t, alice, "render_preview", map[string]any{"image_id": "harbour", "size": 128})
+
+	bob := f.connect(t, "bob")
+	mu.Lock()
+	as, bs := servers["alice"], servers["bob"]
+	mu.Unlock()
+	if as == nil || bs == nil || as.Workspace.Previews == bs.Workspace.Previews {
+		t.Fatalf("alice and bob share a preview cache (or a server): %p %p", as, bs)
+	}
+	if as.Workspace.Previews.Entries() == 0 || bs.Workspace.Previews.Entries() != 0 {
+		t.Fatalf("cache entries: alice %d, bob %d before his first call", as.Workspace.Previews.Entries(), bs.Workspace.Previews.Entries())
+	}
+	mustSucceed(t, bob, "ingest", map[string]any{"image_b64": b64, "image_id": "harbour"})
+	d, rb := mustSucceed(t, bob, "render_preview", map[string]any{"image_id": "harbour", "size": 128})
+	pa, pb := inlineJPEG(t, ra), inlineJPEG(t, rb)
+	if bytes.Equal(pa, pb) {
+		t.Error("bob's preview of his unedited photo is alice's edited one")
+	}
+	b, _ := json.Marshal(d)
+	if strings.Contains(string(b), "alice") {
+		t.Errorf("bob's preview names alice's: %s", b)
+	}
+}
+
+// inlineJPEG is the picture a render result carries.
+func inlineJPEG(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			return img.Data
+		}
+	}
+	t.Fatal("the result carries no picture")
+	return nil
 }

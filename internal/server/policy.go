@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -21,10 +20,9 @@ import (
 // context error into timeout (limits.Result). Over stdio no Policy is set: the local
 // user owns the process.
 //
-// The codes it answers (permission_error, limit_exceeded, timeout) are the HTTP
-// transport's, which contracts/errors.cue and grants.cue declare for every tool
-// served over HTTP; a tool's own errors list is what its handler returns, so these
-// refusals pass the declared-code check (see policyError).
+// The codes it answers (permission_error, limit_exceeded, timeout) are in every
+// tool's declared errors (contracts/contract.cue, _policyErrors), so a refusal goes
+// through the same declared-code check as a handler's error.
 type Policy struct {
 	Auth      *auth.Policy
 	Limiter   *limits.Limiter
@@ -67,19 +65,6 @@ func WithPolicy(p *Policy) Option {
 	return func(s *Server) { s.policy = p }
 }
 
-// policyError is a refusal of the policy: a code of the transport, which every tool
-// may return over HTTP whatever its errors list says.
-type policyError struct{ err error }
-
-func (e *policyError) Error() string { return e.err.Error() }
-func (e *policyError) Unwrap() error { return e.err }
-
-// isPolicyError reports whether err is the policy's refusal (failure keeps its code).
-func isPolicyError(err error) bool {
-	var pe *policyError
-	return errors.As(err, &pe)
-}
-
 // callRecord is what the policy keeps of one running call: its time-limited context,
 // and the last progress it reported, which a timeout gives as what was done.
 type callRecord struct {
@@ -95,7 +80,7 @@ type callRecordKey struct{}
 // ends it, or the refusal to answer instead.
 func (p *Policy) begin(ctx context.Context, s *Server, t *contract.Tool, req *mcp.CallToolRequest) (context.Context, func(), *mcp.CallToolResult) {
 	refuse := func(err error) (context.Context, func(), *mcp.CallToolResult) {
-		return ctx, nil, s.result(t.Name, s.failure(t, &policyError{err}), "")
+		return ctx, nil, s.result(t.Name, s.failure(t, err), "")
 	}
 	var ti = req.Extra
 	pr, ok := (*auth.Principal)(nil), false
@@ -143,7 +128,10 @@ func timeLimited(ctx context.Context, err error) error {
 	done := map[string]any{}
 	rec.mu.Lock()
 	if pg := rec.progress; pg != nil {
-		done["progress"], done["total"] = pg.Progress, pg.Total
+		done["progress"] = pg.Progress
+		if pg.Total > 0 { // 0 is a total not known yet (an export still decoding)
+			done["total"] = pg.Total
+		}
 		if pg.Message != "" {
 			done["message"] = pg.Message
 		}
@@ -151,7 +139,7 @@ func timeLimited(ctx context.Context, err error) error {
 	rec.mu.Unlock()
 	res := limits.Result(rec.ctx, err, done)
 	if darkroom.Code(res) == darkroom.Timeout {
-		return &policyError{res}
+		return res
 	}
 	return err
 }

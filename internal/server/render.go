@@ -72,12 +72,18 @@ type renderArgs struct {
 	Size      int    `json:"size"` // the contract fills the default
 }
 
-func renderPreview(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+// rowProgress reports a render's rows as MCP progress (when the request carries a
+// progress token; a time limit's timeout names the last one either way).
+func (s *Server) rowProgress(ctx context.Context) edit.Progress {
+	return func(done, total int, stage string) { s.progress(ctx, float64(done), float64(total), stage) }
+}
+
+func renderPreview(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
 	a, err := decodeArgs[renderArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	r, pic, err := s.Preview(a.ImageID, a.RefOrHash, a.Size)
+	r, pic, err := s.Preview(ctx, a.ImageID, a.RefOrHash, a.Size, s.rowProgress(ctx))
 	if err != nil {
 		return nil, "", err
 	}
@@ -93,12 +99,12 @@ type compareArgs struct {
 	Size    int    `json:"size"`
 }
 
-func compareTool(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+func compareTool(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
 	a, err := decodeArgs[compareArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	va, vb, pic, err := s.Compare(a.ImageID, a.HashA, a.HashB, a.Size)
+	va, vb, pic, err := s.Compare(ctx, a.ImageID, a.HashA, a.HashB, a.Size)
 	if err != nil {
 		return nil, "", err
 	}
@@ -122,7 +128,7 @@ func exportFinal(ctx context.Context, s *Server, args map[string]any) (any, stri
 	}
 	x, err := s.Export(ctx, edit.ExportRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Format: a.Format, Quality: a.Quality, Size: a.Size,
-		Progress: func(done int, stage string) { s.progress(ctx, float64(done), edit.ExportStages, stage) },
+		Progress: s.rowProgress(ctx),
 	})
 	if err != nil {
 		return nil, "", err

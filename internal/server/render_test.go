@@ -8,9 +8,11 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -378,11 +380,14 @@ func TestExportFinal(t *testing.T) {
 	}
 }
 
-// Through the SDK's client: export_final with a progress token sends one progress
-// notification per stage, 0 to 4 of 4; without a token, the call just answers.
-func TestExportProgress(t *testing.T) {
+// Through the SDK's client: export_final of a large photo with a progress token
+// sends 0 rows as it starts decoding, then the rows rendered after each strip,
+// increasing, to all of them; render_preview of a photo whose proxy is not cached
+// sends the rows of its decode likewise. Without a token, a call just answers.
+func TestRenderProgress(t *testing.T) {
 	s := editServer(t)
-	addImage(t, s, "harbour", testPhoto(t, 300, 200))
+	const w, h = 2400, 1600 // an export of strips of about 145 rows
+	addImage(t, s, "harbour", testPhoto(t, w, h))
 	applyEntries(t, s, "harbour", exposure(0.3))
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -392,17 +397,18 @@ func TestExportProgress(t *testing.T) {
 	}
 	defer ss.Close()
 	var (
-		mu  sync.Mutex
-		got []mcp.ProgressNotificationParams
-		all = make(chan struct{})
+		mu   sync.Mutex
+		got  = map[string][]mcp.ProgressNotificationParams{}
+		last = make(chan string, 4)
 	)
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			defer mu.Unlock()
-			got = append(got, *req.Params)
-			if len(got) == edit.ExportStages+1 {
-				close(all)
+			tok, _ := req.Params.ProgressToken.(string)
+			got[tok] = append(got[tok], *req.Params)
+			if req.Params.Total > 0 && req.Params.Progress == req.Params.Total {
+				last <- tok
 			}
 		},
 	})
@@ -412,45 +418,52 @@ func TestExportProgress(t *testing.T) {
 	}
 	defer cs.Close()
 
-	// Without a token first: no notification may carry anything but the token below.
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_final", Arguments: map[string]any{"image_id": "harbour", "format": "png"}})
+	// Without a token first: no notification may carry anything but the tokens below.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_final", Arguments: map[string]any{"image_id": "harbour", "size": 64, "format": "png"}})
 	if err != nil || res.IsError {
 		t.Fatalf("export without a token: %v %+v", err, res)
 	}
-	params := &mcp.CallToolParams{Name: "export_final", Arguments: map[string]any{"image_id": "harbour", "size": 100}}
-	params.SetProgressToken("export-1")
-	res, err = cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("export: %v %+v", err, res)
+	for _, call := range []struct{ token, tool string }{{"preview-1", "render_preview"}, {"export-1", "export_final"}} {
+		params := &mcp.CallToolParams{Name: call.tool, Arguments: map[string]any{"image_id": "harbour"}}
+		params.SetProgressToken(call.token)
+		res, err = cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", call.tool, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var env Envelope
+		json.Unmarshal(b, &env)
+		checkOutput(t, s, call.tool, env)
+		// The handler may run after the reply arrives; the test deadline bounds this.
+		if tok := <-last; tok != call.token {
+			t.Fatalf("the last rows of %s came with token %q", call.token, tok)
+		}
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var env Envelope
-	json.Unmarshal(b, &env)
-	checkOutput(t, s, "export_final", env)
-
-	<-all // the handler may run after the reply arrives; the test deadline bounds this
 	mu.Lock()
 	defer mu.Unlock()
-	sort.Slice(got, func(i, j int) bool { return got[i].Progress < got[j].Progress })
-	type note struct {
-		Token    any
-		Progress float64
-		Total    float64
-		Message  string
+	if len(got) != 2 {
+		t.Errorf("progress came with tokens %v", slices.Sorted(maps.Keys(got)))
 	}
-	var notes []note
-	for _, p := range got {
-		notes = append(notes, note{p.ProgressToken, p.Progress, p.Total, p.Message})
-	}
-	want := []note{
-		{"export-1", 0, 4, "decode"},
-		{"export-1", 1, 4, "render"},
-		{"export-1", 2, 4, "encode"},
-		{"export-1", 3, 4, "write"},
-		{"export-1", 4, 4, "done"},
-	}
-	if diff := cmp.Diff(want, notes); diff != "" {
-		t.Errorf("progress (-want +got):\n%s", diff)
+	for tok, first := range map[string]string{"export-1": "decode", "preview-1": ""} {
+		notes := got[tok]
+		// Notifications are handled as they come, not necessarily in order.
+		sort.Slice(notes, func(i, j int) bool { return notes[i].Progress < notes[j].Progress })
+		if len(notes) < 5 {
+			t.Fatalf("%s: %d notifications, want several: %+v", tok, len(notes), notes)
+		}
+		t.Logf("%s: %d notifications", tok, len(notes))
+		if first != "" && (notes[0].Progress != 0 || notes[0].Message != first) {
+			t.Errorf("%s: the first notification is %+v, want 0 rows, %s", tok, notes[0], first)
+		}
+		end := notes[len(notes)-1]
+		if end.Total != h || end.Progress != h {
+			t.Errorf("%s: the last notification is %+v, want %d of %d rows", tok, end, h, h)
+		}
+		for i := 1; i < len(notes); i++ {
+			if notes[i].Progress == notes[i-1].Progress || notes[i].Total != h && notes[i].Total != 0 {
+				t.Fatalf("%s: notifications %+v and %+v", tok, notes[i-1], notes[i])
+			}
+		}
 	}
 }
 

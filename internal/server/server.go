@@ -590,7 +590,7 @@ func (s *Server) failure(t *contract.Tool, err error) Envelope {
 	if errors.As(err, &de) && de.Details != nil {
 		details = de.Details
 	}
-	if t != nil && !slices.Contains(t.Errors, code) && !isPolicyError(err) {
+	if t != nil && !slices.Contains(t.Errors, code) {
 		s.Logger.Error("undeclared error code", "tool", t.Name, "code", code, "err", msg)
 		details = map[string]any{"undeclared_code": code}
 		code = darkroom.InternalError

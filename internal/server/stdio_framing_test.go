@@ -67,8 +67,15 @@ func TestStdioOverlongToolCall(t *testing.T) {
 		t.Errorf("over-long ingest (-want +got):\n%s", diff)
 	}
 
+	// Every tool declares limit_exceeded (a policy's refusal over HTTP), so an
+	// over-long call of any known tool is that tool's error result.
+	w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_contract","arguments":{"x":"%s"}}}`, strings.Repeat("x", limit)))
+	r = parseReply(t, w.reply("2"))
+	res.StructuredContent = Envelope{}
+	if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || !res.IsError || res.StructuredContent.Error == nil || res.StructuredContent.Error.Code != "limit_exceeded" {
+		t.Errorf("over-long get_contract: %+v, want a limit_exceeded result", r)
+	}
 	for _, tc := range []struct{ id, line string }{
-		{"2", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_contract","arguments":{"x":"%s"}}}`, strings.Repeat("x", limit))},
 		{"3", fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{"x":"%s"}}}`, strings.Repeat("x", limit))},
 		{`"4"`, fmt.Sprintf(`{"jsonrpc":"2.0","id":"4","method":"tools/list","params":{"x":"%s"}}`, strings.Repeat("x", limit))},
 	} {
