@@ -135,8 +135,9 @@ func (c *Contract) Evaluate(f func()) {
 // what the contract's expressions refer to (vocab's entry check does).
 func (c *Contract) Syntax() []*ast.File { return c.syntax }
 
-// loadPackage builds one package of the CUE module in fsys.
-func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
+// sources reads the CUE module file and the package in dir from fsys, as the
+// loader's overlay, with their digest (see Digest). It evaluates nothing.
+func sources(fsys fs.FS, dir string) (map[string]load.Source, string, error) {
 	overlay := map[string]load.Source{}
 	sum := sha256.New()
 	add := func(name string) error {
@@ -150,16 +151,25 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.Fi
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
-		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
+		return nil, "", fmt.Errorf("load contracts: %w", err)
 	}
 	files, err := fs.Glob(fsys, dir+"/*.cue")
 	if err != nil || len(files) == 0 {
-		return cue.Value{}, nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
+		return nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
 	for _, f := range files {
 		if err := add(f); err != nil {
-			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
+			return nil, "", fmt.Errorf("load contracts: %w", err)
 		}
+	}
+	return overlay, hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+// loadPackage builds one package of the CUE module in fsys.
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
+	overlay, digest, err := sources(fsys, dir)
+	if err != nil {
+		return cue.Value{}, nil, "", err
 	}
 	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
@@ -172,7 +182,7 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.Fi
 	if err := v.Validate(); err != nil {
 		return cue.Value{}, nil, "", fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
 	}
-	return v, insts[0].Files, hex.EncodeToString(sum.Sum(nil)), nil
+	return v, insts[0].Files, digest, nil
 }
 
 // FormatError prints a CUE error with positions relative to the contract Root, so
