@@ -62,6 +62,22 @@ func keepStartup(cache *contract.Cache, c *contract.Contract, srcs []vocab.Sourc
 	cache.KeepVerdict(startupFile, parts...)
 }
 
+// focus makes the contract of a CLI call the cached snapshot focused on the verb's
+// tool (contract.Focus): CUE then evaluates what that tool refers to, and the rest
+// only if the call needs it. Without a snapshot, or when the focus fails, the
+// contract is loaded whole (loadContract), as before.
+func (m *Main) focus(verb string) {
+	snap := m.snapshot()
+	if snap == nil {
+		return
+	}
+	t, ok := toolForVerb(snap, verb)
+	if !ok || snap.Focus(darkroom.Files, t.Name) != nil {
+		return
+	}
+	m.contract, m.builtinContract = snap, true
+}
+
 // snapshot returns the cached snapshot of the embedded contract (see
 // contract.Snapshot), read once, or nil.
 func (m *Main) snapshot() *contract.Contract {

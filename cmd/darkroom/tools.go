@@ -338,6 +338,7 @@ func describeParam(s map[string]any) string {
 
 // toolCmd runs the verb of a tool. found is false when no tool has that verb.
 func (m *Main) toolCmd(ctx context.Context, verb string, args []string) (found bool, err error) {
+	m.focus(verb)
 	c, err := m.loadContract()
 	if err != nil {
 		return false, err

@@ -30,6 +30,9 @@ type Contract struct {
 	Tools      []*Tool // sorted by name
 	ErrorCodes []ErrorCode
 	// Value is the evaluated contracts package; vocab unifies packs with its #Manifest.
+	// Of a focused contract (Focus) it holds only what the focused tool refers to:
+	// its Context is the contract's, and the accessors (Manifest, the catalog, the
+	// limits) give the whole.
 	Value cue.Value
 
 	byName map[string]*Tool
@@ -43,6 +46,9 @@ type Contract struct {
 
 	syntax []*ast.File
 	digest string
+	// lazy is set on a focused contract (Focus): the rest of it is evaluated when
+	// first asked for.
+	lazy *lazyFull
 }
 
 // Tool is one tool of the contract.
@@ -304,7 +310,7 @@ func (c *Contract) ErrorCode(code string) (ErrorCode, bool) {
 
 // Manifest returns the #Manifest definition that vocabulary packs are unified with.
 func (c *Contract) Manifest() cue.Value {
-	return c.Value.LookupPath(cue.ParsePath("#Manifest"))
+	return c.value().LookupPath(cue.ParsePath("#Manifest"))
 }
 
 // ToolNames returns the names of every tool, sorted.

@@ -37,6 +37,9 @@ type snapshotData struct {
 	Version    string         `json:"version"`
 	ErrorCodes []ErrorCode    `json:"error_codes"`
 	Tools      []snapshotTool `json:"tools"`
+	// Labels are the argument keys the contract knows (KnownLabels); they are no
+	// part of the surface SameSurface compares.
+	Labels []string `json:"labels,omitempty"`
 }
 
 const snapshotFile = "snapshot.json"
@@ -70,7 +73,9 @@ func (c *Contract) KeepSnapshot(cache *Cache) {
 	if !ok {
 		return
 	}
-	if b, err := c.snapshotData().encode(); err == nil {
+	d := c.snapshotData()
+	d.Labels = c.KnownLabels()
+	if b, err := d.encode(); err == nil {
 		cache.Put(snapshotFile, key, b)
 	}
 }
@@ -102,6 +107,9 @@ func Snapshot(fsys fs.FS, cache *Cache) (*Contract, bool) {
 	c := &Contract{Version: d.Version, ErrorCodes: d.ErrorCodes, byName: map[string]*Tool{}, codes: map[string]ErrorCode{}, labels: map[string]bool{}, digest: digest}
 	for _, ec := range d.ErrorCodes {
 		c.codes[ec.Code] = ec
+	}
+	for _, l := range d.Labels {
+		c.labels[l] = true
 	}
 	for _, st := range d.Tools {
 		t := &Tool{
