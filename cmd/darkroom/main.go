@@ -54,6 +54,8 @@ type Main struct {
 	snapRead bool
 	// deferred is set when serve answered from the snapshot while it loaded.
 	deferred bool
+	// setupDone, when set, ends a CLI call's set-up (see toolCmd).
+	setupDone func()
 	// usageShown is set when a command printed its usage: -h, or flags that do not
 	// parse, which exit 2 like any usage error.
 	usageShown bool

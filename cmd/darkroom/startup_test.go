@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,79 @@ func TestServeFromCache(t *testing.T) {
 		}
 		same(c.what, false)
 		same(c.what+", then repaired", true)
+	}
+}
+
+var timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+
+// cliOnce runs one CLI call in this process and returns what it printed, its exit
+// code, and whether its contract was the cached snapshot focused on its tool.
+func cliOnce(t *testing.T, args ...string) (string, bool) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}
+	code := m.Run(context.Background(), args)
+	focused := m.snap != nil && m.contract == m.snap
+	text := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	// The log says when each operation was made.
+	return timestamp.ReplaceAllString(text, "TIME"), focused
+}
+
+// A CLI call with a snapshot in the cache evaluates only its tool's part of the
+// contract, and prints what a call that loaded it all prints: a read, a refused
+// call, and an edit whose value is checked against the vocabulary (which needs the
+// rest of the contract, evaluated when asked for).
+func TestCLIFromCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ws := t.TempDir()
+	samples, err := filepath.Abs("../../samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest := []string{"ingest", filepath.Join(samples, "coffee.png"), "--image-id", "cup", "--workspace", ws, "--allow-root", samples}
+	if out, _ := cliOnce(t, ingest...); !strings.HasPrefix(out, "exit 0") {
+		t.Fatalf("ingest: %s", out)
+	}
+	calls := [][]string{
+		{"log", "cup", "--workspace", ws},
+		{"get-state", "nosuch", "--workspace", ws},
+		{"apply-primitive", "cup", "--entry", "exposure", "--value", "9", "--workspace", ws},
+		{"apply-primitive", "cup", "--entry", "exposure", "--value", "0.5", "--workspace", ws, "--json"},
+		{"get-state", "cup", "--workspace", ws, "--json"},
+	}
+	// The same calls twice, on two workspaces: each with an empty cache, which
+	// loads the whole contract, then with a warm one.
+	var want []string
+	for _, args := range calls {
+		t.Setenv("XDG_CACHE_HOME", t.TempDir())
+		out, focused := cliOnce(t, args...)
+		if focused {
+			t.Fatalf("%s: focused with an empty cache", args)
+		}
+		want = append(want, out)
+	}
+	if strings.HasPrefix(want[2], "exit 0") || !strings.Contains(want[2], "invalid_input") || !strings.HasPrefix(want[3], "exit 0") {
+		t.Fatalf("the calls do not fail and succeed as the test means them to:\n%s\n%s", want[2], want[3])
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ws2 := t.TempDir()
+	ingest[len(ingest)-3] = ws2
+	if out, _ := cliOnce(t, ingest...); !strings.HasPrefix(out, "exit 0") {
+		t.Fatalf("ingest: %s", out)
+	}
+	for i, args := range calls {
+		for j, a := range args {
+			if a == ws {
+				args[j] = ws2
+			}
+		}
+		got, focused := cliOnce(t, args...)
+		if !focused {
+			t.Errorf("%s: not focused with a snapshot in the cache", args)
+		}
+		got = strings.ReplaceAll(got, ws2, ws)
+		if got != want[i] {
+			t.Errorf("%s:\n%s\nwith the whole contract loaded:\n%s", args, got, want[i])
+		}
 	}
 }
