@@ -72,7 +72,7 @@ func (m *Main) focus(verb string) {
 		return
 	}
 	t, ok := toolForVerb(snap, verb)
-	if !ok || snap.Focus(darkroom.Files, t.Name) != nil {
+	if !ok || snap.Focus(darkroom.Files, contract.UserCache(), t.Name) != nil {
 		return
 	}
 	m.contract, m.builtinContract = snap, true

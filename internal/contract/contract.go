@@ -144,14 +144,23 @@ func (c *Contract) Syntax() []*ast.File { return c.syntax }
 // sources reads the CUE module file and the package in dir from fsys, as the
 // loader's overlay, with their digest (see Digest). It evaluates nothing.
 func sources(fsys fs.FS, dir string) (map[string]load.Source, string, error) {
-	overlay := map[string]load.Source{}
+	files, digest, err := readSources(fsys, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return overlayOf(files), digest, nil
+}
+
+// readSources is sources with each file's bytes, by its path under Root.
+func readSources(fsys fs.FS, dir string) (map[string][]byte, string, error) {
+	files := map[string][]byte{}
 	sum := sha256.New()
 	add := func(name string) error {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
-		overlay[path.Join(Root, name)] = load.FromBytes(b)
+		files[path.Join(Root, name)] = b
 		fmt.Fprintf(sum, "%s %d\n", name, len(b))
 		sum.Write(b)
 		return nil
@@ -159,16 +168,24 @@ func sources(fsys fs.FS, dir string) (map[string]load.Source, string, error) {
 	if err := add("cue.mod/module.cue"); err != nil {
 		return nil, "", fmt.Errorf("load contracts: %w", err)
 	}
-	files, err := fs.Glob(fsys, dir+"/*.cue")
-	if err != nil || len(files) == 0 {
+	names, err := fs.Glob(fsys, dir+"/*.cue")
+	if err != nil || len(names) == 0 {
 		return nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
-	for _, f := range files {
+	for _, f := range names {
 		if err := add(f); err != nil {
 			return nil, "", fmt.Errorf("load contracts: %w", err)
 		}
 	}
-	return overlay, hex.EncodeToString(sum.Sum(nil)), nil
+	return files, hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+func overlayOf(files map[string][]byte) map[string]load.Source {
+	overlay := map[string]load.Source{}
+	for name, b := range files {
+		overlay[name] = load.FromBytes(b)
+	}
+	return overlay
 }
 
 // loadPackage builds one package of the CUE module in fsys.

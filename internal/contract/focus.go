@@ -2,8 +2,13 @@ package contract
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
 	"sync"
 
 	"cuelang.org/go/cue"
@@ -30,6 +35,7 @@ type lazyFull struct {
 	focus *Tool
 	once  sync.Once
 	full  cue.Value
+	files []*ast.File
 }
 
 // value is the evaluated contracts package: for a focused contract, the whole of
@@ -61,7 +67,7 @@ func (c *Contract) loadFull() {
 		l.full = l.ctx.Encode(fmt.Errorf("load contracts: %d instances", len(insts)))
 		return
 	}
-	l.full = l.ctx.BuildInstance(insts[0])
+	l.full, l.files = l.ctx.BuildInstance(insts[0]), insts[0].Files
 	for _, t := range c.Tools {
 		if t == l.focus {
 			continue
@@ -76,26 +82,40 @@ func (c *Contract) loadFull() {
 // evaluating only the declarations that tool's entry refers to. It fails, leaving
 // the snapshot as it was, when the tool is not in the snapshot, when the files are
 // not those the snapshot was taken of, when CUE does not evaluate them, or when the
-// JSON Schemas generated from the focused evaluation are not, byte for byte, those
-// the full evaluation generated (the snapshot's): then the caller loads it all.
-func (c *Contract) Focus(fsys fs.FS, tool string) error {
+// JSON Schema generated from the focused params is not, byte for byte, the one the
+// full evaluation generated (the snapshot's): then the caller loads it all.
+func (c *Contract) Focus(fsys fs.FS, cache *Cache, tool string) error {
 	t, ok := c.byName[tool]
 	if !ok || c.Value.Exists() || c.lazy != nil {
 		return fmt.Errorf("focus %s: not a tool of a snapshot", tool)
 	}
-	overlay, digest, err := sources(fsys, "contracts")
+	files, digest, err := readSources(fsys, "contracts")
 	if err != nil {
 		return err
 	}
 	if digest != c.digest {
 		return fmt.Errorf("focus %s: the contract files changed since the snapshot", tool)
 	}
-	insts := load.Instances([]string{"./contracts"}, &load.Config{Dir: Root, Overlay: overlay})
+	// Parsing the contract files is most of what is left. The declarations an
+	// earlier focus on this tool left out are blanked (spaces, newlines kept, so
+	// every position stays where it was) when the cache says which they were. The
+	// list is trusted as every cache entry is (a torn, edited or stale one is a
+	// miss); the pruning below runs all the same, and the schema check after it
+	// refuses a list that took what the tool's params need.
+	key, keyed := cache.Key([]byte("focus"), []byte(digest), []byte(t.key))
+	file := "focus-" + t.key + ".json"
+	blanked := false
+	if keyed {
+		if b, hit := cache.Get(file, key); hit {
+			files, blanked = blank(files, b)
+		}
+	}
+	insts := load.Instances([]string{"./contracts"}, &load.Config{Dir: Root, Overlay: overlayOf(files)})
 	if len(insts) != 1 || insts[0].Err != nil {
 		return fmt.Errorf("focus %s: load contracts", tool)
 	}
 	inst := insts[0]
-	restore := prune(inst.Files, t.key)
+	restore, dropped := prune(inst.Files, t.key)
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(inst)
 	restore()
@@ -115,9 +135,47 @@ func (c *Contract) Focus(fsys fs.FS, tool string) error {
 		return fmt.Errorf("focus %s: the focused input schema differs from the snapshot's", tool)
 	}
 	t.params, t.result, t.InputSchema = params, result, in
-	c.Value, c.syntax = v, inst.Files
+	c.Value = v
 	c.lazy = &lazyFull{ctx: ctx, fsys: fsys, focus: t}
+	if keyed && !blanked {
+		if b, err := json.Marshal(dropped); err == nil {
+			cache.Put(file, key, b)
+		}
+	}
 	return nil
+}
+
+// blanks are the byte ranges, by file, of the declarations a focus leaves out,
+// with their comments.
+type blanks map[string][][2]int
+
+// blank returns files with the ranges payload names replaced by spaces (newlines
+// kept), and whether it did; a payload that does not fit the files changes nothing.
+func blank(files map[string][]byte, payload []byte) (map[string][]byte, bool) {
+	var bl blanks
+	if json.Unmarshal(payload, &bl) != nil {
+		return files, false
+	}
+	out := maps.Clone(files)
+	for name, ranges := range bl {
+		src, ok := files[name]
+		if !ok {
+			return files, false
+		}
+		b := slices.Clone(src)
+		for _, r := range ranges {
+			if r[0] < 0 || r[0] > r[1] || r[1] > len(b) {
+				return files, false
+			}
+			for i := r[0]; i < r[1]; i++ {
+				if b[i] != '\n' {
+					b[i] = ' '
+				}
+			}
+		}
+		out[name] = b
+	}
+	return out, true
 }
 
 // prune leaves in files the declarations that tools' entry key needs: the package
@@ -127,8 +185,8 @@ func (c *Contract) Focus(fsys fs.FS, tool string) error {
 // identifier in a kept one names, transitively. An identifier is taken for a
 // reference whatever it stands for, so a field that merely shares a top-level
 // name keeps that declaration too: more is evaluated, never less. restore puts the
-// files back as they were.
-func prune(files []*ast.File, key string) (restore func()) {
+// files back as they were; dropped are the byte ranges of what was left out.
+func prune(files []*ast.File, key string) (restore func(), dropped blanks) {
 	saved := make([][]ast.Decl, len(files))
 	for i, f := range files {
 		saved[i] = f.Decls
@@ -156,16 +214,68 @@ func prune(files []*ast.File, key string) (restore func()) {
 			}
 		}
 	}
+	dropped = blanks{}
+	drop := func(f *ast.File, n ast.Node) {
+		start, end := n.Pos().Offset(), n.End().Offset()
+		for _, cg := range ast.Comments(n) {
+			start, end = min(start, cg.Pos().Offset()), max(end, cg.End().Offset())
+		}
+		dropped[f.Filename] = append(dropped[f.Filename], [2]int{start, end})
+	}
 	for _, f := range files {
 		var decls []ast.Decl
+		used := map[string]bool{}
 		for _, d := range f.Decls {
 			if name, other := declName(d, key); !other && (name == "" || need[name]) {
 				decls = append(decls, d)
+				if _, imp := d.(*ast.ImportDecl); !imp {
+					ast.Walk(d, func(n ast.Node) bool {
+						if id, ok := n.(*ast.Ident); ok {
+							used[id.Name] = true
+						}
+						return true
+					}, nil)
+				}
+				continue
+			}
+			drop(f, d)
+		}
+		// An import only dropped declarations used would be an error in the blanked
+		// file ("imported and not used"): it goes with them there.
+		for _, d := range decls {
+			imp, ok := d.(*ast.ImportDecl)
+			if !ok {
+				continue
+			}
+			var unused []*ast.ImportSpec
+			for _, spec := range imp.Specs {
+				if !used[importName(spec)] {
+					unused = append(unused, spec)
+				}
+			}
+			if len(unused) == len(imp.Specs) {
+				drop(f, imp)
+				continue
+			}
+			for _, spec := range unused {
+				drop(f, spec)
 			}
 		}
 		f.Decls = decls
 	}
-	return restore
+	return restore, dropped
+}
+
+// importName is the name an import binds in its file.
+func importName(spec *ast.ImportSpec) string {
+	if spec.Name != nil {
+		return spec.Name.Name
+	}
+	p, err := strconv.Unquote(spec.Path.Value)
+	if err != nil {
+		return ""
+	}
+	return path.Base(p)
 }
 
 // declName is the name a top-level declaration binds ("" for one that binds none

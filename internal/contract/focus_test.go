@@ -3,6 +3,7 @@ package contract
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"testing/fstest"
 
 	"cuelang.org/go/cue"
@@ -24,14 +25,20 @@ func TestFocus(t *testing.T) {
 	cache := &Cache{Dir: t.TempDir()}
 	full.KeepSnapshot(cache)
 	checked := 0
-	for _, ft := range full.Tools {
+	// Twice for each tool: the second focus parses the files with what the first
+	// left out blanked (from the cache).
+	for i := range 2 * len(full.Tools) {
+		ft := full.Tools[i/2]
 		c, ok := Snapshot(fsys, cache)
 		if !ok {
 			t.Fatal("no snapshot")
 		}
-		if err := c.Focus(fsys, ft.Name); err != nil {
+		if err := c.Focus(fsys, cache, ft.Name); err != nil {
 			t.Errorf("%v", err)
 			continue
+		}
+		if _, err := os.Stat(filepath.Join(cache.Dir, "focus-"+ft.key+".json")); err != nil {
+			t.Errorf("%s: the focus kept no blanks: %v", ft.Name, err)
 		}
 		got, _ := c.Tool(ft.Name)
 		if diff := cmp.Diff(ft.InputSchema, got.InputSchema); diff != "" {
@@ -55,13 +62,13 @@ func TestFocus(t *testing.T) {
 			}
 		}
 	}
-	if checked < 10*len(full.Tools) {
+	if checked < 20*len(full.Tools) {
 		t.Fatalf("only %d calls checked for %d tools", checked, len(full.Tools))
 	}
 
 	// The rest, from a contract focused on get_state.
 	c, _ := Snapshot(fsys, cache)
-	if err := c.Focus(fsys, "get_state"); err != nil {
+	if err := c.Focus(fsys, cache, "get_state"); err != nil {
 		t.Fatal(err)
 	}
 	if c.Value.LookupPath(cue.ParsePath("operations")).Exists() {
@@ -114,10 +121,10 @@ func TestFocusRefuses(t *testing.T) {
 	cache := &Cache{Dir: t.TempDir()}
 	full.KeepSnapshot(cache)
 	c, _ := Snapshot(fsys, cache)
-	if err := c.Focus(fsys, "no_such_tool"); err == nil {
+	if err := c.Focus(fsys, cache, "no_such_tool"); err == nil {
 		t.Error("focused on a tool the contract lacks")
 	}
-	if err := full.Focus(fsys, "get_state"); err == nil {
+	if err := full.Focus(fsys, cache, "get_state"); err == nil {
 		t.Error("focused a loaded contract")
 	}
 	other := fstest.MapFS{}
@@ -131,7 +138,7 @@ func TestFocusRefuses(t *testing.T) {
 	}
 	f := other["contracts/tools_history.cue"]
 	f.Data = append(f.Data, []byte("\n// another file\n")...)
-	if err := c.Focus(other, "get_state"); err == nil {
+	if err := c.Focus(other, cache, "get_state"); err == nil {
 		t.Error("focused on files other than the snapshot's")
 	}
 }
