@@ -62,10 +62,11 @@ func (s *Server) Ready(c *contract.Contract, v *vocab.Vocabulary) error {
 	return nil
 }
 
-// awaitReady blocks until a deferred server is ready; the stdio transport's own
-// answers that read the contract wait on it.
+// awaitReady starts a deferred server's load and blocks until it is ready; the
+// stdio transport's own answers that read the contract wait on it.
 func (s *Server) awaitReady() {
 	if s.ready != nil {
+		s.Load()
 		<-s.ready
 	}
 }
