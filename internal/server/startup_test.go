@@ -137,3 +137,32 @@ func TestDeferredServerReplacesStaleSnapshot(t *testing.T) {
 	}
 	w.end()
 }
+
+// An over-long tools/call as the first call reaches no middleware: the transport
+// answers it with the tool's error result, which needs the loaded contract, so it
+// starts the load itself instead of waiting for something else to.
+func TestDeferredServerOverlongFirstCall(t *testing.T) {
+	c, v := loaded()
+	s, err := New(snapshotOf(t, c), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Defer(func() {
+		go func() {
+			if err := s.Ready(c, v); err != nil {
+				t.Error(err)
+			}
+		}()
+	})
+	w := startWire(t, s.MCP(c.Version), func(tr *StdioTransport) {
+		tr.Server = s
+		tr.lineLimit = 1 << 20
+	})
+	initialize(w)
+	w.sendFrom(longCall("1", "ingest", 2<<20, false))
+	r := parseReply(t, w.reply("1"))
+	if r.Error != nil || !bytes.Contains(r.Result, []byte("limit_exceeded")) {
+		t.Errorf("over-long ingest: %s", w.seen)
+	}
+	w.end()
+}
