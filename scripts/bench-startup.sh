@@ -3,10 +3,11 @@
 # (a go-sdk MCP server with one tool and nothing to load, scripts/floor), as medians
 # over RUNS runs (default 20) and ratios darkroom/floor:
 #   - exec to the first tools/list reply of `darkroom serve`, cold (an empty cache
-#     directory: contracts and built-in packs checked by CUE) and warm (the verdicts
-#     and schemas of the previous run kept in the cache);
+#     directory: contracts and built-in packs loaded by CUE before the reply) and
+#     warm (answered from the snapshot an earlier start-up kept, while CUE loads);
 #   - exec to exit of the CLI calls `darkroom get-state IMG` and `darkroom log IMG`,
-#     warm, against the floor's exec to its tools/list reply.
+#     warm (CUE evaluates the part of the contract the tool refers to), against the
+#     floor's exec to its tools/list reply.
 # Timing is scripts/startup (Go's monotonic clock around exec); peak memory of one
 # warm serve comes from /usr/bin/time when it is installed. Everything is built and
 # written in a temporary directory; XDG_CACHE_HOME points into it, so the user's
@@ -42,7 +43,9 @@ floor=$last
 cold_cmd=$(printf 'rm -rf %q; exec %q serve --workspace %q' "$XDG_CACHE_HOME" "$tmp/darkroom" "$ws")
 time_it "darkroom serve, cold cache" -- sh -c "$cold_cmd"
 cold=$last
-"$tmp/darkroom" get-state bench --workspace "$ws" >/dev/null # fills the cache
+# Fill the cache: the snapshot and verdict serve answers from, and each verb's focus.
+"$tmp/darkroom" get-state bench --workspace "$ws" >/dev/null
+"$tmp/darkroom" log bench --workspace "$ws" >/dev/null
 time_it "darkroom serve, warm cache" -- "$tmp/darkroom" serve --workspace "$ws"
 warm=$last
 time_it "darkroom get-state IMG (exec to exit)" -exit -- "$tmp/darkroom" get-state bench --workspace "$ws"

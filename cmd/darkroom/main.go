@@ -46,6 +46,16 @@ type Main struct {
 	ServerOptions []server.Option
 
 	contract *contract.Contract
+	// builtinContract is set when contract is the embedded one (not --contracts):
+	// only then is a start-up's verdict kept for the next (see startup.go).
+	builtinContract bool
+	// snap is the cached snapshot of the embedded contract, once snapRead.
+	snap     *contract.Contract
+	snapRead bool
+	// deferred is set when serve answered from the snapshot while it loaded.
+	deferred bool
+	// setupDone, when set, ends a CLI call's set-up (see toolCmd).
+	setupDone func()
 	// usageShown is set when a command printed its usage: -h, or flags that do not
 	// parse, which exit 2 like any usage error.
 	usageShown bool
@@ -180,7 +190,7 @@ func (m *Main) loadContract() (*contract.Contract, error) {
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "embedded contracts")
 	}
-	m.contract = c
+	m.contract, m.builtinContract = c, true
 	return c, nil
 }
 
@@ -203,6 +213,15 @@ func (m *Main) flags(name, synopsis string) *flag.FlagSet {
 
 // loadVocab loads the built-in packs and the packs of every --vocab directory.
 func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary, error) {
+	srcs, err := packSources(dirs)
+	if err != nil {
+		return nil, err
+	}
+	return vocab.LoadCached(c, srcs, contract.UserCache())
+}
+
+// packSources reads the built-in packs and those of every --vocab directory.
+func packSources(dirs []string) ([]vocab.Source, error) {
 	srcs, err := vocab.Builtin()
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "built-in vocabulary")
@@ -214,7 +233,7 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 		}
 		srcs = append(srcs, more...)
 	}
-	return vocab.LoadCached(c, srcs, contract.UserCache())
+	return srcs, nil
 }
 
 // newServer loads the contract and the vocabulary and returns the server, with ws
@@ -224,7 +243,11 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 	if err != nil {
 		return nil, err
 	}
-	v, err := m.loadVocab(c, vocabDirs)
+	srcs, err := packSources(vocabDirs)
+	if err != nil {
+		return nil, err
+	}
+	v, err := vocab.LoadCached(c, srcs, contract.UserCache())
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +256,9 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 		return nil, err
 	}
 	s.Workspace = ws
+	if m.builtinContract {
+		keepStartup(contract.UserCache(), c, srcs)
+	}
 	return s, nil
 }
 
@@ -289,9 +315,14 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		if *toolsets != "" {
 			f.Groups = strings.Split(*toolsets, ",")
 		}
-		c, err := m.loadContract()
-		if err != nil {
-			return err
+		// The filter reads only what a snapshot holds (the tools' groups and
+		// annotations); a stdio server started from one keeps using it.
+		c := m.snapshot()
+		if c == nil {
+			var err error
+			if c, err = m.loadContract(); err != nil {
+				return err
+			}
 		}
 		if err := f.Check(c); err != nil {
 			return usagef("--toolsets: %v", err)
@@ -314,16 +345,21 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stderr, "darkroom: no workspace, the editing tools are unavailable: %v\n", wsErr)
 		ws = nil
 	}
-	s, err := m.newServer(vocabDirs, ws)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s, loaded, err := m.stdioServer(vocabDirs, ws, cancel)
 	if err != nil {
 		return err
 	}
 	if ws == nil {
 		s.WorkspaceErr = wsErr
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err = s.MCP(s.Contract.Version).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout, Server: s})
+	if lerr := loaded(); lerr != nil {
+		return lerr // what the server would have refused to start with
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return darkroom.Wrap(darkroom.InternalError, err, "serve")
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -338,6 +339,12 @@ func describeParam(s map[string]any) string {
 
 // toolCmd runs the verb of a tool. found is false when no tool has that verb.
 func (m *Main) toolCmd(ctx context.Context, verb string, args []string) (found bool, err error) {
+	// Setting up (the contract, the packs' verdicts, the server) allocates a few
+	// MiB on a heap that starts small; the tool itself runs at the default.
+	gcPercent := debug.SetGCPercent(startupGCPercent)
+	defer debug.SetGCPercent(gcPercent)
+	m.setupDone = func() { debug.SetGCPercent(gcPercent) }
+	m.focus(verb)
 	c, err := m.loadContract()
 	if err != nil {
 		return false, err
@@ -455,6 +462,9 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	s, err := m.newServer(vocabDirs, ws)
 	if err != nil {
 		return err
+	}
+	if m.setupDone != nil {
+		m.setupDone()
 	}
 	var env server.Envelope
 	var summary string

@@ -45,11 +45,11 @@ func (c *Contract) Operations() ([]Operation, error) {
 		Operation
 		Args map[string]Arg `json:"args"`
 	}
-	if err := c.Value.LookupPath(cue.ParsePath("operations")).Decode(&raw); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("operations")).Decode(&raw); err != nil {
 		return nil, fmt.Errorf("operations: %s", FormatError(err))
 	}
 	var stages []string
-	if err := c.Value.LookupPath(cue.ParsePath("stages")).Decode(&stages); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("stages")).Decode(&stages); err != nil {
 		return nil, fmt.Errorf("stages: %s", FormatError(err))
 	}
 	rank := map[string]int{}
@@ -82,14 +82,14 @@ func (c *Contract) Operations() ([]Operation, error) {
 func (c *Contract) Lookup(path string) cue.Value {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.Value.LookupPath(cue.ParsePath(path))
+	return c.value().LookupPath(cue.ParsePath(path))
 }
 
 // CheckOperation validates one operation's arguments against the catalog and returns
 // them complete with defaults, for a stateless render. Errors are invalid_input.
 func (c *Contract) CheckOperation(name string, args map[string]any) (map[string]any, error) {
 	c.mu.Lock()
-	def := c.Value.LookupPath(cue.MakePath(cue.Def("OperationArgs"), cue.Str(name)))
+	def := c.value().LookupPath(cue.MakePath(cue.Def("OperationArgs"), cue.Str(name)))
 	c.mu.Unlock()
 	if !def.Exists() {
 		ops, _ := c.Operations()

@@ -30,6 +30,9 @@ type Contract struct {
 	Tools      []*Tool // sorted by name
 	ErrorCodes []ErrorCode
 	// Value is the evaluated contracts package; vocab unifies packs with its #Manifest.
+	// Of a focused contract (Focus) it holds only what the focused tool refers to:
+	// its Context is the contract's, and the accessors (Manifest, the catalog, the
+	// limits) give the whole.
 	Value cue.Value
 
 	byName map[string]*Tool
@@ -43,6 +46,9 @@ type Contract struct {
 
 	syntax []*ast.File
 	digest string
+	// lazy is set on a focused contract (Focus): the rest of it is evaluated when
+	// first asked for.
+	lazy *lazyFull
 }
 
 // Tool is one tool of the contract.
@@ -135,31 +141,58 @@ func (c *Contract) Evaluate(f func()) {
 // what the contract's expressions refer to (vocab's entry check does).
 func (c *Contract) Syntax() []*ast.File { return c.syntax }
 
-// loadPackage builds one package of the CUE module in fsys.
-func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
-	overlay := map[string]load.Source{}
+// sources reads the CUE module file and the package in dir from fsys, as the
+// loader's overlay, with their digest (see Digest). It evaluates nothing.
+func sources(fsys fs.FS, dir string) (map[string]load.Source, string, error) {
+	files, digest, err := readSources(fsys, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return overlayOf(files), digest, nil
+}
+
+// readSources is sources with each file's bytes, by its path under Root.
+func readSources(fsys fs.FS, dir string) (map[string][]byte, string, error) {
+	files := map[string][]byte{}
 	sum := sha256.New()
 	add := func(name string) error {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
-		overlay[path.Join(Root, name)] = load.FromBytes(b)
+		files[path.Join(Root, name)] = b
 		fmt.Fprintf(sum, "%s %d\n", name, len(b))
 		sum.Write(b)
 		return nil
 	}
 	if err := add("cue.mod/module.cue"); err != nil {
-		return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
+		return nil, "", fmt.Errorf("load contracts: %w", err)
 	}
-	files, err := fs.Glob(fsys, dir+"/*.cue")
-	if err != nil || len(files) == 0 {
-		return cue.Value{}, nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
+	names, err := fs.Glob(fsys, dir+"/*.cue")
+	if err != nil || len(names) == 0 {
+		return nil, "", fmt.Errorf("load contracts: no CUE files in %s", dir)
 	}
-	for _, f := range files {
+	for _, f := range names {
 		if err := add(f); err != nil {
-			return cue.Value{}, nil, "", fmt.Errorf("load contracts: %w", err)
+			return nil, "", fmt.Errorf("load contracts: %w", err)
 		}
+	}
+	return files, hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+func overlayOf(files map[string][]byte) map[string]load.Source {
+	overlay := map[string]load.Source{}
+	for name, b := range files {
+		overlay[name] = load.FromBytes(b)
+	}
+	return overlay
+}
+
+// loadPackage builds one package of the CUE module in fsys.
+func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.File, string, error) {
+	overlay, digest, err := sources(fsys, dir)
+	if err != nil {
+		return cue.Value{}, nil, "", err
 	}
 	insts := load.Instances([]string{"./" + dir}, &load.Config{Dir: Root, Overlay: overlay})
 	if len(insts) != 1 || insts[0].Err != nil {
@@ -172,7 +205,7 @@ func loadPackage(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, []*ast.Fi
 	if err := v.Validate(); err != nil {
 		return cue.Value{}, nil, "", fmt.Errorf("contracts do not evaluate: %s", FormatError(err))
 	}
-	return v, insts[0].Files, hex.EncodeToString(sum.Sum(nil)), nil
+	return v, insts[0].Files, digest, nil
 }
 
 // FormatError prints a CUE error with positions relative to the contract Root, so
@@ -294,7 +327,7 @@ func (c *Contract) ErrorCode(code string) (ErrorCode, bool) {
 
 // Manifest returns the #Manifest definition that vocabulary packs are unified with.
 func (c *Contract) Manifest() cue.Value {
-	return c.Value.LookupPath(cue.ParsePath("#Manifest"))
+	return c.value().LookupPath(cue.ParsePath("#Manifest"))
 }
 
 // ToolNames returns the names of every tool, sorted.

@@ -41,11 +41,11 @@ func (c *Contract) Grants() ([]Grant, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var order []string
-	if err := c.Value.LookupPath(cue.ParsePath("grant_order")).Decode(&order); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("grant_order")).Decode(&order); err != nil {
 		return nil, fmt.Errorf("grant_order: %s", FormatError(err))
 	}
 	var specs map[string]Grant
-	if err := c.Value.LookupPath(cue.ParsePath("grants")).Decode(&specs); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("grants")).Decode(&specs); err != nil {
 		return nil, fmt.Errorf("grants: %s", FormatError(err))
 	}
 	gs := make([]Grant, len(order))
@@ -69,7 +69,7 @@ func (c *Contract) LimitDefaults() (Limits, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var l Limits
-	if err := c.Value.LookupPath(cue.ParsePath("limit_defaults")).Decode(&l); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("limit_defaults")).Decode(&l); err != nil {
 		return Limits{}, fmt.Errorf("limit_defaults: %s", FormatError(err))
 	}
 	return l, nil
@@ -113,7 +113,7 @@ func (c *Contract) TimeLimits() (TimeLimits, error) {
 		Groups    map[string]int64 `json:"groups"`
 		Tools     map[string]int64 `json:"tools"`
 	}
-	if err := c.Value.LookupPath(cue.ParsePath("time_limits")).Decode(&raw); err != nil {
+	if err := c.value().LookupPath(cue.ParsePath("time_limits")).Decode(&raw); err != nil {
 		return TimeLimits{}, fmt.Errorf("time_limits: %s", FormatError(err))
 	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -135,8 +135,8 @@ func (c *Contract) CheckName(field, s string) error {
 		return fmt.Errorf("%s: %w", field, err)
 	}
 	c.mu.Lock()
-	name := c.Value.LookupPath(cue.MakePath(cue.Def("Name")))
-	schema := c.Value.Context().CompileString("{}").FillPath(cue.MakePath(cue.Str(field)), name)
+	name := c.value().LookupPath(cue.MakePath(cue.Def("Name")))
+	schema := c.value().Context().CompileString("{}").FillPath(cue.MakePath(cue.Str(field)), name)
 	c.mu.Unlock()
 	if _, err = c.CheckValue(schema, field, raw); err != nil {
 		var e *darkroom.Error

@@ -48,6 +48,7 @@ type FieldError struct {
 // The error is a *darkroom.Error with code invalid_input whose details list the
 // failing fields.
 func (t *Tool) Check(raw json.RawMessage) (map[string]any, error) {
+	t.contract.ensure(t)
 	return t.contract.check(t.params, t.Name, raw)
 }
 

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,14 @@ type Server struct {
 	policy *Policy
 	// tools, when set, is which tools MCP offers (WithTools).
 	tools *ToolFilter
+	// ready, when set (Defer), is closed once the contract is complete and the
+	// vocabulary loaded; until then MCP answers only what needs neither.
+	ready chan struct{}
+	// deferred is the SDK server MCP built for a deferred server.
+	deferred *mcp.Server
+	// load starts what ends in Ready, once (loadOnce).
+	load     func()
+	loadOnce sync.Once
 }
 
 // handler computes a tool's data from checked arguments (defaults filled). It
@@ -70,12 +79,16 @@ func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ..
 		o(s)
 	}
 	if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
-		return nil, fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
+		return nil, errUnmatched(missing, extra)
 	}
 	if err := checkAliases(c); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+func errUnmatched(missing, extra []string) error {
+	return fmt.Errorf("tools without handlers: %v; handlers without tools: %v", missing, extra)
 }
 
 // Unmatched lists contract tools that have no handler and handlers that no
@@ -162,6 +175,9 @@ func (s *Server) MCP(version string) *mcp.Server {
 		Logger:            s.Logger,
 		CompletionHandler: s.complete,
 	})
+	if s.ready != nil {
+		srv.AddReceivingMiddleware(s.holdUntilReady)
+	}
 	s.addPrompts(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "workspace-file",
@@ -170,7 +186,16 @@ func (s *Server) MCP(version string) *mcp.Server {
 		URITemplate: workspaceURI + "{+path}",
 	}, s.readResource)
 	s.addImageResources(srv)
-	for _, t := range s.Contract.Tools {
+	s.addTools(srv, s.Contract)
+	if s.ready != nil {
+		s.deferred = srv
+	}
+	return srv
+}
+
+// addTools registers the tools of c that the server offers.
+func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
+	for _, t := range c.Tools {
 		if s.tools != nil && !s.tools.offers(t) {
 			continue
 		}
@@ -207,7 +232,6 @@ func (s *Server) MCP(version string) *mcp.Server {
 			return res, nil
 		})
 	}
-	return srv
 }
 
 // Files that tools write (previews, comparisons, exports) are MCP resources named

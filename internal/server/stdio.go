@@ -342,6 +342,7 @@ func (c *stdioConn) answerOverlong(o *overlong) jsonrpc.Message {
 // before it could be run, or nil when the tool does not exist or does not
 // declare err's code (then the failure is a protocol error, not a tool result).
 func (s *Server) errorResult(tool string, err error) *mcp.CallToolResult {
+	s.awaitReady()
 	t, ok := s.Contract.Tool(tool)
 	if !ok || !slices.Contains(t.Errors, darkroom.Code(err)) {
 		return nil
