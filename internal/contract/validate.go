@@ -410,21 +410,46 @@ func schemaAt(params cue.Value, path string) cue.Value {
 		return v
 	}
 	for _, s := range strings.Split(path, ".") {
+		v = stepInto(v, s)
+	}
+	return v
+}
+
+// stepInto returns the schema of element or field s of v, looking into the arms of
+// a disjunction (T | null, [...T] | null) when v itself has no such element.
+func stepInto(v cue.Value, s string) cue.Value {
+	look := func(v cue.Value) cue.Value {
 		if i, err := strconv.Atoi(s); err == nil {
 			n := v.LookupPath(cue.MakePath(cue.Index(i)))
 			if !n.Exists() {
 				n = v.LookupPath(cue.MakePath(cue.AnyIndex))
 			}
-			v = n
-			continue
+			return n
 		}
 		n := v.LookupPath(cue.MakePath(cue.Str(s).Optional()))
 		if !n.Exists() {
 			n = v.LookupPath(cue.MakePath(cue.Str(s)))
 		}
-		v = n
+		return n
 	}
-	return v
+	var find func(v cue.Value, depth int) cue.Value
+	find = func(v cue.Value, depth int) cue.Value {
+		n := look(v)
+		if n.Exists() || depth > 3 {
+			return n
+		}
+		// The arms of a disjunction, and the parts of a conjunction such as
+		// [...T] & list.MaxItems(32).
+		if op, parts := v.Expr(); op == cue.OrOp || op == cue.AndOp {
+			for _, a := range parts {
+				if m := find(a, depth+1); m.Exists() {
+					return m
+				}
+			}
+		}
+		return n
+	}
+	return find(v, 0)
 }
 
 // enumValues lists the string constants a field accepts when it is an enum.
@@ -474,15 +499,35 @@ func wantOf(params cue.Value, path string, sm []string) string {
 				}
 			}
 		}
-		addType(s["type"])
+		// An enum or const names its values: "linear", "cubic" or null says more
+		// than string or null, and more than null alone.
+		addValues := func(m map[string]any) {
+			vals, _ := m["enum"].([]any)
+			if c, ok := m["const"]; ok {
+				vals = append(vals, c)
+			}
+			for _, x := range vals {
+				b, err := json.Marshal(x)
+				if err == nil && !slices.Contains(kinds, string(b)) {
+					kinds = append(kinds, string(b))
+				}
+			}
+			if len(vals) == 0 {
+				addType(m["type"])
+			}
+		}
+		addValues(s)
 		if arms, ok := s["anyOf"].([]any); ok {
 			for _, a := range arms {
 				if m, ok := a.(map[string]any); ok {
-					addType(m["type"])
+					addValues(m)
 				}
 			}
 		}
-		if len(kinds) > 0 {
+		switch n := len(kinds); {
+		case n > 2:
+			return "one of " + strings.Join(kinds[:n-1], ", ") + " or " + kinds[n-1]
+		case n > 0:
 			return strings.Join(kinds, " or ")
 		}
 	}

@@ -62,3 +62,30 @@ func tool0(c *Contract) *Tool {
 	t, _ := c.Tool("apply_primitive")
 	return t
 }
+
+// A value outside an enum says what the enum allows, also where the enum sits inside
+// a nullable object or list ({...} | null, [...T] | null): not "want null", the
+// disjunction's last arm.
+func TestCheckNamesEnumsInsideNullables(t *testing.T) {
+	c, err := Load(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ tool, args, want string }{
+		{"augment_image", `{"image_id": "a", "prompt": "flip", "options": {"output_format": "gif"}}`,
+			`augment_image: options.output_format: "gif" is not one of png, jpeg, jpg, webp, PNG, JPEG, JPG, WEBP`},
+		{"augment_image", `{"image_id": "a", "pipeline": [{"entry": "rotate", "interpolation": "nearest"}]}`,
+			`augment_image: pipeline.0.interpolation: "nearest" is not one of linear, cubic`},
+		{"verify_augmentation", `{"session_id": "e03b00227520f515", "checks": ["colour"]}`,
+			`verify_augmentation: checks.0: "colour" is not one of visual, label`},
+	} {
+		tool, ok := c.Tool(tt.tool)
+		if !ok {
+			t.Fatalf("no tool %s", tt.tool)
+		}
+		_, err := tool.Check(json.RawMessage(tt.args))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s %s:\n got %v\nwant %s", tt.tool, tt.args, err, tt.want)
+		}
+	}
+}
