@@ -257,13 +257,20 @@ type bandFunc func(y0, y1 int, pool *bufPool) (band *Image, done func(), err err
 // fraction of the time, and no full-size YCbCr copy is made. maxBandBytes, when
 // positive, bounds the float rows of a strip (what band makes), so that a render
 // streamed through band holds only a few strips at once.
+// jpegStrips is how many strips writeJPEGBands cuts an image of 64K pixels or more
+// into (fewer when a stream bounds a strip's rows more tightly).
+const jpegStrips = 8
+
 func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band bandFunc) error {
 	mcuCols, mcuRows := (width+15)/16, (height+15)/16
 	procs := runtime.GOMAXPROCS(0)
-	k := mcuRows // MCU rows a strip: all of them for a small image or a single core
-	if procs > 1 && width*height >= 1<<16 {
-		// About four strips per core balances them; DRI counts MCUs in 16 bits.
-		k = max(1, min((mcuRows+4*procs-1)/(4*procs), 0xFFFF/mcuCols))
+	// MCU rows a strip: all of them for a small image, else an eighth of them (about
+	// four strips per core on two cores; DRI counts MCUs in 16 bits). Never from the
+	// number of cores: the strips set the restart interval, so that would make
+	// another file of the same pixels on a machine of another size.
+	k := mcuRows
+	if width*height >= 1<<16 {
+		k = max(1, min((mcuRows+jpegStrips-1)/jpegStrips, 0xFFFF/mcuCols))
 	}
 	if maxBandBytes > 0 {
 		k = max(1, min(k, maxBandBytes/(16*3*4*width)))

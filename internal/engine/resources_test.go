@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"runtime"
@@ -111,5 +112,26 @@ func TestSpareBuffersDrainWhenIdle(t *testing.T) {
 			t.Fatalf("the spare buffers still hold %d bytes long after their last use", n)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A JPEG is the same file on every machine: how many cores encode it does not move
+// its restart markers (a dataset's shards on machines of other sizes must write the
+// bytes, and so the SHA-256s, one run would).
+func TestJPEGBytesIndependentOfCores(t *testing.T) {
+	src := opPhoto(t, "coffee")
+	encode := func(procs int) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var b bytes.Buffer
+		if err := Encode(&b, src, EncodeOptions{Format: "jpeg", Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	want := encode(2)
+	for _, procs := range []int{1, 3, 8} {
+		if !bytes.Equal(encode(procs), want) {
+			t.Errorf("the JPEG encoded on %d cores differs from the one encoded on 2", procs)
+		}
 	}
 }
