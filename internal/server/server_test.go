@@ -138,17 +138,7 @@ func TestUndeclaredCodeBecomesInternalError(t *testing.T) {
 func TestCallThroughClient(t *testing.T) {
 	s := testServer(t)
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.MCP("test").Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := sdkSession(t, s)
 
 	tests := []struct {
 		args      map[string]any
