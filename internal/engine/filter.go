@@ -395,6 +395,7 @@ func convolve1(a, b []float64) []float64 {
 func convH(dst, src []float32, w, h, nc int, k []float32) {
 	r := len(k) / 2
 	parallelRows(h, func(lo, hi int) {
+		off := make([]int, len(k))
 		for y := lo; y < hi; y++ {
 			row := src[y*w*nc : (y+1)*w*nc]
 			out := dst[y*w*nc : (y+1)*w*nc]
@@ -409,38 +410,18 @@ func convH(dst, src []float32, w, h, nc int, k []float32) {
 				}
 			}
 			// The taps of pixels r and more from both ends need no clamping; their
-			// sums run in the same order, so the values are the same.
+			// sums run in the same order, so the values are the same. Flattened,
+			// the nc values of those pixels are one run of outputs whose tap i is
+			// the row shifted by nc*(i-r).
 			a, b := min(r, w), max(min(r, w), w-r)
 			for x := range a {
 				at(x)
 			}
-			switch nc {
-			case 1:
-				for x := a; x < b; x++ {
-					win := row[x-r : x+r+1]
-					var s float32
-					for i, kv := range k {
-						s += kv * win[i]
-					}
-					out[x] = s
+			if a < b {
+				for i := range off {
+					off[i] = nc * (a - r + i)
 				}
-			case 3:
-				// at's sums, three at a time, without the calls and the clamping.
-				for x := a; x < b; x++ {
-					win := row[3*(x-r) : 3*(x+r+1)]
-					var s0, s1, s2 float32
-					for i, kv := range k {
-						p := win[3*i : 3*i+3 : 3*i+3]
-						s0 += kv * p[0]
-						s1 += kv * p[1]
-						s2 += kv * p[2]
-					}
-					out[3*x], out[3*x+1], out[3*x+2] = s0, s1, s2
-				}
-			default:
-				for x := a; x < b; x++ {
-					at(x)
-				}
+				tapSum(out[nc*a:nc*b], row, off, k)
 			}
 			for x := b; x < w; x++ {
 				at(x)
@@ -455,21 +436,12 @@ func convV(dst, src []float32, w, h, nc int, k []float32) {
 	r := len(k) / 2
 	stride := w * nc
 	parallelRows(h, func(lo, hi int) {
+		off := make([]int, len(k))
 		for y := lo; y < hi; y++ {
-			out := dst[y*stride : (y+1)*stride]
-			for i, kv := range k {
-				yy := min(max(y+i-r, 0), h-1)
-				in := src[yy*stride : (yy+1)*stride]
-				if i == 0 {
-					for j := range out {
-						out[j] = kv * in[j]
-					}
-					continue
-				}
-				for j := range out {
-					out[j] += kv * in[j]
-				}
+			for i := range off {
+				off[i] = min(max(y+i-r, 0), h-1) * stride
 			}
+			tapSum(dst[y*stride:(y+1)*stride], src, off, k)
 		}
 	})
 }

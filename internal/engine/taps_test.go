@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// withAVX runs fn with tapSum's AVX loop on or off, and restores it.
+func withAVX(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	was := useAVX
+	useAVX = on
+	defer func() { useAVX = was }()
+	fn()
+}
+
+// sameBits reports whether a and b hold the same float32 values bit for bit (any NaN
+// matching any NaN: products of a NaN keep no payload a reader relies on).
+func sameBits(a, b []float32) (int, bool) {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x != x && y != y {
+			continue
+		}
+		if math.Float32bits(x) != math.Float32bits(y) {
+			return i, false
+		}
+	}
+	return -1, len(a) == len(b)
+}
+
+// The AVX loop makes the very bits the Go loop makes, for every length (its blocks
+// of 32 and 8 and the Go tail), every kernel length and offsets in any order, on
+// values that round differently with every change of order: products and sums of
+// float32 are not associative, so a loop that reordered or fused them would show.
+func TestTapSumAVXMatchesGo(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX on this CPU or architecture: tapSum runs only its Go loop")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	src := make([]float32, 4096)
+	for i := range src {
+		switch rng.IntN(40) {
+		case 0:
+			src[i] = float32(math.Inf(1 - 2*rng.IntN(2)))
+		case 1:
+			src[i] = float32(math.NaN())
+		case 2:
+			src[i] = float32(math.Copysign(0, -1))
+		case 3:
+			src[i] = 3e38 * (rng.Float32() - 0.5)
+		default:
+			src[i] = float32(rng.NormFloat64()) * float32(math.Pow(10, float64(rng.IntN(9)-4)))
+		}
+	}
+	for trial := range 400 {
+		n := rng.IntN(300)
+		if trial%50 == 0 {
+			n = 2000 + rng.IntN(1000)
+		}
+		ntap := 1 + rng.IntN(25)
+		k := make([]float32, ntap)
+		off := make([]int, ntap)
+		for i := range k {
+			k[i] = float32(rng.NormFloat64())
+			off[i] = rng.IntN(len(src) - n + 1)
+		}
+		got, want := make([]float32, n), make([]float32, n)
+		withAVX(t, true, func() { tapSum(got, src, off, k) })
+		withAVX(t, false, func() { tapSum(want, src, off, k) })
+		if i, ok := sameBits(got, want); !ok {
+			t.Fatalf("trial %d (n %d, %d taps): output %d is %v with AVX, %v in Go", trial, n, ntap, i, got[i], want[i])
+		}
+	}
+}
+
+// A tap that reaches past its source is refused before any memory is read.
+func TestTapSumRefusesOutOfRange(t *testing.T) {
+	src := make([]float32, 64)
+	for _, off := range [][]int{{-1}, {57}, {0, 60}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("offsets %v: no panic for a tap beyond a source of 64 with 8 outputs", off)
+				}
+			}()
+			k := make([]float32, len(off))
+			tapSum(make([]float32, 8), src, off, k)
+		}()
+	}
+}
+
+// A gaussian blur of a photo is the same with the AVX loop as without, edges
+// included (they run in Go either way, the interior in one or the other).
+func TestGaussianSameWithAVX(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX on this CPU or architecture")
+	}
+	src := opPhoto(t, "chelsea")
+	for _, sigma := range []float64{0.7, 1.5, 4} {
+		var got, want []float32
+		for _, on := range []bool{true, false} {
+			dst := make([]float32, len(src.Pix))
+			withAVX(t, on, func() {
+				gaussian(dst, src.Pix, make([]float32, len(src.Pix)), src.W, src.H, 3, sigma)
+			})
+			if on {
+				got = dst
+			} else {
+				want = dst
+			}
+		}
+		if i, ok := sameBits(got, want); !ok {
+			t.Fatalf("sigma %v: value %d is %v with AVX, %v in Go", sigma, i, got[i], want[i])
+		}
+	}
+}
