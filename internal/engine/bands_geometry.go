@@ -92,25 +92,44 @@ func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64
 // from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
 // [y0, y0+in.H), every pixel the block's taps read.
 func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
-	sample := sampleCubicRect
-	if g.bilinear {
-		sample = sampleLinearRect
-	}
+	reflect, clamp := g.mode == "reflect", g.mode == "reflect" || g.mode == "edge"
+	inW, inH := g.inW, g.inH
+	fw, fh := float64(inW), float64(inH)
+	istride := 3 * in.W
 	for y := a; y < b; y++ {
 		row := dst[3*stride*(y-a):]
+		row = row[:3*(c1-c0)]
 		for x := c0; x < c1; x++ {
 			sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
 			sx, sy = sx-0.5, sy-0.5
-			i := 3 * (x - c0)
-			switch g.mode {
-			case "reflect":
-				sx, sy = reflectCoord(sx, g.inW), reflectCoord(sy, g.inH)
-				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, true)
-			case "edge":
-				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, true)
-			default:
-				row[i], row[i+1], row[i+2] = sample(in, x0, y0, g.inW, g.inH, sx, sy, false)
+			if reflect {
+				sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
 			}
+			o := row[3*(x-c0) : 3*(x-c0)+3 : 3*(x-c0)+3]
+			if !g.bilinear {
+				o[0], o[1], o[2] = sampleCubicRect(in, x0, y0, inW, inH, sx, sy, clamp)
+				continue
+			}
+			if clamp {
+				sx, sy = min(max(sx, 0), fw-1), min(max(sy, 0), fh-1)
+			}
+			// sampleLinearRect's arithmetic, inline, for the taps inside the
+			// input (the other pixels go to it: clamping again changes nothing).
+			fx, fy := math.Floor(sx), math.Floor(sy)
+			if fx >= 0 && fy >= 0 && fx+1 < fw && fy+1 < fh {
+				ix, iy := int(fx), int(fy)
+				ax, ay := float32(sx-fx), float32(sy-fy)
+				base := 3*(iy-y0)*in.W + 3*(ix-x0)
+				p := in.Pix[base : base+6 : base+6]
+				q := in.Pix[base+istride : base+istride+6 : base+istride+6]
+				bx := 1 - ax
+				r0, g0, b0 := bx*p[0]+ax*p[3], bx*p[1]+ax*p[4], bx*p[2]+ax*p[5]
+				r1, g1, b1 := bx*q[0]+ax*q[3], bx*q[1]+ax*q[4], bx*q[2]+ax*q[5]
+				by := 1 - ay
+				o[0], o[1], o[2] = by*r0+ay*r1, by*g0+ay*g1, by*b0+ay*b1
+				continue
+			}
+			o[0], o[1], o[2] = sampleLinearRect(in, x0, y0, inW, inH, sx, sy, clamp)
 		}
 	}
 }
