@@ -191,6 +191,10 @@ func ycbcrConv(m *image.YCbCr, a *image.NYCbCrA, alpha *atomic.Bool) rowConv {
 			ycbcrPairs(dst, yrow, cb, cr)
 			return
 		}
+		if hs == 0 && arow == nil {
+			ycbcrFull(dst, yrow, cb, cr)
+			return
+		}
 		seen := false
 		for x, yy := range yrow {
 			ci := (b.Min.X+x)>>hs - x0
@@ -234,6 +238,20 @@ func chromaShifts(r image.YCbCrSubsampleRatio) (hs, vs uint) {
 		return 2, 1
 	}
 	return 0, 0
+}
+
+// ycbcrFull converts a row with a chroma sample per pixel (4:4:4, what encoders
+// write at high quality), with ycbcrRGB's arithmetic.
+func ycbcrFull(dst []float32, yrow, cb, cr []uint8) {
+	n := len(yrow)
+	cb, cr, dst = cb[:n], cr[:n], dst[:3*n]
+	for i, yy := range yrow {
+		y1 := int32(yy) * 0x10101
+		cb1 := int32(cb[i]) - 128
+		cr1 := int32(cr[i]) - 128
+		d := dst[3*i : 3*i+3 : 3*i+3]
+		d[0], d[1], d[2] = lin8[clamp8(y1+91881*cr1)], lin8[clamp8(y1-22554*cb1-46802*cr1)], lin8[clamp8(y1+116130*cb1)]
+	}
 }
 
 // ycbcrPairs converts a row whose chroma is shared by pixel pairs (4:2:0 and 4:2:2,

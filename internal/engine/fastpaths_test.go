@@ -1,8 +1,17 @@
 package engine
 
+// Each fast path of a hot loop (an AVX loop, an inlined sampler, a loop for one
+// layout) against the general code it stands for: the same bits, or a test fails.
+
 import (
+	"bytes"
+	"image"
+	"image/jpeg"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -146,6 +155,52 @@ func TestWarpBilinearMatchesSampler(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The YCbCr row converters (the 4:4:4 and pair fast paths and the general loop) give
+// what the standard library's At gives, through the sRGB table, at every subsampling
+// the test files carry, on whole images and on sub-images that start at odd columns.
+func TestYCbCrConvMatchesAt(t *testing.T) {
+	files, _ := filepath.Glob("testdata/io/*.jpg")
+	more, _ := filepath.Glob("../jpegdec/testdata/*.jpg")
+	files = append(files, more...)
+	ratios := map[image.YCbCrSubsampleRatio]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := jpeg.Decode(bytes.NewReader(data))
+		if err != nil {
+			continue // CMYK, broken or oversized inputs: not this converter's
+		}
+		full, ok := m.(*image.YCbCr)
+		if !ok {
+			continue
+		}
+		ratios[full.SubsampleRatio] = true
+		b := full.Bounds()
+		for _, r := range []image.Rectangle{b, image.Rect(b.Min.X+3, b.Min.Y+1, b.Max.X-2, b.Max.Y)} {
+			sub := full.SubImage(r).(*image.YCbCr)
+			conv := ycbcrConv(sub, nil, new(atomic.Bool))
+			row := make([]float32, 3*r.Dx())
+			for y := range r.Dy() {
+				conv(y, row)
+				for x := range r.Dx() {
+					cr, cg, cb, _ := sub.At(r.Min.X+x, r.Min.Y+y).RGBA()
+					want := []float32{lin8[cr>>8], lin8[cg>>8], lin8[cb>>8]}
+					if _, ok := sameBits(row[3*x:3*x+3], want); !ok {
+						t.Fatalf("%s %v: pixel (%d, %d) is %v, At gives %v", f, r, x, y, row[3*x:3*x+3], want)
+					}
+				}
+			}
+		}
+	}
+	for _, r := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio420} {
+		if !ratios[r] {
+			t.Errorf("no test file with subsampling %v", r)
 		}
 	}
 }
