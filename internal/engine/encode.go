@@ -168,6 +168,14 @@ var srgb8 = sync.OnceValue(func() *[65536]uint8 {
 	return &t
 })
 
+// srgb8Padded is srgb8 with three more bytes, so a loop may read any entry as the
+// low byte of four.
+var srgb8Padded = sync.OnceValue(func() *[65536 + 3]uint8 {
+	var t [65536 + 3]uint8
+	copy(t[:], srgb8()[:])
+	return &t
+})
+
 func quant8(t *[65536]uint8, v float32) uint8 {
 	if !(v > 0) { // also NaN
 		return 0
@@ -200,8 +208,15 @@ func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 			py := min(y, band.H-1)
 			px := band.Pix[3*py*w : 3*(py+1)*w]
 			yrow := m.Y[y*m.YStride:][:mw]
-			// Pixel pairs share a chroma sample: sum both pixels' chroma at once.
-			for i := range w / 2 {
+			// Pixel pairs share a chroma sample: sum both pixels' chroma at once,
+			// eight pixels at a time where the CPU has AVX2.
+			i0 := 0
+			if useAVX2 && w >= 8 {
+				n := w &^ 7
+				ycbcrRowAVX2(&px[0], n, &srgb8Padded()[0], &yrow[0], &cbSum[0], &crSum[0])
+				i0 = n / 2
+			}
+			for i := i0; i < w/2; i++ {
 				p := px[6*i : 6*i+6 : 6*i+6]
 				r0, g0, b0 := int32(quant8(t, p[0])), int32(quant8(t, p[1])), int32(quant8(t, p[2]))
 				r1, g1, b1 := int32(quant8(t, p[3])), int32(quant8(t, p[4])), int32(quant8(t, p[5]))

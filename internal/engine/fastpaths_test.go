@@ -204,3 +204,71 @@ func TestYCbCrConvMatchesAt(t *testing.T) {
 		}
 	}
 }
+
+// withAVX2 runs fn with the AVX2 loops on or off, and restores them.
+func withAVX2(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	was := useAVX2
+	useAVX2 = on
+	defer func() { useAVX2 = was }()
+	fn()
+}
+
+// The encoder's colour conversion makes the same luma and chroma with its AVX2 loop
+// as in Go, on values every branch of quant8 takes (NaN, below 0, above 1, the
+// table's ends) and on widths that leave every kind of remainder.
+func TestYCbCr420RowsAVX2MatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU or architecture")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), -1, -1e-9, 0, 1e-9,
+		1.0 / 65535, 0.5 / 65535, 0.999999, 1, 1.0000001, 3e38, -3e38, float32(math.Copysign(0, -1))}
+	for trial := range 300 {
+		w, h := 1+rng.IntN(70), 1+rng.IntN(5)
+		if trial%30 == 0 {
+			w = 1000 + rng.IntN(50)
+		}
+		band := NewImage(w, h)
+		for i := range band.Pix {
+			if rng.IntN(10) == 0 {
+				band.Pix[i] = special[rng.IntN(len(special))]
+			} else {
+				band.Pix[i] = rng.Float32()
+			}
+		}
+		mw := w + rng.IntN(2)
+		rows := h + rng.IntN(2)
+		var ms [2]*image.YCbCr
+		for k, on := range []bool{true, false} {
+			m := image.NewYCbCr(image.Rect(0, 0, mw, rows), image.YCbCrSubsampleRatio420)
+			sums := make([]int32, 2*((mw+1)/2))
+			withAVX2(t, on, func() { ycbcr420Rows(band, m, rows, sums) })
+			ms[k] = m
+		}
+		if !bytes.Equal(ms[0].Y, ms[1].Y) || !bytes.Equal(ms[0].Cb, ms[1].Cb) || !bytes.Equal(ms[0].Cr, ms[1].Cr) {
+			t.Fatalf("trial %d (%dx%d into %dx%d): the AVX2 loop's planes differ from Go's", trial, w, h, mw, rows)
+		}
+	}
+}
+
+// A photo encodes to the same JPEG bytes with the AVX2 loop as without.
+func TestJPEGSameWithAVX2(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU or architecture")
+	}
+	src := opPhoto(t, "astronaut")
+	var files [2][]byte
+	for k, on := range []bool{true, false} {
+		var buf bytes.Buffer
+		withAVX2(t, on, func() {
+			if err := Encode(&buf, src, EncodeOptions{Format: "jpeg", Quality: 90}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		files[k] = buf.Bytes()
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatalf("the JPEG differs with AVX2 (%d bytes) and without (%d bytes)", len(files[0]), len(files[1]))
+	}
+}

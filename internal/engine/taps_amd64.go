@@ -4,11 +4,21 @@ package engine
 
 import "golang.org/x/sys/cpu"
 
-// useAVX says tapSum runs its AVX loop; tests turn it off to compare the two.
-var useAVX = cpu.X86.HasAVX
+// useAVX says tapSum runs its AVX loop, useAVX2 that ycbcr420Rows runs its AVX2
+// loop; tests turn them off to compare the loops with the Go ones.
+var (
+	useAVX  = cpu.X86.HasAVX
+	useAVX2 = cpu.X86.HasAVX2
+)
 
 // tapSumAVX is tapSum's loop over the first n outputs, n a multiple of 8, taps
 // ntap long; the caller has checked every offset.
 //
 //go:noescape
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int)
+
+// ycbcrRowAVX2 is ycbcr420Rows' pair loop over n pixels, n a multiple of 8: px
+// holds 3n floats, yrow n bytes, cbSum and crSum n/2 sums each; t is srgb8Padded.
+//
+//go:noescape
+func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32)

@@ -2,9 +2,13 @@
 
 package engine
 
-// useAVX is false where there is no AVX loop: tapSum runs in Go.
-var useAVX = false
+// useAVX and useAVX2 are false where there are no AVX loops: everything runs in Go.
+var useAVX, useAVX2 = false, false
 
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int) {
 	panic("engine: no AVX loop on this architecture")
+}
+
+func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32) {
+	panic("engine: no AVX2 loop on this architecture")
 }
