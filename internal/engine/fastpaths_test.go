@@ -140,6 +140,21 @@ func TestWarpBilinearMatchesSampler(t *testing.T) {
 			g := &warpInfo{inW: src.W, inH: src.H, mode: mode, linear: true, bilinear: true, to: to}
 			got := make([]float32, len(src.Pix))
 			g.render(got, src.W, src, 0, 0, 0, src.H, 0, src.W)
+			// A block of columns and rows, from the rectangle of the input it
+			// reads, makes those pixels of the whole.
+			c0, c1, a, b := 100, 356, 50, 120
+			x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
+			in := &Image{W: x1 - x0, H: y1 - y0, Pix: make([]float32, 3*(x1-x0)*(y1-y0))}
+			for y := y0; y < y1; y++ {
+				copy(in.Pix[3*(y-y0)*in.W:], src.Pix[3*(y*src.W+x0):3*(y*src.W+x1)])
+			}
+			block := make([]float32, 3*(c1-c0)*(b-a))
+			g.render(block, c1-c0, in, x0, y0, a, b, c0, c1)
+			for y := a; y < b; y++ {
+				if i, ok := sameBits(block[3*(y-a)*(c1-c0):3*(y-a+1)*(c1-c0)], got[3*(y*src.W+c0):3*(y*src.W+c1)]); !ok {
+					t.Fatalf("%s, %v degrees: the block's row %d differs from the whole's at %d", mode, deg, y, i)
+				}
+			}
 			clamp := mode != "constant"
 			for y := range src.H {
 				for x := range src.W {
