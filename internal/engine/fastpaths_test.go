@@ -287,3 +287,32 @@ func TestJPEGSameWithAVX2(t *testing.T) {
 		t.Fatalf("the JPEG differs with AVX2 (%d bytes) and without (%d bytes)", len(files[0]), len(files[1]))
 	}
 }
+
+// The decoder's row converters give the same floats with their AVX2 loop as in Go,
+// for random bytes (every clamp8 branch is reached: luma and chroma run the whole
+// byte range) and every remainder of the width.
+func TestYCbCrRowsAVX2MatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU or architecture")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for w := 1; w < 90; w++ {
+		yrow, cb, cr := make([]uint8, w), make([]uint8, w), make([]uint8, w)
+		for _, b := range [][]uint8{yrow, cb, cr} {
+			for i := range b {
+				b[i] = uint8(rng.IntN(256))
+			}
+		}
+		for _, conv := range []struct {
+			name string
+			fn   func(dst []float32, yrow, cb, cr []uint8)
+		}{{"full", ycbcrFull}, {"pairs", ycbcrPairs}} {
+			got, want := make([]float32, 3*w), make([]float32, 3*w)
+			withAVX2(t, true, func() { conv.fn(got, yrow, cb, cr) })
+			withAVX2(t, false, func() { conv.fn(want, yrow, cb, cr) })
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("%s, width %d: value %d is %v with AVX2, %v in Go", conv.name, w, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -22,3 +22,9 @@ func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int
 //
 //go:noescape
 func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32)
+
+// ycbcrLinAVX2 is ycbcrFull (pairs false) or ycbcrPairs (pairs true) over n pixels,
+// n a multiple of 8; lin is lin8.
+//
+//go:noescape
+func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)

@@ -12,3 +12,7 @@ func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int
 func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32) {
 	panic("engine: no AVX2 loop on this architecture")
 }
+
+func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32) {
+	panic("engine: no AVX2 loop on this architecture")
+}
