@@ -41,6 +41,15 @@
 //     image whole, and only they: band edits before them run as the source is
 //     converted, and those after them stream into the encoder.
 //
+// The hottest loops have amd64 versions in Go assembly, used when the CPU has AVX
+// or AVX2 (golang.org/x/sys/cpu) and never under the purego build tag: the
+// separable convolution's taps (tapSum: every gaussian, so blur, sharpening and
+// the filters built on them), the decoder's YCbCr-to-linear rows and the encoder's
+// linear-to-YCbCr rows. Each computes what its Go loop computes, operation for
+// operation (no fused multiply-add, integer arithmetic replicated exactly), so a
+// file's bytes do not depend on the machine; fastpaths_test.go holds every one to
+// its Go loop.
+//
 // JPEG decoding and encoding use jpegdec and jpegenc, Go's own image/jpeg forked and
 // made several times faster while giving the same pixels (decode) and the same bytes
 // (encode); the other formats use the standard library and golang.org/x/image. The
