@@ -110,6 +110,9 @@ type warpInfo struct {
 	// bilinear samples 2 x 2 taps instead of the cubic's 4 x 4.
 	bilinear bool
 	to       func(x, y float64) (float64, float64)
+	// aff, when set, is to as an affine map (rotate, affine), which the AVX2
+	// loop evaluates itself.
+	aff *affine
 }
 
 // whole applies the edit to a whole image.

@@ -88,50 +88,127 @@ func warpSpec(inW, inH, w, h int, mode string, linear bool, to func(x, y float64
 	return &geomSpec{w: w, h: h, src: src, render: render, warp: g}
 }
 
+// affine is an affine inverse map in the form the warps write it:
+// px = (x - ox) - ox2, py = (y - oy) - oy2, and the source position
+// (a*px + b*py + e, c*px + d*py + f), each operation rounded in that order.
+type affine struct{ ox, ox2, oy, oy2, a, b, c, d, e, f float64 }
+
+func (m *affine) at(x, y float64) (float64, float64) {
+	px, py := x-m.ox-m.ox2, y-m.oy-m.oy2
+	return m.a*px + m.b*py + m.e, m.c*px + m.d*py + m.f
+}
+
 // render writes output pixels [c0, c1) of rows [a, b) to dst (rows of stride pixels
 // from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
 // [y0, y0+in.H), every pixel the block's taps read.
 func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
+	var rows *affineRows
+	if g.aff != nil && g.bilinear && g.mode != "reflect" && useAVX2 {
+		rows = newAffineRows(g, in, x0, y0, c1-c0)
+	}
+	for y := a; y < b; y++ {
+		row := dst[3*stride*(y-a):]
+		row = row[:3*(c1-c0)]
+		if rows == nil {
+			g.span(row, in, x0, y0, y, c0, c0, c1)
+			continue
+		}
+		// Groups of four pixels whose taps all lie inside in are sampled by the
+		// AVX2 loop; the others, and the last few, here.
+		n := (c1 - c0) &^ 3
+		for _, k := range rows.row(row, in, y, c0, n) {
+			g.span(row, in, x0, y0, y, c0, c0+int(k), c0+int(k)+4)
+		}
+		g.span(row, in, x0, y0, y, c0, c0+n, c1)
+	}
+}
+
+// span writes output pixels [xa, xb) of row y to row (which starts at pixel c0).
+func (g *warpInfo) span(row []float32, in *Image, x0, y0, y, c0, xa, xb int) {
 	reflect, clamp := g.mode == "reflect", g.mode == "reflect" || g.mode == "edge"
 	inW, inH := g.inW, g.inH
 	fw, fh := float64(inW), float64(inH)
 	istride := 3 * in.W
-	for y := a; y < b; y++ {
-		row := dst[3*stride*(y-a):]
-		row = row[:3*(c1-c0)]
-		for x := c0; x < c1; x++ {
-			sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
-			sx, sy = sx-0.5, sy-0.5
-			if reflect {
-				sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
-			}
-			o := row[3*(x-c0) : 3*(x-c0)+3 : 3*(x-c0)+3]
-			if !g.bilinear {
-				o[0], o[1], o[2] = sampleCubicRect(in, x0, y0, inW, inH, sx, sy, clamp)
-				continue
-			}
-			if clamp {
-				sx, sy = min(max(sx, 0), fw-1), min(max(sy, 0), fh-1)
-			}
-			// sampleLinearRect's arithmetic, inline, for the taps inside the
-			// input (the other pixels go to it: clamping again changes nothing).
-			fx, fy := math.Floor(sx), math.Floor(sy)
-			if fx >= 0 && fy >= 0 && fx+1 < fw && fy+1 < fh {
-				ix, iy := int(fx), int(fy)
-				ax, ay := float32(sx-fx), float32(sy-fy)
-				base := 3*(iy-y0)*in.W + 3*(ix-x0)
-				p := in.Pix[base : base+6 : base+6]
-				q := in.Pix[base+istride : base+istride+6 : base+istride+6]
-				bx := 1 - ax
-				r0, g0, b0 := bx*p[0]+ax*p[3], bx*p[1]+ax*p[4], bx*p[2]+ax*p[5]
-				r1, g1, b1 := bx*q[0]+ax*q[3], bx*q[1]+ax*q[4], bx*q[2]+ax*q[5]
-				by := 1 - ay
-				o[0], o[1], o[2] = by*r0+ay*r1, by*g0+ay*g1, by*b0+ay*b1
-				continue
-			}
-			o[0], o[1], o[2] = sampleLinearRect(in, x0, y0, inW, inH, sx, sy, clamp)
+	for x := xa; x < xb; x++ {
+		sx, sy := g.to(float64(x)+0.5, float64(y)+0.5)
+		sx, sy = sx-0.5, sy-0.5
+		if reflect {
+			sx, sy = reflectCoord(sx, inW), reflectCoord(sy, inH)
 		}
+		o := row[3*(x-c0) : 3*(x-c0)+3 : 3*(x-c0)+3]
+		if !g.bilinear {
+			o[0], o[1], o[2] = sampleCubicRect(in, x0, y0, inW, inH, sx, sy, clamp)
+			continue
+		}
+		if clamp {
+			sx, sy = min(max(sx, 0), fw-1), min(max(sy, 0), fh-1)
+		}
+		// sampleLinearRect's arithmetic, inline, for the taps inside the input
+		// (the other pixels go to it: clamping again changes nothing).
+		fx, fy := math.Floor(sx), math.Floor(sy)
+		if fx >= 0 && fy >= 0 && fx+1 < fw && fy+1 < fh {
+			ix, iy := int(fx), int(fy)
+			ax, ay := float32(sx-fx), float32(sy-fy)
+			base := 3*(iy-y0)*in.W + 3*(ix-x0)
+			p := in.Pix[base : base+6 : base+6]
+			q := in.Pix[base+istride : base+istride+6 : base+istride+6]
+			bx := 1 - ax
+			r0, g0, b0 := bx*p[0]+ax*p[3], bx*p[1]+ax*p[4], bx*p[2]+ax*p[5]
+			r1, g1, b1 := bx*q[0]+ax*q[3], bx*q[1]+ax*q[4], bx*q[2]+ax*q[5]
+			by := 1 - ay
+			o[0], o[1], o[2] = by*r0+ay*r1, by*g0+ay*g1, by*b0+ay*b1
+			continue
+		}
+		o[0], o[1], o[2] = sampleLinearRect(in, x0, y0, inW, inH, sx, sy, clamp)
 	}
+}
+
+// affineRows runs the AVX2 loop of a bilinear affine warp over rows of a block.
+type affineRows struct {
+	m    *affine
+	p    affineParams
+	skip []int32
+}
+
+// affineParams is what warpAffineAVX2 reads (warp_amd64.s relies on its layout:
+// eight-byte fields in this order).
+type affineParams struct {
+	ox, ox2, a, c    float64
+	bpy, dpy, e, f   float64
+	fwm1, fhm1       float64 // the clamp's bounds (edge mode)
+	fw, fh           float64
+	x0, y0, inW, lim int64 // lim: the largest tap offset whose six floats and the next row's lie in the input
+	clamp            int64
+}
+
+// newAffineRows prepares the loop for blocks of w pixels read from in, or returns
+// nil when the loop cannot take them (offsets beyond 32 bits).
+func newAffineRows(g *warpInfo, in *Image, x0, y0, w int) *affineRows {
+	lim := len(in.Pix) - 3*in.W - 6
+	if lim < 0 || len(in.Pix) > math.MaxInt32 {
+		return nil
+	}
+	m := g.aff
+	r := &affineRows{m: m, skip: make([]int32, w/4+1)}
+	r.p = affineParams{ox: m.ox, ox2: m.ox2, a: m.a, c: m.c, e: m.e, f: m.f,
+		fwm1: float64(g.inW) - 1, fhm1: float64(g.inH) - 1, fw: float64(g.inW), fh: float64(g.inH),
+		x0: int64(x0), y0: int64(y0), inW: int64(in.W), lim: int64(lim)}
+	if g.mode == "edge" {
+		r.p.clamp = 1
+	}
+	return r
+}
+
+// row samples the groups of four of the first n pixels of row y (n a multiple of
+// 4, the row starting at pixel c0) and returns the offsets of the groups it left.
+func (r *affineRows) row(row []float32, in *Image, y, c0, n int) []int32 {
+	if n == 0 {
+		return nil
+	}
+	py := float64(y) + 0.5 - r.m.oy - r.m.oy2
+	r.p.bpy, r.p.dpy = r.m.b*py, r.m.d*py
+	k := warpAffineAVX2(&row[0], &in.Pix[0], n, float64(c0)+0.5, &r.p, &r.skip[0])
+	return r.skip[:k]
 }
 
 // bounds returns the input rectangle [x0, x1) x [y0, y1) that the output pixels

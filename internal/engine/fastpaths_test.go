@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // withAVX runs fn with tapSum's AVX loop on or off, and restores it.
@@ -312,6 +313,99 @@ func TestYCbCrRowsAVX2MatchesGo(t *testing.T) {
 			withAVX2(t, false, func() { conv.fn(want, yrow, cb, cr) })
 			if i, ok := sameBits(got, want); !ok {
 				t.Fatalf("%s, width %d: value %d is %v with AVX2, %v in Go", conv.name, w, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// warp_amd64.s reads affineParams by offset.
+func TestAffineParamsLayout(t *testing.T) {
+	var p affineParams
+	for _, f := range []struct {
+		name string
+		got  uintptr
+		want uintptr
+	}{
+		{"ox", unsafe.Offsetof(p.ox), 0}, {"a", unsafe.Offsetof(p.a), 16}, {"bpy", unsafe.Offsetof(p.bpy), 32},
+		{"e", unsafe.Offsetof(p.e), 48}, {"fwm1", unsafe.Offsetof(p.fwm1), 64}, {"fw", unsafe.Offsetof(p.fw), 80},
+		{"x0", unsafe.Offsetof(p.x0), 96}, {"lim", unsafe.Offsetof(p.lim), 120}, {"clamp", unsafe.Offsetof(p.clamp), 128},
+	} {
+		if f.got != f.want {
+			t.Errorf("affineParams.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
+		}
+	}
+}
+
+// A bilinear affine warp (rotate, affine) gives the same pixels with its AVX2 loop as
+// with the Go loop and as sampleLinearRect, in each border mode, for maps that
+// rotate, shear, scale and shift past every edge, on whole images and on blocks
+// read from a rectangle of the input.
+func TestWarpAffineAVX2MatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU or architecture")
+	}
+	src := opPhoto(t, "chelsea")
+	W, H := float64(src.W), float64(src.H)
+	maps := []affine{
+		{ox: W / 2, oy: H / 2, a: math.Cos(0.17), b: math.Sin(0.17), e: W / 2, c: -math.Sin(0.17), d: math.Cos(0.17), f: H / 2},
+		{ox: W / 2, ox2: 31.7, oy: H / 2, oy2: -12.25, a: 0.8, b: 0.3, e: W / 2, c: -0.2, d: 1.3, f: H / 2},
+		{ox: W / 2, oy: H / 2, a: -1, b: 0, e: W / 2, c: 0, d: 1, f: H / 2}, // a mirror: positions on exact pixel centres
+		{ox: 0, oy: 0, a: 2.5, b: 0, e: -100, c: 0, d: 2.5, f: -60},
+	}
+	for mi, m := range maps {
+		for _, mode := range []string{"constant", "edge", "reflect"} {
+			g := &warpInfo{inW: src.W, inH: src.H, mode: mode, linear: true, bilinear: true, aff: &m, to: m.at}
+			var got, want []float32
+			for _, on := range []bool{true, false} {
+				out := make([]float32, len(src.Pix))
+				withAVX2(t, on, func() { g.render(out, src.W, src, 0, 0, 0, src.H, 0, src.W) })
+				if on {
+					got = out
+				} else {
+					want = out
+				}
+			}
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("map %d, %s: value %d is %v with AVX2, %v in Go", mi, mode, i, got[i], want[i])
+			}
+			if mi == 0 && mode != "reflect" {
+				// The AVX2 loop does sample: a middle row of a small rotation
+				// leaves it only the groups near the edges.
+				r := newAffineRows(g, src, 0, 0, src.W)
+				n := src.W &^ 3
+				if left := len(r.row(make([]float32, 3*src.W), src, src.H/2, 0, n)); left > n/4/4 {
+					t.Fatalf("%s: the AVX2 loop left %d of %d groups of a middle row", mode, left, n/4)
+				}
+			}
+			for y := range src.H {
+				for x := range src.W {
+					sx, sy := m.at(float64(x)+0.5, float64(y)+0.5)
+					sx, sy = sx-0.5, sy-0.5
+					if mode == "reflect" {
+						sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
+					}
+					r, gg, b := sampleLinearRect(src, 0, 0, src.W, src.H, sx, sy, mode != "constant")
+					i := 3 * (y*src.W + x)
+					if _, ok := sameBits(got[i:i+3], []float32{r, gg, b}); !ok {
+						t.Fatalf("map %d, %s: pixel (%d, %d) is %v, the sampler says %v", mi, mode, x, y, got[i:i+3], []float32{r, gg, b})
+					}
+				}
+			}
+			c0, c1, a, b := 37, 290, 20, 90
+			x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
+			if x1 <= x0 || y1 <= y0 {
+				continue
+			}
+			in := &Image{W: x1 - x0, H: y1 - y0, Pix: make([]float32, 3*(x1-x0)*(y1-y0))}
+			for y := y0; y < y1; y++ {
+				copy(in.Pix[3*(y-y0)*in.W:], src.Pix[3*(y*src.W+x0):3*(y*src.W+x1)])
+			}
+			block := make([]float32, 3*(c1-c0)*(b-a))
+			g.render(block, c1-c0, in, x0, y0, a, b, c0, c1)
+			for y := a; y < b; y++ {
+				if i, ok := sameBits(block[3*(y-a)*(c1-c0):3*(y-a+1)*(c1-c0)], got[3*(y*src.W+c0):3*(y*src.W+c1)]); !ok {
+					t.Fatalf("map %d, %s: the block's row %d differs from the whole's at %d", mi, mode, y, i)
+				}
 			}
 		}
 	}

@@ -205,16 +205,17 @@ func reflectCoord(x float64, n int) float64 {
 // source at the position to gives, in source pixel units with centres at +0.5. Outside
 // the source, mode constant shows black, reflect mirrors and edge repeats the edge.
 func warp(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
-	return warpOf(rc, src, w, h, mode, false, to)
+	return warpOf(rc, src, w, h, mode, nil, to)
 }
 
-// warpLinear is warp for an affine map to.
-func warpLinear(rc *runCtx, src *Image, w, h int, mode string, to func(x, y float64) (float64, float64)) *Image {
-	return warpOf(rc, src, w, h, mode, true, to)
+// warpLinear is warp for the affine map m.
+func warpLinear(rc *runCtx, src *Image, w, h int, mode string, m affine) *Image {
+	return warpOf(rc, src, w, h, mode, &m, m.at)
 }
 
-func warpOf(rc *runCtx, src *Image, w, h int, mode string, linear bool, to func(x, y float64) (float64, float64)) *Image {
-	g := warpSpec(src.W, src.H, w, h, mode, linear, to)
+func warpOf(rc *runCtx, src *Image, w, h int, mode string, aff *affine, to func(x, y float64) (float64, float64)) *Image {
+	g := warpSpec(src.W, src.H, w, h, mode, aff != nil, to)
+	g.warp.aff = aff
 	g.warp.bilinear = rc != nil && rc.bilinear
 	if rc != nil && rc.plan != nil {
 		return rc.plan.record(g)
@@ -261,10 +262,8 @@ func opAffine(rc *runCtx, src *Image, a Args) (*Image, error) {
 	i00, i01, i10, i11 := m11/det, -m01/det, -m10/det, m00/det
 	cx, cy := float64(src.W)/2, float64(src.H)/2
 	dx, dy := tx*float64(src.W), ty*float64(src.H)
-	return warpLinear(rc, src, src.W, src.H, mode, func(x, y float64) (float64, float64) {
-		px, py := x-cx-dx, y-cy-dy
-		return i00*px + i01*py + cx, i10*px + i11*py + cy
-	}), nil
+	// x-cx-dx is (x-cx)-dx: ox then ox2.
+	return warpLinear(rc, src, src.W, src.H, mode, affine{ox: cx, ox2: dx, oy: cy, oy2: dy, a: i00, b: i01, e: cx, c: i10, d: i11, f: cy}), nil
 }
 
 // homography returns the projective map that takes the unit square's corners (0,0),

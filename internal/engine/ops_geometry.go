@@ -181,10 +181,7 @@ func opRotate(rc *runCtx, src *Image, a Args) (*Image, error) {
 		mode = "edge"
 	}
 	// The inverse rotation takes an output position to the source.
-	return warpLinear(rc, src, w, h, mode, func(x, y float64) (float64, float64) {
-		px, py := x-dcx, y-dcy
-		return cos*px + sin*py + scx, -sin*px + cos*py + scy
-	}), nil
+	return warpLinear(rc, src, w, h, mode, affine{ox: dcx, oy: dcy, a: cos, b: sin, e: scx, c: -sin, d: cos, f: scy}), nil
 }
 
 // rotateQuarter rotates clockwise by q quarter turns (1, 2 or 3) by moving pixels.

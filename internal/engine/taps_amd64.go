@@ -28,3 +28,9 @@ func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum
 //
 //go:noescape
 func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
+
+// warpAffineAVX2 samples a row of a bilinear affine warp (see warp_amd64.s) and
+// returns how many groups of four it left to the Go loop, listed in skip.
+//
+//go:noescape
+func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int

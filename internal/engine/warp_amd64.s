@@ -1,0 +1,193 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA iotad<>+0(SB)/8, $0x0000000000000000
+DATA iotad<>+8(SB)/8, $0x3ff0000000000000
+DATA iotad<>+16(SB)/8, $0x4000000000000000
+DATA iotad<>+24(SB)/8, $0x4008000000000000
+GLOBL iotad<>(SB), RODATA|NOPTR, $32
+
+DATA fourd<>+0(SB)/8, $0x4010000000000000
+DATA fourd<>+8(SB)/8, $0x4010000000000000
+DATA fourd<>+16(SB)/8, $0x4010000000000000
+DATA fourd<>+24(SB)/8, $0x4010000000000000
+GLOBL fourd<>(SB), RODATA|NOPTR, $32
+
+DATA halfd<>+0(SB)/8, $0x3fe0000000000000
+DATA halfd<>+8(SB)/8, $0x3fe0000000000000
+DATA halfd<>+16(SB)/8, $0x3fe0000000000000
+DATA halfd<>+24(SB)/8, $0x3fe0000000000000
+GLOBL halfd<>(SB), RODATA|NOPTR, $32
+
+DATA oned<>+0(SB)/8, $0x3ff0000000000000
+DATA oned<>+8(SB)/8, $0x3ff0000000000000
+DATA oned<>+16(SB)/8, $0x3ff0000000000000
+DATA oned<>+24(SB)/8, $0x3ff0000000000000
+GLOBL oned<>(SB), RODATA|NOPTR, $32
+
+DATA onef<>+0(SB)/4, $0x3f800000
+DATA onef<>+4(SB)/4, $0x3f800000
+DATA onef<>+8(SB)/4, $0x3f800000
+DATA onef<>+12(SB)/4, $0x3f800000
+GLOBL onef<>(SB), RODATA|NOPTR, $16
+
+// LANE(k, imm, o, o8): pixel k of a group: its taps at base lane k of X7, its
+// weights lane k of X8 (ax), X10 (bx), X9 (ay), X11 (by); sampleLinearRect's
+// arithmetic with the three channels in the lanes of one register (the fourth is
+// never stored; every load stays within a row's two taps), written at o(DI).
+#define LANE(k, imm, o, o8) \
+	VPEXTRD   k, X7, R11; \
+	LEAQ      (SI)(R11*4), R12; \
+	VMOVUPS   (R12), X0; \
+	VMOVUPS   8(R12), X1; \
+	VPSRLDQ   $4, X1, X1; \
+	VMOVUPS   (R12)(R13*1), X2; \
+	VMOVUPS   8(R12)(R13*1), X3; \
+	VPSRLDQ   $4, X3, X3; \
+	VPERMILPS imm, X8, X4; \
+	VPERMILPS imm, X10, X5; \
+	VMULPS    X5, X0, X0; \
+	VMULPS    X4, X1, X1; \
+	VADDPS    X1, X0, X0; \
+	VMULPS    X5, X2, X2; \
+	VMULPS    X4, X3, X3; \
+	VADDPS    X3, X2, X2; \
+	VPERMILPS imm, X9, X4; \
+	VPERMILPS imm, X11, X5; \
+	VMULPS    X5, X0, X0; \
+	VMULPS    X4, X2, X2; \
+	VADDPS    X2, X0, X0; \
+	VMOVQ     X0, o(DI); \
+	VEXTRACTPS $2, X0, o8(DI)
+
+// func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int
+//
+// Samples the n pixels (n a multiple of 4) of one output row of a bilinear affine
+// warp, four at a time, from pixel centre xs on: each position with the Go loop's
+// float64 arithmetic in its order ((x-ox)-ox2, then a*px + b*py + e less 0.5,
+// clamped in edge mode, floored), and when all four pixels' taps lie inside the
+// input and inside src (0 <= base <= lim) their colours as sampleLinearRect makes
+// them. A group that does not qualify is left for the Go loop: its first pixel's
+// index goes to skip. Returns how many went there.
+TEXT ·warpAffineAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         p+32(FP), R8
+	MOVQ         skip+40(FP), R9
+	XORQ         R10, R10 // groups skipped
+	XORQ         DX, DX   // index of the group's first pixel
+	MOVQ         112(R8), R13
+	IMULQ        $12, R13 // a row of the input, in bytes
+	VBROADCASTSD xs+24(FP), Y15
+	VADDPD       iotad<>(SB), Y15, Y15
+	VMOVUPD      fourd<>(SB), Y14
+
+loop:
+	CMPQ CX, $4
+	JLT  done
+
+	// px, then sx in Y2 and sy in Y3.
+	VBROADCASTSD 0(R8), Y0
+	VSUBPD       Y0, Y15, Y1
+	VBROADCASTSD 8(R8), Y0
+	VSUBPD       Y0, Y1, Y1
+	VBROADCASTSD 16(R8), Y0
+	VMULPD       Y0, Y1, Y2
+	VBROADCASTSD 32(R8), Y0
+	VADDPD       Y0, Y2, Y2
+	VBROADCASTSD 48(R8), Y0
+	VADDPD       Y0, Y2, Y2
+	VSUBPD       halfd<>(SB), Y2, Y2
+	VBROADCASTSD 24(R8), Y0
+	VMULPD       Y0, Y1, Y3
+	VBROADCASTSD 40(R8), Y0
+	VADDPD       Y0, Y3, Y3
+	VBROADCASTSD 56(R8), Y0
+	VADDPD       Y0, Y3, Y3
+	VSUBPD       halfd<>(SB), Y3, Y3
+
+	// Edge mode: min(max(s, 0), n-1); max gives +0 for -0, as Go's max does.
+	CMPQ         128(R8), $0
+	JEQ          floor
+	VXORPD       Y0, Y0, Y0
+	VMAXPD       Y0, Y2, Y2
+	VMAXPD       Y0, Y3, Y3
+	VBROADCASTSD 64(R8), Y0
+	VMINPD       Y0, Y2, Y2
+	VBROADCASTSD 72(R8), Y0
+	VMINPD       Y0, Y3, Y3
+
+floor:
+	VROUNDPD $9, Y2, Y4 // fx
+	VROUNDPD $9, Y3, Y5 // fy
+
+	// Inside: fx >= 0, fy >= 0, fx+1 < w, fy+1 < h, for all four.
+	VXORPD       Y0, Y0, Y0
+	VCMPPD       $0x1d, Y0, Y4, Y1
+	VCMPPD       $0x1d, Y0, Y5, Y0
+	VANDPD       Y0, Y1, Y1
+	VADDPD       oned<>(SB), Y4, Y0
+	VBROADCASTSD 80(R8), Y6
+	VCMPPD       $0x11, Y6, Y0, Y0
+	VANDPD       Y0, Y1, Y1
+	VADDPD       oned<>(SB), Y5, Y0
+	VBROADCASTSD 88(R8), Y6
+	VCMPPD       $0x11, Y6, Y0, Y0
+	VANDPD       Y0, Y1, Y1
+	VMOVMSKPD    Y1, AX
+	CMPQ         AX, $15
+	JNE          skipgroup
+
+	// base = 3*((iy-y0)*inW + (ix-x0)), in X7, checked against 0 and lim.
+	VCVTTPD2DQY  Y4, X6
+	VCVTTPD2DQY  Y5, X7
+	VPBROADCASTD 104(R8), X0
+	VPSUBD       X0, X7, X7
+	VPBROADCASTD 112(R8), X0
+	VPMULLD      X0, X7, X7
+	VPBROADCASTD 96(R8), X0
+	VPSUBD       X0, X6, X6
+	VPADDD       X6, X7, X7
+	VPADDD       X7, X7, X6
+	VPADDD       X6, X7, X7
+	VPXOR        X0, X0, X0
+	VPCMPGTD     X7, X0, X1
+	VPBROADCASTD 120(R8), X0
+	VPCMPGTD     X0, X7, X6
+	VPOR         X6, X1, X1
+	VPTEST       X1, X1
+	JNZ          skipgroup
+
+	// Weights: ax, ay rounded to float32 from the float64 fractions; bx, by.
+	VSUBPD     Y4, Y2, Y2
+	VCVTPD2PSY Y2, X8
+	VSUBPD     Y5, Y3, Y3
+	VCVTPD2PSY Y3, X9
+	VMOVUPS    onef<>(SB), X10
+	VSUBPS     X8, X10, X10
+	VMOVUPS    onef<>(SB), X11
+	VSUBPS     X9, X11, X11
+
+	LANE($0, $0x00, 0, 8)
+	LANE($1, $0x55, 12, 20)
+	LANE($2, $0xaa, 24, 32)
+	LANE($3, $0xff, 36, 44)
+
+next:
+	ADDQ   $48, DI
+	VADDPD Y14, Y15, Y15
+	ADDQ   $4, DX
+	SUBQ   $4, CX
+	JMP    loop
+
+skipgroup:
+	MOVL DX, (R9)(R10*4)
+	INCQ R10
+	JMP  next
+
+done:
+	VZEROUPPER
+	MOVQ R10, ret+48(FP)
+	RET
