@@ -714,9 +714,7 @@ func mapChannels(rc *runCtx, src *Image, lut *fnLUT, mask int) *Image {
 	on := [3]bool{mask&1 != 0, mask&2 != 0, mask&4 != 0}
 	return mapRows(rc, src, func(d, s []float32) {
 		if on == [3]bool{true, true, true} {
-			for i, v := range s {
-				d[i] = lut.at(v)
-			}
+			lut.apply(d, s)
 			return
 		}
 		copy(d, s)

@@ -53,6 +53,20 @@ func newFnLUT(f func(float64) float64) *fnLUT {
 	return t
 }
 
+// apply writes f(s[i]) to d[i]; eight at a time where the CPU has AVX2, to the
+// same values.
+func (t *fnLUT) apply(d, s []float32) {
+	d = d[:len(s)]
+	if useAVX2 && len(s) >= 8 {
+		m := len(s) &^ 7
+		lutApplyAVX2(&d[0], &s[0], m, &t.bins[0], lutLo-1, lutBins+1)
+		d, s = d[m:], s[m:]
+	}
+	for i, v := range s {
+		d[i] = t.at(v)
+	}
+}
+
 // at returns f(v).
 func (t *fnLUT) at(v float32) float32 {
 	i := int32(math.Float32bits(v))>>16 - (lutLo - 1)

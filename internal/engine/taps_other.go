@@ -20,3 +20,7 @@ func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs boo
 func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int {
 	panic("engine: no AVX2 loop on this architecture")
 }
+
+func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last int) {
+	panic("engine: no AVX2 loop on this architecture")
+}
