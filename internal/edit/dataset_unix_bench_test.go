@@ -23,12 +23,15 @@ import (
 func BenchmarkDatasetJob(b *testing.B) {
 	s := testEditor(b)
 	aug := &augment.Augmenter{Contract: s.Contract, Vocab: s.Vocab}
-	src, err := engine.Decode(darkroom.SamplePhoto, engine.DecodeOptions{MaxLongEdge: 1024})
+	src, err := engine.Decode(darkroom.SamplePhoto, engine.DecodeOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The sample is 600 px wide: scaled up to the 1024 px of the peers' images.
+	w, h := engine.FitLongEdge(src.Image.W, src.Image.H, 1024)
+	img := engine.Resize(src.Image, w, h)
 	var in bytes.Buffer
-	if err := engine.Encode(&in, src.Image, engine.EncodeOptions{Format: "jpeg", Quality: 95}); err != nil {
+	if err := engine.Encode(&in, img, engine.EncodeOptions{Format: "jpeg", Quality: 95}); err != nil {
 		b.Fatal(err)
 	}
 	p := augment.Pipeline{
@@ -38,7 +41,7 @@ func BenchmarkDatasetJob(b *testing.B) {
 		{Entry: "gaussian_blur", P: 1, Params: map[string]augment.Value{"radius": augment.Fixed(0.00146)}},
 	}
 	f := datasetAugment(aug, p, "jpeg")
-	b.SetBytes(int64(3 * src.Image.W * src.Image.H))
+	b.SetBytes(int64(3 * img.W * img.H))
 	b.ResetTimer()
 	cpu0 := processCPU()
 	for i := range b.N {
