@@ -201,6 +201,33 @@ GLOBL crb<>(SB), RODATA|NOPTR, $32
 	VCMPPS      $0x1d, Y11, V, Y6; \
 	VBLENDVPS   Y6, Y14, Y7, V
 
+// DEILV(idx, mb, mc, D): one channel of the eight pixels in Y0, Y1, Y2 (a, b, c)
+// into D: each permuted by idx, b blended in at the lanes of mask mb and c at mc.
+#define DEILV(idx, mb, mc, D) \
+	VMOVDQU  idx, Y8; \
+	VPERMPS  Y0, Y8, D; \
+	VPERMPS  Y1, Y8, Y6; \
+	VPERMPS  Y2, Y8, Y7; \
+	VBLENDPS mb, Y6, D, D; \
+	VBLENDPS mc, Y7, D, D
+
+// CHROMA(kr, kg, kb, SUM): clamp8(kr*r + kg*g + kb*b + 257<<15) of the eight
+// pixels in Y3, Y4, Y5, summed over pairs and added to the four sums at SUM.
+#define CHROMA(kr, kg, kb, SUM) \
+	VPMULLD      kr, Y3, Y0; \
+	VPMULLD      kg, Y4, Y1; \
+	VPADDD       Y1, Y0, Y0; \
+	VPMULLD      kb, Y5, Y1; \
+	VPADDD       Y1, Y0, Y0; \
+	VPADDD       coff<>(SB), Y0, Y0; \
+	VPSRAD       $16, Y0, Y0; \
+	VPMAXSD      Y15, Y0, Y0; \
+	VPMINSD      Y14, Y0, Y0; \
+	VPHADDD      Y0, Y0, Y0; \
+	VPERMQ       $0x08, Y0, Y0; \
+	VPADDD       (SUM), X0, X0; \
+	VMOVDQU      X0, (SUM)
+
 // func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32)
 //
 // The pair loop of ycbcr420Rows over n pixels, n a multiple of 8: px holds n RGB
@@ -229,24 +256,9 @@ loop:
 	VMOVUPS 64(SI), Y2
 
 	// De-interleave: R is lanes 0,3,6 of a, 1,4,7 of b, 2,5 of c, and so on.
-	VMOVDQU  permR<>(SB), Y8
-	VPERMPS  Y0, Y8, Y3
-	VPERMPS  Y1, Y8, Y6
-	VPERMPS  Y2, Y8, Y7
-	VBLENDPS $0x38, Y6, Y3, Y3
-	VBLENDPS $0xc0, Y7, Y3, Y3
-	VMOVDQU  permG<>(SB), Y8
-	VPERMPS  Y0, Y8, Y4
-	VPERMPS  Y1, Y8, Y6
-	VPERMPS  Y2, Y8, Y7
-	VBLENDPS $0x18, Y6, Y4, Y4
-	VBLENDPS $0xe0, Y7, Y4, Y4
-	VMOVDQU  permB<>(SB), Y8
-	VPERMPS  Y0, Y8, Y5
-	VPERMPS  Y1, Y8, Y6
-	VPERMPS  Y2, Y8, Y7
-	VBLENDPS $0x1c, Y6, Y5, Y5
-	VBLENDPS $0xe0, Y7, Y5, Y5
+	DEILV(permR<>(SB), $0x38, $0xc0, Y3)
+	DEILV(permG<>(SB), $0x18, $0xe0, Y4)
+	DEILV(permB<>(SB), $0x1c, $0xe0, Y5)
 
 	QUANT(Y3)
 	QUANT(Y4)
@@ -265,35 +277,10 @@ loop:
 	VPACKUSWB  X0, X0, X0
 	MOVQ       X0, (DI)
 
-	// Cb: clamp8(-11056 r - 21712 g + 32768 b + 257<<15), summed over pairs.
-	VPMULLD    cbr<>(SB), Y3, Y0
-	VPMULLD    cbg<>(SB), Y4, Y1
-	VPADDD     Y1, Y0, Y0
-	VPMULLD    cbb<>(SB), Y5, Y1
-	VPADDD     Y1, Y0, Y0
-	VPADDD     coff<>(SB), Y0, Y0
-	VPSRAD     $16, Y0, Y0
-	VPMAXSD    Y15, Y0, Y0
-	VPMINSD    Y14, Y0, Y0
-	VPHADDD    Y0, Y0, Y0
-	VPERMQ     $0x08, Y0, Y0
-	VPADDD     (R8), X0, X0
-	VMOVDQU    X0, (R8)
-
-	// Cr: clamp8(32768 r - 27440 g - 5328 b + 257<<15), summed over pairs.
-	VPMULLD    cbb<>(SB), Y3, Y0
-	VPMULLD    crg<>(SB), Y4, Y1
-	VPADDD     Y1, Y0, Y0
-	VPMULLD    crb<>(SB), Y5, Y1
-	VPADDD     Y1, Y0, Y0
-	VPADDD     coff<>(SB), Y0, Y0
-	VPSRAD     $16, Y0, Y0
-	VPMAXSD    Y15, Y0, Y0
-	VPMINSD    Y14, Y0, Y0
-	VPHADDD    Y0, Y0, Y0
-	VPERMQ     $0x08, Y0, Y0
-	VPADDD     (R9), X0, X0
-	VMOVDQU    X0, (R9)
+	// Cb: clamp8(-11056 r - 21712 g + 32768 b + 257<<15), summed over pairs;
+	// Cr: clamp8(32768 r - 27440 g - 5328 b + 257<<15).
+	CHROMA(cbr<>(SB), cbg<>(SB), cbb<>(SB), R8)
+	CHROMA(cbb<>(SB), crg<>(SB), crb<>(SB), R9)
 
 	ADDQ $96, SI
 	ADDQ $8, DI

@@ -124,6 +124,17 @@ GLOBL k255<>(SB), RODATA|NOPTR, $32
 	VPGATHERDD Y13, (R10)(V*4), Y14; \
 	VMOVDQA    Y14, V
 
+// ILV(idx, mg, mb, o): the eight floats at o(DI) from R (Y3), G (Y4) and B (Y5),
+// each permuted by idx, G blended in at the lanes of mask mg and B at mb.
+#define ILV(idx, mg, mb, o) \
+	VMOVDQU  idx, Y0; \
+	VPERMPS  Y3, Y0, Y6; \
+	VPERMPS  Y4, Y0, Y7; \
+	VPERMPS  Y5, Y0, Y8; \
+	VBLENDPS mg, Y7, Y6, Y6; \
+	VBLENDPS mb, Y8, Y6, Y6; \
+	VMOVUPS  Y6, o(DI)
+
 // func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
 //
 // Converts n pixels, n a multiple of 8, with ycbcrRGB's integer arithmetic, clamp8
@@ -177,28 +188,11 @@ chroma:
 	LIN(Y4)
 	LIN(Y5)
 
-	// Interleave: out[3i+c] is channel c of pixel i.
-	VMOVDQU  ilvA<>(SB), Y0
-	VPERMPS  Y3, Y0, Y6
-	VPERMPS  Y4, Y0, Y7
-	VPERMPS  Y5, Y0, Y8
-	VBLENDPS $0x92, Y7, Y6, Y6
-	VBLENDPS $0x24, Y8, Y6, Y6
-	VMOVUPS  Y6, (DI)
-	VMOVDQU  ilvB<>(SB), Y0
-	VPERMPS  Y3, Y0, Y6
-	VPERMPS  Y4, Y0, Y7
-	VPERMPS  Y5, Y0, Y8
-	VBLENDPS $0x24, Y7, Y6, Y6
-	VBLENDPS $0x49, Y8, Y6, Y6
-	VMOVUPS  Y6, 32(DI)
-	VMOVDQU  ilvC<>(SB), Y0
-	VPERMPS  Y3, Y0, Y6
-	VPERMPS  Y4, Y0, Y7
-	VPERMPS  Y5, Y0, Y8
-	VBLENDPS $0x49, Y7, Y6, Y6
-	VBLENDPS $0x92, Y8, Y6, Y6
-	VMOVUPS  Y6, 64(DI)
+	// Interleave: out[3i+c] is channel c of pixel i; each output vector takes
+	// the lanes its pixels need from R, G and B, then blends them.
+	ILV(ilvA<>(SB), $0x92, $0x24, 0)
+	ILV(ilvB<>(SB), $0x24, $0x49, 32)
+	ILV(ilvC<>(SB), $0x49, $0x92, 64)
 
 	ADDQ $8, SI
 	ADDQ $96, DI
