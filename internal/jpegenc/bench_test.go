@@ -1,6 +1,7 @@
 package jpegenc
 
 import (
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
@@ -103,4 +104,39 @@ func BenchmarkEncode(b *testing.B) {
 	}
 	b.Run("1024x683/std", func(b *testing.B) { run(b, smallImg(b), std) })
 	b.Run("1024x683/fast", func(b *testing.B) { run(b, smallImg(b), fast) })
+}
+
+// BenchmarkEncode1024 encodes a 1024x1024 photograph (the centre square of
+// the shared photo, downscaled) at the qualities augmentation uses most.
+func BenchmarkEncode1024(b *testing.B) {
+	var sq *image.YCbCr
+	square := func(b *testing.B) *image.YCbCr {
+		if sq == nil {
+			m := loadLarge(b)
+			side := min(m.Rect.Dx(), m.Rect.Dy()) &^ 1
+			x0 := (m.Rect.Min.X + m.Rect.Max.X - side) / 2 &^ 1
+			y0 := (m.Rect.Min.Y + m.Rect.Max.Y - side) / 2 &^ 1
+			c := m.SubImage(image.Rect(x0, y0, x0+side, y0+side)).(*image.YCbCr)
+			sq = downscale420(c, 1024, 1024)
+		}
+		return sq
+	}
+	for _, q := range []int{90, 95} {
+		for _, avx2 := range fdctPaths() {
+			fdct := "go"
+			if avx2 {
+				fdct = "avx2"
+			}
+			b.Run(fmt.Sprintf("q%d/%s", q, fdct), func(b *testing.B) {
+				m := square(b)
+				b.ReportAllocs()
+				b.SetBytes(int64(m.Rect.Dx() * m.Rect.Dy()))
+				for b.Loop() {
+					if err := encodeWith(avx2, io.Discard, m, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

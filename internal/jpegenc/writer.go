@@ -59,6 +59,15 @@ var unzig = [blockSize]uint8{
 	53, 60, 61, 54, 47, 55, 62, 63,
 }
 
+// unzigT maps from the zig-zag ordering to the block's (transposed) order:
+// unzigT[zig] = transposed(unzig[zig]).
+var unzigT = func() (t [blockSize]uint8) {
+	for zig, k := range unzig {
+		t[zig] = uint8(transposed(int(k)))
+	}
+	return t
+}()
+
 // zigOf is the inverse of unzig: zigOf[k] is the zig-zag position of the
 // natural-order index k.
 var zigOf = func() (z [blockSize]uint8) {
@@ -183,6 +192,7 @@ func init() {
 			for j := range 8 {
 				if r&(1<<j) != 0 {
 					zigMask[i][r] |= 1 << zigOf[8*i+j]
+					zigMaskT[i][r] |= 1 << zigOf[8*j+i]
 				}
 			}
 		}
@@ -229,8 +239,8 @@ var sosHeaderYCbCr = []byte{
 	0x11, 0x03, 0x11, 0x00, 0x3f, 0x00,
 }
 
-// quantTable holds one quantization table prepared for the quantizer, in
-// natural (not zig-zag) order.
+// quantTable holds one quantization table prepared for the quantizers, in
+// the block's (transposed) order.
 //
 // image/jpeg quantizes an FDCT output a with div(a, d), d = 8*q, which
 // rounds half away from zero: (a + h) / d for a >= 0 and -((-a + h) / d) for
@@ -251,9 +261,21 @@ var sosHeaderYCbCr = []byte{
 //
 // for all |a| <= 2^16, eight times the FDCT's output range (|a| <= 8192).
 // TestQuantizeExhaustive checks every such a for every d.
+//
+// The AVX2 quantizer has no 64-bit lane multiply, so it divides the
+// magnitude instead: div(a, d) = sign(a) * floor((|a| + h) / d), and with
+// n = |a| + h <= M = 2^15 + h, floor(n/d) = (n * mul32) >> shift, where
+// shift is the least k with M*(d-1) < 2^k and mul32 = ceil(2^k/d). By the
+// argument above (err < d, so n*err <= M*(d-1) < 2^k) the result is exact,
+// and as 2^k < 2*M*(d-1), mul32 <= 2^k/d + 1 < 2*M + 1, so n*mul32 <=
+// M*(2*M+1) < 2^32 fits a 32-bit lane. This covers |a| <= 2^15, four times
+// the FDCT's output range; TestQuantizeAVX2Exhaustive checks every such a.
 type quantTable struct {
 	c   [blockSize]uint64
 	mul [blockSize]uint64
+
+	// For the AVX2 quantizer: h, mul32 and shift.
+	h, mul32, shift [blockSize]uint32
 }
 
 // quantBias is the multiple of d added to make quantizer numerators
@@ -263,10 +285,27 @@ const quantBias = 1 << 14
 func (t *quantTable) init(zigQuant *[blockSize]byte) {
 	for zig, q := range zigQuant {
 		d := 8 * uint64(q)
-		k := unzig[zig]
+		k := transposed(int(unzig[zig]))
 		t.c[k] = d>>1 + quantBias*d
 		t.mul[k] = (1<<40 + d - 1) / d
+		t.h[k], t.mul32[k], t.shift[k] = quant32(d)
 	}
+}
+
+// quant32 returns the AVX2 quantizer's h, mul32 and shift for divisor d
+// (see quantTable).
+func quant32(d uint64) (h, mul32, shift uint32) {
+	h = uint32(d >> 1)
+	m := uint64(1<<15) + d>>1
+	k := uint(0)
+	for m*(d-1) >= 1<<k {
+		k++
+	}
+	mul := (uint64(1)<<k + d - 1) / d
+	if m*mul >= 1<<32 {
+		panic("jpegenc: quantizer multiplier overflows 32 bits") // excluded by the argument above.
+	}
+	return h, uint32(mul), uint32(k)
 }
 
 // quantize returns image/jpeg's div(a, d) for the d whose c and mul are given
@@ -277,8 +316,9 @@ func quantize(a int32, c, mul uint64) int32 {
 }
 
 // zigMask[i][r] is the zig-zag-order bit mask of the coefficients of row i
-// (natural order 8*i to 8*i+7) whose bits are set in r.
-var zigMask [8][256]uint64
+// (natural order 8*i to 8*i+7) whose bits are set in r, and zigMaskT[i][r]
+// that of the coefficients of column i (natural order i, 8+i, ..., 56+i).
+var zigMask, zigMaskT [8][256]uint64
 
 const (
 	// outBufSize is the size of the output buffer.
@@ -311,6 +351,8 @@ type encoder struct {
 
 	// blk is the scratch DCT block.
 	blk block
+	// avx2 is useAVX2 when the encode started.
+	avx2 bool
 
 	// xs and ys describe the MCU columns and rows (see writeSOS).
 	xs, ys axisMap
@@ -428,8 +470,12 @@ func emitBits(buf []byte, n int, acc uint64, nacc uint, code uint64, nb uint) (i
 // the 8x8 samples src[off+r*stride+i] and returns the quantized DC value.
 // The caller guarantees room for maxMCUBytes/6 bytes in e.buf.
 func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int32) int32 {
-	fdctCols(&e.blk, src, off, stride)
-	mask := fdctRowsQuant(&e.blk, &e.qt[class])
+	var mask uint64
+	if e.avx2 {
+		mask = fdctQuantAVX2(&e.blk, src, off, stride, &e.qt[class])
+	} else {
+		mask = fdctQuantGo(&e.blk, src, off, stride, &e.qt[class])
+	}
 
 	buf, n, acc, nacc := e.buf, e.n, e.acc, e.nacc
 
@@ -457,7 +503,7 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 			n, acc, nacc = emitBits(buf, n, acc, nacc, uint64(h>>8), uint(h&0xff))
 			run -= 16
 		}
-		v := e.blk[unzig[z&63]]
+		v := e.blk[unzigT[z&63]]
 		vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
 		size := uint(vb & 0xf)
 		h := act[uint8(run<<4)|uint8(size)]
@@ -674,6 +720,7 @@ func Encode(w io.Writer, m *image.YCbCr, quality int) error {
 	e := encoderPool.Get().(*encoder)
 	defer encoderPool.Put(e)
 	e.w, e.err, e.n, e.acc, e.nacc = w, nil, 0, 0, 0
+	e.avx2 = useAVX2
 	defer func() { e.w = nil }()
 	// Convert from a quality rating to a scaling factor.
 	var scale int
