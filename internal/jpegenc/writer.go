@@ -351,6 +351,10 @@ type encoder struct {
 
 	// blk is the scratch DCT block.
 	blk block
+	// codes holds one block's AC codes (code<<8 | length) between the loop
+	// that finds them and the loop that emits them: at most 63 values, 3
+	// ZRLs (a ZRL stands for 16 zeros) and an EOB.
+	codes [68]uint64
 	// avx2 is useAVX2 when the encode started.
 	avx2 bool
 
@@ -490,8 +494,11 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		n, acc, nacc = emitBits(buf, n, acc, nacc, code, uint(h&0xff)+size)
 	}
 
-	// Emit the non-zero AC components in zig-zag order, each with the run of
-	// zeros before it.
+	// Collect the codes of the non-zero AC components in zig-zag order, each
+	// with the run of zeros before it, then emit them. Two loops rather than
+	// one keep the live values of each in registers.
+	codes := &e.codes
+	k := 0
 	act := &acTables[class]
 	last := 0
 	for m := mask &^ 1; m != 0; m &= m - 1 {
@@ -500,38 +507,40 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		last = z
 		for run > 15 {
 			h := act[0xf0] // ZRL: a run of 16 zeros.
-			n, acc, nacc = emitBits(buf, n, acc, nacc, uint64(h>>8), uint(h&0xff))
+			codes[k] = uint64(h>>8)<<8 | uint64(h&0xff)
+			k++
 			run -= 16
 		}
 		v := e.blk[unzigT[z&63]]
 		vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
 		size := uint(vb & 0xf)
 		h := act[uint8(run<<4)|uint8(size)]
-		code := uint64(h>>8)<<size | uint64(vb>>4)
-		nb := uint(h&0xff) + size
-		{
-			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand in the
-			// per-coefficient loop, the encoder's hottest: the compiler will not
-			// inline it. (For the DC code, once a block, the call costs nothing
-			// measurable.)
-			acc = acc<<nb | code
-			nacc += nb
-			w := uint32(acc >> ((nacc - 32) & 63))
-			binary.BigEndian.PutUint32(buf[n:], w)
-			full := nacc >> 5
-			x := ^w
-			if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-				n = putStuffed(buf, n, w)
-				nacc -= 32
-			} else {
-				n += int(4 * full)
-				nacc &= 31
-			}
-		}
+		codes[k] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
+		k++
 	}
 	if last != blockSize-1 {
 		h := act[0x00] // EOB.
-		n, acc, nacc = emitBits(buf, n, acc, nacc, uint64(h>>8), uint(h&0xff))
+		codes[k] = uint64(h>>8)<<8 | uint64(h&0xff)
+		k++
+	}
+	for _, c := range codes[:k] {
+		// emitBits(buf, n, acc, nacc, c>>8, c&0xff), inlined by hand in the
+		// per-coefficient loop, the encoder's hottest: the compiler will not
+		// inline it.
+		nb := uint(c & 0x3f) // at most 16+11 bits.
+		acc = acc<<nb | c>>8
+		nacc += nb
+		w := uint32(acc >> ((nacc - 32) & 63))
+		binary.BigEndian.PutUint32(buf[n:], w)
+		full := nacc >> 5
+		x := ^w
+		if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
+			n = putStuffed(buf, n, w)
+			nacc -= 32
+		} else {
+			n += int(4 * full)
+			nacc &= 31
+		}
 	}
 
 	e.n, e.acc, e.nacc = n, acc, nacc
