@@ -563,3 +563,33 @@ func TestDetectsDifference(t *testing.T) {
 		t.Fatal("changing a chroma sample did not change image/jpeg's output")
 	}
 }
+
+// TestStuff checks the 0xFF stuffing of a block's bytes against a plain
+// byte-by-byte copy, on data dense in 0xFF, and that the bytes before the
+// block and the ones it grows into are handled.
+func TestStuff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	buf := new(outBuf)
+	for range 2000 {
+		n0 := rng.IntN(100)
+		n := n0 + rng.IntN(300)
+		for i := range buf[:n+1000] {
+			buf[i] = 0xfe + byte(rng.IntN(2)) // about half 0xFF.
+			if rng.IntN(4) == 0 {
+				buf[i] = byte(rng.Uint32())
+			}
+		}
+		var want []byte
+		want = append(want, buf[:n0]...)
+		for _, b := range buf[n0:n] {
+			want = append(want, b)
+			if b == 0xff {
+				want = append(want, 0)
+			}
+		}
+		end := stuff(buf, n0, n)
+		if !bytes.Equal(buf[:end], want) {
+			t.Fatalf("stuff(%d, %d): got % x, want % x", n0, n, buf[:end], want)
+		}
+	}
+}

@@ -324,20 +324,25 @@ const (
 	// outBufSize is the size of the output buffer.
 	outBufSize = 64 << 10
 	// maxMCUBytes bounds the bytes that one MCU (six blocks) can add to the
-	// output buffer, plus the 4 bytes emitBits stores ahead. A block is at
+	// output buffer. A block is at
 	// most 11+11 bits of DC plus 63 times 16+10 bits of AC (a ZRL stands for
 	// 16 zeros), under 210 bytes, twice that with 0xFF stuffing; six blocks
 	// stay under 2600 bytes.
 	maxMCUBytes = 4096
 )
 
+// outBuf is the output buffer: outBufSize bytes and 8 more, so that the
+// Huffman coder's 4- and 8-byte accesses at an index masked to
+// [0, outBufSize) need no bounds checks.
+type outBuf [outBufSize + 8]byte
+
 // encoder encodes an image to the JPEG format.
 type encoder struct {
 	w   io.Writer
 	err error
 
-	// buf[:n] holds output not yet written to w.
-	buf []byte
+	// buf[:n] holds output not yet written to w; n <= outBufSize.
+	buf *outBuf
 	n   int
 	// acc holds nacc (< 32 between calls) pending bits, right-aligned.
 	acc  uint64
@@ -351,9 +356,9 @@ type encoder struct {
 
 	// blk is the scratch DCT block.
 	blk block
-	// codes holds one block's AC codes (code<<8 | length) between the loop
-	// that finds them and the loop that emits them: at most 63 values, 3
-	// ZRLs (a ZRL stands for 16 zeros) and an EOB.
+	// codes holds one block's codes (bits<<8 | length) between the loop
+	// that finds them and the loop that emits them: the DC, at most 63 AC
+	// values, 3 ZRLs (a ZRL stands for 16 zeros) and an EOB.
 	codes [68]uint64
 	// avx2 is useAVX2 when the encode started.
 	avx2 bool
@@ -377,10 +382,10 @@ func (e *encoder) flush() {
 
 // write appends p to the output.
 func (e *encoder) write(p []byte) {
-	if len(e.buf)-e.n < len(p) {
+	if outBufSize-e.n < len(p) {
 		e.flush()
 	}
-	e.n += copy(e.buf[e.n:], p)
+	e.n += copy(e.buf[e.n:outBufSize], p)
 }
 
 // writeMarkerHeader writes the header for a marker with the given length.
@@ -434,42 +439,6 @@ func (e *encoder) writeDHT() {
 	}
 }
 
-// putStuffed writes the 4 bytes of w, big-endian, to buf[n:], inserting a
-// 0x00 after each 0xFF byte, and returns the new n.
-//
-//go:noinline
-func putStuffed(buf []byte, n int, w uint32) int {
-	for s := 24; s >= 0; s -= 8 {
-		b := byte(w >> uint(s))
-		buf[n] = b
-		n++
-		if b == 0xff {
-			buf[n] = 0
-			n++
-		}
-	}
-	return n
-}
-
-// emitBits appends the nb (at most 32) low bits of code to the bit buffer
-// acc, which holds nacc < 32 pending bits, and writes 32 bits to buf[n:], with
-// 0xFF stuffing, once there are that many. It returns the new n, acc and
-// nacc. It always stores 4 bytes at buf[n:], kept only when complete, so
-// that the common case has no unpredictable branch; buf must have room.
-func emitBits(buf []byte, n int, acc uint64, nacc uint, code uint64, nb uint) (int, uint64, uint) {
-	acc = acc<<nb | code
-	nacc += nb
-	w := uint32(acc >> ((nacc - 32) & 63))
-	binary.BigEndian.PutUint32(buf[n:], w)
-	full := nacc >> 5 // 1 when 32 bits are complete, else 0.
-	x := ^w
-	if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-		// Complete, and some byte of w is 0xFF.
-		return putStuffed(buf, n, w), acc, nacc - 32
-	}
-	return n + int(4*full), acc, nacc & 31
-}
-
 // writeBlock encodes, with the class-th tables (0 luminance, 1 chrominance),
 // the 8x8 samples src[off+r*stride+i] and returns the quantized DC value.
 // The caller guarantees room for maxMCUBytes/6 bytes in e.buf.
@@ -481,24 +450,24 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		mask = fdctQuantGo(&e.blk, src, off, stride, &e.qt[class])
 	}
 
-	buf, n, acc, nacc := e.buf, e.n, e.acc, e.nacc
+	// Collect the block's codes, each as its bits << 8 | its length, in
+	// e.codes, then emit them. Two loops rather than one keep the live values
+	// of each in registers.
+	codes := &e.codes
 
-	// Emit the DC delta: its size category's code, then the low size bits of
-	// the delta (minus one if negative).
+	// The DC delta: its size category's code, then the low size bits of the
+	// delta (minus one if negative).
 	dc := e.blk[0]
 	{
 		vb := valBits[uint32(dc-prevDC+valBitsOff)%uint32(len(valBits))]
 		size := uint(vb & 0xf)
 		h := dcTables[class][size]
-		code := uint64(h>>8)<<size | uint64(vb>>4)
-		n, acc, nacc = emitBits(buf, n, acc, nacc, code, uint(h&0xff)+size)
+		codes[0] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
 	}
+	k := 1
 
-	// Collect the codes of the non-zero AC components in zig-zag order, each
-	// with the run of zeros before it, then emit them. Two loops rather than
-	// one keep the live values of each in registers.
-	codes := &e.codes
-	k := 0
+	// The non-zero AC components in zig-zag order, each with the run of zeros
+	// before it, then EOB unless the last component is non-zero.
 	act := &acTables[class]
 	last := 0
 	for m := mask &^ 1; m != 0; m &= m - 1 {
@@ -511,7 +480,7 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 			k++
 			run -= 16
 		}
-		v := e.blk[unzigT[z&63]]
+		v := e.blk[unzigT[z&63]&63]
 		vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
 		size := uint(vb & 0xf)
 		h := act[uint8(run<<4)|uint8(size)]
@@ -523,23 +492,29 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		codes[k] = uint64(h>>8)<<8 | uint64(h&0xff)
 		k++
 	}
+
+	// Append each code to the bit accumulator acc, which holds nacc < 32
+	// pending bits, and write out 32 bits once there are that many. The 4
+	// bytes are stored every time and kept only when complete, so that there
+	// is no unpredictable branch. 0xFF bytes are stuffed afterwards.
+	buf, n, acc, nacc := e.buf, e.n, e.acc, e.nacc
+	n0 := n
 	for _, c := range codes[:k] {
-		// emitBits(buf, n, acc, nacc, c>>8, c&0xff), inlined by hand in the
-		// per-coefficient loop, the encoder's hottest: the compiler will not
-		// inline it.
 		nb := uint(c & 0x3f) // at most 16+11 bits.
 		acc = acc<<nb | c>>8
 		nacc += nb
-		w := uint32(acc >> ((nacc - 32) & 63))
-		binary.BigEndian.PutUint32(buf[n:], w)
-		full := nacc >> 5
-		x := ^w
-		if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-			n = putStuffed(buf, n, w)
-			nacc -= 32
-		} else {
-			n += int(4 * full)
-			nacc &= 31
+		binary.BigEndian.PutUint32(buf[n&(outBufSize-1):], uint32(acc>>((nacc-32)&63)))
+		n += int(nacc >> 5 * 4)
+		nacc &= 31
+	}
+	// Each 0xFF byte of the entropy-coded data must be followed by a 0x00.
+	// Most blocks have none; look 8 bytes at a time (the 4 bytes past n that
+	// the last word may include can only cause a needless call).
+	for i := n0; i < n; i += 8 {
+		x := ^binary.LittleEndian.Uint64(buf[i&(outBufSize-1):])
+		if (x-0x0101010101010101)&^x&0x8080808080808080 != 0 {
+			n = stuff(buf, n0, n)
+			break
 		}
 	}
 
@@ -547,10 +522,33 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 	return dc
 }
 
+// stuff inserts a 0x00 after each 0xFF byte of buf[n0:n], moving the bytes
+// after it up, and returns the new end.
+func stuff(buf *outBuf, n0, n int) int {
+	ff := 0
+	for _, b := range buf[n0:n] {
+		if b == 0xff {
+			ff++
+		}
+	}
+	end := n + ff
+	for i, j := n-1, end; ff > 0; i-- {
+		b := buf[i]
+		if b == 0xff {
+			j--
+			buf[j] = 0
+			ff--
+		}
+		j--
+		buf[j] = b
+	}
+	return end
+}
+
 // padBits pads the bit-stream as image/jpeg does: it emits seven 1 bits and
 // writes out the whole bytes, dropping any bits left over.
 func (e *encoder) padBits() {
-	if len(e.buf)-e.n < 16 {
+	if outBufSize-e.n < 16 {
 		e.flush()
 	}
 	e.acc = e.acc<<7 | 0x7f
@@ -650,7 +648,7 @@ func (e *encoder) writeSOS(m *image.YCbCr) {
 			if e.err != nil {
 				return
 			}
-			if len(e.buf)-e.n < maxMCUBytes {
+			if outBufSize-e.n < maxMCUBytes {
 				e.flush()
 			}
 			x0 := r.Min.X + 16*mx
@@ -699,7 +697,7 @@ func checkPlanes(m *image.YCbCr) bool {
 
 // encoderPool holds encoders, with their output buffers, for reuse.
 var encoderPool = sync.Pool{
-	New: func() any { return &encoder{buf: make([]byte, outBufSize)} },
+	New: func() any { return &encoder{buf: new(outBuf)} },
 }
 
 // Encode writes m, which must be 4:2:0, as a baseline JPEG of the given quality
