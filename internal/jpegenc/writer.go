@@ -187,6 +187,17 @@ func init() {
 		dcTables[i].init(theHuffmanSpec[2*i])
 		acTables[i].init(theHuffmanSpec[2*i+1])
 	}
+	for class := range smallACCodes {
+		for run := range 16 {
+			for v := int32(-smallAC); v < smallAC; v++ {
+				vb := valBits[v+valBitsOff]
+				size := vb & 0xf
+				h := acTables[class][run<<4|int(size)]
+				code := (uint32(h>>8)<<size | vb>>4) << 8
+				smallACCodes[class][run<<(smallACBits+1)|int(v+smallAC)] = code | uint32(h&0xff) + size
+			}
+		}
+	}
 	for i := range 8 {
 		for r := range 256 {
 			for j := range 8 {
@@ -217,6 +228,20 @@ var valBits = func() (t [4096]uint32) {
 }()
 
 const valBitsOff = 2048
+
+// smallACCodes[class][run<<(smallACBits+1) | (v+smallAC)] is, for an AC
+// value v with |v| < smallAC after a run of zeros (0 to 15), the whole code
+// that the Huffman coder emits for it: the class's Huffman code of
+// run<<4 | size followed by the value bits (see valBits), shifted left 8,
+// plus the length in bits. Most AC values of a photograph are that small,
+// and one lookup replaces two and the arithmetic that joins them. The table
+// (16 KiB) is filled by init, after acTables.
+var smallACCodes [2][16 << (smallACBits + 1)]uint32
+
+const (
+	smallACBits = 6
+	smallAC     = 1 << smallACBits
+)
 
 // Marker bytes used by the encoder.
 const (
@@ -481,10 +506,14 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 			run -= 16
 		}
 		v := e.blk[unzigT[z&63]&63]
-		vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
-		size := uint(vb & 0xf)
-		h := act[uint8(run<<4)|uint8(size)]
-		codes[k] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
+		if uint32(v+smallAC) < 2*smallAC {
+			codes[k] = uint64(smallACCodes[class&1][run&15<<(smallACBits+1)|int(v+smallAC)&(2*smallAC-1)])
+		} else {
+			vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
+			size := uint(vb & 0xf)
+			h := act[uint8(run<<4)|uint8(size)]
+			codes[k] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
+		}
 		k++
 	}
 	if last != blockSize-1 {
