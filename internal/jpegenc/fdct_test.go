@@ -167,3 +167,67 @@ func TestQuant32(t *testing.T) {
 		}
 	}
 }
+
+// TestFDCTPathsAgree runs the Go and the AVX2 FDCT on the same blocks and
+// requires the same coefficients and mask: the blocks that drive each
+// coefficient to its extreme (the sign pattern of its basis function, at
+// full contrast), flat blocks, random extremes and random bytes, with the
+// quantization tables of every quality.
+func TestFDCTPathsAgree(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2")
+	}
+	var blocks [][]byte
+	for u := range 8 {
+		for v := range 8 {
+			for _, hi := range []byte{0, 255} {
+				src := make([]byte, 64)
+				for y := range 8 {
+					for x := range 8 {
+						if cosSign(u, x)*cosSign(v, y) >= 0 {
+							src[8*y+x] = hi
+						} else {
+							src[8*y+x] = 255 - hi
+						}
+					}
+				}
+				blocks = append(blocks, src)
+			}
+		}
+	}
+	for _, c := range []byte{0, 1, 127, 128, 254, 255} {
+		src := make([]byte, 64)
+		for i := range src {
+			src[i] = c
+		}
+		blocks = append(blocks, src)
+	}
+	rng := rand.New(rand.NewPCG(23, 24))
+	for n := range 2000 {
+		src := make([]byte, 64)
+		for i := range src {
+			if n%2 == 0 {
+				src[i] = byte(rng.IntN(2) * 255)
+			} else {
+				src[i] = byte(rng.Uint32())
+			}
+		}
+		blocks = append(blocks, src)
+	}
+	for quality := 1; quality <= 100; quality++ {
+		for class := range 2 {
+			zq := scaledQuant(quality, class)
+			var qt quantTable
+			qt.init(&zq)
+			for i, src := range blocks {
+				var bGo, bAVX2 block
+				mGo := fdctQuantGo(&bGo, src, 0, 8, &qt)
+				mAVX2 := fdctQuantAVX2(&bAVX2, src, 0, 8, &qt)
+				if bGo != bAVX2 || mGo != mAVX2 {
+					t.Fatalf("q%d class %d block %d: AVX2 %v mask %#x, Go %v mask %#x",
+						quality, class, i, bAVX2, mAVX2, bGo, mGo)
+				}
+			}
+		}
+	}
+}

@@ -724,6 +724,29 @@ func checkPlanes(m *image.YCbCr) bool {
 	return true
 }
 
+// scaledQuant returns image/jpeg's quantization table of the given class (0
+// luminance, 1 chrominance) for quality (1 to 100), in zig-zag order.
+func scaledQuant(quality, class int) (q [blockSize]byte) {
+	// Convert from a quality rating to a scaling factor.
+	var scale int
+	if quality < 50 {
+		scale = 5000 / quality
+	} else {
+		scale = 200 - quality*2
+	}
+	for j := range q {
+		x := int(unscaledQuant[class][j])
+		x = (x*scale + 50) / 100
+		if x < 1 {
+			x = 1
+		} else if x > 255 {
+			x = 255
+		}
+		q[j] = uint8(x)
+	}
+	return q
+}
+
 // encoderPool holds encoders, with their output buffers, for reuse.
 var encoderPool = sync.Pool{
 	New: func() any { return &encoder{buf: new(outBuf)} },
@@ -758,25 +781,8 @@ func Encode(w io.Writer, m *image.YCbCr, quality int) error {
 	e.w, e.err, e.n, e.acc, e.nacc = w, nil, 0, 0, 0
 	e.avx2 = useAVX2
 	defer func() { e.w = nil }()
-	// Convert from a quality rating to a scaling factor.
-	var scale int
-	if quality < 50 {
-		scale = 5000 / quality
-	} else {
-		scale = 200 - quality*2
-	}
-	// Initialize the quantization tables.
 	for i := range e.quant {
-		for j := range e.quant[i] {
-			x := int(unscaledQuant[i][j])
-			x = (x*scale + 50) / 100
-			if x < 1 {
-				x = 1
-			} else if x > 255 {
-				x = 255
-			}
-			e.quant[i][j] = uint8(x)
-		}
+		e.quant[i] = scaledQuant(quality, i)
 		e.qt[i].init(&e.quant[i])
 	}
 	// Write the Start Of Image marker.
