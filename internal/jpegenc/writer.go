@@ -493,7 +493,7 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 
 	// The non-zero AC components in zig-zag order, each with the run of zeros
 	// before it, then EOB unless the last component is non-zero.
-	act := &acTables[class]
+	act, sac := &acTables[class&1], &smallACCodes[class&1]
 	last := 0
 	for m := mask &^ 1; m != 0; m &= m - 1 {
 		z := bits.TrailingZeros64(m)
@@ -506,8 +506,8 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 			run -= 16
 		}
 		v := e.blk[unzigT[z&63]&63]
-		if uint32(v+smallAC) < 2*smallAC {
-			codes[k] = uint64(smallACCodes[class&1][run&15<<(smallACBits+1)|int(v+smallAC)&(2*smallAC-1)])
+		if i := uint32(v + smallAC); i < 2*smallAC {
+			codes[k] = uint64(sac[uint32(run&15)<<(smallACBits+1)|i])
 		} else {
 			vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
 			size := uint(vb & 0xf)
