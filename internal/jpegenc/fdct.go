@@ -222,7 +222,8 @@ func fdctRowsQuant(b *block, qt *quantTable) (mask uint64) {
 		x[6*8] = x3
 		x[7*8] = x4
 
-		// Bit j of nz is set when coefficient j of row i is not 0 (v|-v is negative iff v != 0).
+		// Bit j of nz is set when coefficient j of row i is not 0 (v|-v is
+		// negative iff v != 0).
 		nz := uint32(x0|-x0)>>31 |
 			uint32(x7|-x7)>>31<<1 |
 			uint32(x2|-x2)>>31<<2 |

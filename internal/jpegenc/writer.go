@@ -349,10 +349,9 @@ const (
 	// outBufSize is the size of the output buffer.
 	outBufSize = 64 << 10
 	// maxMCUBytes bounds the bytes that one MCU (six blocks) can add to the
-	// output buffer. A block is at
-	// most 11+11 bits of DC plus 63 times 16+10 bits of AC (a ZRL stands for
-	// 16 zeros), under 210 bytes, twice that with 0xFF stuffing; six blocks
-	// stay under 2600 bytes.
+	// output buffer. A block is at most 11+11 bits of DC plus 63 times 16+10
+	// bits of AC (a ZRL stands for 16 zeros), under 210 bytes, twice that
+	// with 0xFF stuffing; six blocks stay under 2600 bytes.
 	maxMCUBytes = 4096
 )
 
