@@ -1,9 +1,11 @@
 package jpegenc
 
 import (
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"testing"
@@ -103,4 +105,69 @@ func BenchmarkEncode(b *testing.B) {
 	}
 	b.Run("1024x683/std", func(b *testing.B) { run(b, smallImg(b), std) })
 	b.Run("1024x683/fast", func(b *testing.B) { run(b, smallImg(b), fast) })
+}
+
+// BenchmarkEncode1024 encodes a 1024x1024 photograph (the centre square of
+// the shared photo, downscaled) at the qualities augmentation uses most.
+func BenchmarkEncode1024(b *testing.B) {
+	var sq *image.YCbCr
+	square := func(b *testing.B) *image.YCbCr {
+		if sq == nil {
+			m := loadLarge(b)
+			side := min(m.Rect.Dx(), m.Rect.Dy()) &^ 1
+			x0 := (m.Rect.Min.X + m.Rect.Max.X - side) / 2 &^ 1
+			y0 := (m.Rect.Min.Y + m.Rect.Max.Y - side) / 2 &^ 1
+			c := m.SubImage(image.Rect(x0, y0, x0+side, y0+side)).(*image.YCbCr)
+			sq = downscale420(c, 1024, 1024)
+		}
+		return sq
+	}
+	for _, q := range []int{90, 95} {
+		for _, avx2 := range fdctPaths() {
+			fdct := "go"
+			if avx2 {
+				fdct = "avx2"
+			}
+			b.Run(fmt.Sprintf("q%d/%s", q, fdct), func(b *testing.B) {
+				m := square(b)
+				b.ReportAllocs()
+				b.SetBytes(int64(m.Rect.Dx() * m.Rect.Dy()))
+				for b.Loop() {
+					if err := encodeWith(avx2, io.Discard, m, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFDCT measures the FDCT and quantizer of one block, with each
+// implementation this machine runs, on 64 different blocks of a smooth
+// image (so that branches and caches see varied data).
+func BenchmarkFDCT(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := image.NewYCbCr(image.Rect(0, 0, 64, 64), image.YCbCrSubsampleRatio420)
+	fillSmooth(m, rng)
+	var zq [blockSize]byte
+	for i := range zq {
+		zq[i] = byte(1 + i%7)
+	}
+	var qt quantTable
+	qt.init(&zq)
+	for _, impl := range fdctImpls() {
+		b.Run(impl.name, func(b *testing.B) {
+			var blk block
+			var sink uint64
+			i := 0
+			for b.Loop() {
+				off := (i&7)*8 + (i>>3&7)*8*m.YStride
+				sink += impl.f(&blk, m.Y, off, m.YStride, &qt)
+				i++
+			}
+			if sink == 0 {
+				b.Fatal("all blocks quantized to zero")
+			}
+		})
+	}
 }

@@ -19,14 +19,19 @@
 //     are DCT'd in place. The others (right and bottom edges, or rectangles
 //     whose origin is odd or negative) are rebuilt exactly as image/jpeg does.
 //   - The FDCT column pass reads bytes from the plane, and the row pass
-//     quantizes its outputs directly. Quantization multiplies by a
+//     quantizes its outputs directly. On amd64 CPUs with AVX2 both passes
+//     and the quantizer run in fdct_amd64.s, eight lanes at a time, with the
+//     same int32 arithmetic, so the coefficients are the same on every
+//     machine; the Go code serves other CPUs (and the purego build tag). Quantization multiplies by a
 //     precomputed reciprocal instead of dividing; the result equals
 //     image/jpeg's div (rounding half away from zero) for every input of
 //     magnitude up to 2^16, eight times what the FDCT can produce (see
 //     quantTable; the tests check every such input for every divisor).
 //   - Zero AC coefficients are skipped with a zig-zag bit mask of the
-//     non-zero ones, and Huffman codes and value bits are emitted through a
-//     64-bit accumulator that writes 32 bits at a time with 0xFF stuffing.
+//     non-zero ones. A block's Huffman codes, with their value bits, are
+//     collected first and then emitted through a 64-bit accumulator that
+//     writes 32 bits at a time; the block's bytes are then checked for 0xFF
+//     eight at a time and stuffed only when one is found.
 //   - Output goes to an internal 64 KiB buffer that is written to w with
 //     w.Write; image/jpeg writes through a bufio.Writer (or w's own
 //     WriteByte and Flush when it has them). The written bytes are the same.

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	_ "image/png"
+	"io"
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -36,32 +39,56 @@ func stdEncodeOrPanic(t testing.TB, m *image.YCbCr, quality int) (b []byte, pani
 	return stdEncode(t, m, quality), false
 }
 
-// checkSame fails t unless Encode writes exactly what image/jpeg writes, or
-// returns an error where image/jpeg panics.
+// fdctPaths returns the values of useAVX2 that this machine can encode
+// with: false (the Go FDCT), and true when the CPU has AVX2.
+func fdctPaths() []bool {
+	if haveAVX2 {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// encodeWith encodes m with useAVX2 set to avx2, restoring it afterwards.
+func encodeWith(avx2 bool, w io.Writer, m *image.YCbCr, quality int) error {
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	useAVX2 = avx2
+	return Encode(w, m, quality)
+}
+
+// checkSame fails t unless Encode, with each FDCT this machine runs, writes
+// exactly what image/jpeg writes, or returns an error where image/jpeg
+// panics.
 func checkSame(t testing.TB, m *image.YCbCr, quality int) {
 	t.Helper()
 	want, panicked := stdEncodeOrPanic(t, m, quality)
-	var buf bytes.Buffer
-	err := Encode(&buf, m, quality)
-	if panicked {
-		if err == nil || buf.Len() != 0 {
-			t.Fatalf("Encode(%v, q%d): image/jpeg panics, but Encode returned %v after writing %d bytes",
-				m.Rect, quality, err, buf.Len())
+	for _, avx2 := range fdctPaths() {
+		var buf bytes.Buffer
+		err := encodeWith(avx2, &buf, m, quality)
+		if panicked {
+			if err == nil || buf.Len() != 0 {
+				t.Fatalf("Encode(%v, q%d, avx2 %v): image/jpeg panics, but Encode returned %v after writing %d bytes",
+					m.Rect, quality, avx2, err, buf.Len())
+			}
+			continue
 		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("Encode(%v, q%d): %v", m.Rect, quality, err)
-	}
-	got := buf.Bytes()
-	if !bytes.Equal(got, want) {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
+		if err != nil {
+			t.Fatalf("Encode(%v, q%d, avx2 %v): %v", m.Rect, quality, avx2, err)
 		}
-		t.Fatalf("Encode(%v, q%d): %d bytes, image/jpeg wrote %d; first difference at byte %d",
-			m.Rect, quality, len(got), len(want), i)
+		if i, differ := firstDiff(buf.Bytes(), want); differ {
+			t.Fatalf("Encode(%v, q%d, avx2 %v): %d bytes, image/jpeg wrote %d; first difference at byte %d",
+				m.Rect, quality, avx2, buf.Len(), len(want), i)
+		}
 	}
+}
+
+// firstDiff returns the index of the first byte where a and b differ (the
+// shorter one's length if one is a prefix of the other) and whether they do.
+func firstDiff(a, b []byte) (int, bool) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i, len(a) != len(b) || i < len(a)
 }
 
 // fillRandom fills every sample of m's planes with random bytes.
@@ -166,9 +193,7 @@ func TestNegativeOrigin(t *testing.T) {
 	}
 }
 
-// rocket420 returns the photograph testdata/rocket.jpg as a 4:2:0 image. The
-// file decodes to 4:4:4, so it is re-encoded by image/jpeg (which always
-// writes 4:2:0) at quality 100 and decoded again.
+// rocket420 returns the photograph testdata/rocket.jpg as a 4:2:0 image.
 func rocket420(t testing.TB) *image.YCbCr {
 	t.Helper()
 	f, err := os.ReadFile("../engine/testdata/rocket.jpg")
@@ -179,6 +204,13 @@ func rocket420(t testing.TB) *image.YCbCr {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return to420(t, m)
+}
+
+// to420 returns m if it is a 4:2:0 *image.YCbCr, else m re-encoded by
+// image/jpeg (which always writes 4:2:0) at quality 100 and decoded again.
+func to420(t testing.TB, m image.Image) *image.YCbCr {
+	t.Helper()
 	if y, ok := m.(*image.YCbCr); ok && y.SubsampleRatio == image.YCbCrSubsampleRatio420 {
 		return y
 	}
@@ -186,13 +218,13 @@ func rocket420(t testing.TB) *image.YCbCr {
 	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 100}); err != nil {
 		t.Fatal(err)
 	}
-	m, err = jpeg.Decode(&buf)
+	m, err := jpeg.Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	y, ok := m.(*image.YCbCr)
 	if !ok || y.SubsampleRatio != image.YCbCrSubsampleRatio420 {
-		t.Fatalf("re-decoded rocket is %T, want 4:2:0 *image.YCbCr", m)
+		t.Fatalf("re-decoded image is %T, want 4:2:0 *image.YCbCr", m)
 	}
 	return y
 }
@@ -215,16 +247,90 @@ func TestPhoto(t *testing.T) {
 	}
 }
 
+// sharedPhotos is the directory of the project's shared test photographs,
+// beside the repository (see bench_test.go).
+const sharedPhotos = "../../../shared/testdata/photos"
+
+// TestSharedPhotos encodes the shared photographs at several qualities,
+// whole and as sub-images at odd origins (the edge MCU path), with every
+// FDCT this machine runs: each must write image/jpeg's bytes. The 24
+// megapixel one is only checked for the same bytes from both FDCTs (and
+// skipped with -short).
+func TestSharedPhotos(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(sharedPhotos, "*.*"))
+	if err != nil || len(names) == 0 {
+		t.Skipf("no shared photos in %s", sharedPhotos)
+	}
+	n := 0
+	for _, name := range names {
+		ext := filepath.Ext(name)
+		if ext != ".png" && ext != ".jpg" {
+			continue
+		}
+		large := filepath.Base(name) == filepath.Base(largePhoto)
+		if large && testing.Short() {
+			continue
+		}
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, _, err := image.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := to420(t, img)
+			if large {
+				checkPathsAgree(t, m, 95)
+				r := m.Rect.Inset(333)
+				checkPathsAgree(t, m.SubImage(r.Add(image.Pt(1, 1))).(*image.YCbCr), 50)
+				return
+			}
+			for _, q := range []int{1, 50, 75, 90, 95, 100} {
+				checkSame(t, m, q)
+			}
+			r := m.Rect
+			for _, sub := range []image.Rectangle{
+				image.Rect(r.Min.X+1, r.Min.Y+3, r.Max.X-2, r.Max.Y),
+				image.Rect(r.Min.X+17, r.Min.Y+9, r.Min.X+17+121, r.Min.Y+9+77),
+			} {
+				for _, q := range []int{30, 95} {
+					checkSame(t, m.SubImage(sub).(*image.YCbCr), q)
+				}
+			}
+		})
+		n++
+	}
+	if n < 4 {
+		t.Fatalf("only %d photos found in %s", n, sharedPhotos)
+	}
+}
+
+// checkPathsAgree fails t unless Encode writes the same bytes with the Go
+// and the AVX2 FDCT (when the machine has AVX2).
+func checkPathsAgree(t *testing.T, m *image.YCbCr, quality int) {
+	t.Helper()
+	var want []byte
+	for _, avx2 := range fdctPaths() {
+		var buf bytes.Buffer
+		if err := encodeWith(avx2, &buf, m, quality); err != nil {
+			t.Fatalf("Encode(%v, q%d, avx2 %v): %v", m.Rect, quality, avx2, err)
+		}
+		if want == nil {
+			want = buf.Bytes()
+		} else if i, differ := firstDiff(buf.Bytes(), want); differ {
+			t.Fatalf("Encode(%v, q%d): %d bytes with AVX2, %d without; first difference at byte %d",
+				m.Rect, quality, buf.Len(), len(want), i)
+		}
+	}
+}
+
 // TestQuantizeExhaustive checks the reciprocal quantizer against image/jpeg's
 // div for every divisor image/jpeg can use (8*q for q in [1, 255]) and every
 // dividend in [-2^16, 2^16], eight times the FDCT's output range.
 func TestQuantizeExhaustive(t *testing.T) {
-	div := func(a, b int32) int32 { // image/jpeg's div.
-		if a >= 0 {
-			return (a + (b >> 1)) / b
-		}
-		return -((-a + (b >> 1)) / b)
-	}
 	var zq [blockSize]byte
 	for q := 1; q <= 255; q++ {
 		for i := range zq {
@@ -455,5 +561,35 @@ func TestDetectsDifference(t *testing.T) {
 	m.Cb[len(m.Cb)-1] ^= 0x40 // a bottom-right chroma sample.
 	if bytes.Equal(a.Bytes(), stdEncode(t, m, 90)) {
 		t.Fatal("changing a chroma sample did not change image/jpeg's output")
+	}
+}
+
+// TestStuff checks the 0xFF stuffing of a block's bytes against a plain
+// byte-by-byte copy, on data dense in 0xFF, and that the bytes before the
+// block and the ones it grows into are handled.
+func TestStuff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	buf := new(outBuf)
+	for range 2000 {
+		n0 := rng.IntN(100)
+		n := n0 + rng.IntN(300)
+		for i := range buf[:n+1000] {
+			buf[i] = 0xfe + byte(rng.IntN(2)) // about half 0xFF.
+			if rng.IntN(4) == 0 {
+				buf[i] = byte(rng.Uint32())
+			}
+		}
+		var want []byte
+		want = append(want, buf[:n0]...)
+		for _, b := range buf[n0:n] {
+			want = append(want, b)
+			if b == 0xff {
+				want = append(want, 0)
+			}
+		}
+		end := stuff(buf, n0, n)
+		if !bytes.Equal(buf[:end], want) {
+			t.Fatalf("stuff(%d, %d): got % x, want % x", n0, n, buf[:end], want)
+		}
 	}
 }

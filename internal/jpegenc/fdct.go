@@ -6,9 +6,10 @@
 // is kept, and its arithmetic is unchanged, so its outputs are bit-for-bit
 // those of image/jpeg's fdct. What changed: the column pass (fdctCols) reads
 // its 8x8 input straight from a byte plane instead of from an int32 block
-// filled by a separate copy loop, and the row pass (fdctRowsQuant) quantizes
+// filled by a separate copy loop, the row pass (fdctRowsQuant) quantizes
 // each output as soon as it is computed and returns the zig-zag mask of the
-// non-zero coefficients.
+// non-zero coefficients, and the block is stored transposed (see block), the
+// order in which the AVX2 version of fdct_amd64.s produces it.
 //
 // The DCT implementation uses the algorithm from Christoph Loeffler, Adriaan
 // Lightenberg, and George S. Mostchytz, “Practical Fast 1-D DCT Algorithms
@@ -29,8 +30,16 @@ func dctBox(x0, x1, kcos, ksin int32) (y0, y1 int32) {
 	return y0, y1
 }
 
-// A block is an 8x8 set of DCT coefficients in natural (not zig-zag) order.
+// A block is an 8x8 set of DCT coefficients stored transposed: b[8*u+v] is
+// the coefficient of horizontal frequency u and vertical frequency v, which
+// the natural order of the JPEG spec puts at 8*v+u (see unzigT). Between the
+// two passes it holds the column pass's output the same way: b[8*x+v] is
+// vertical frequency v of column x.
 type block [blockSize]int32
+
+// transposed returns the block index of natural-order index k (and the
+// natural index of block index k: the map is its own inverse).
+func transposed(k int) int { return k%8*8 + k/8 }
 
 const blockSize = 8 * 8
 
@@ -54,7 +63,8 @@ func c(x uint64, bits int) int32 {
 }
 
 // fdctCols applies the 1D DCT to the columns of the 8x8 samples at
-// src[off:] with the given stride, writing the result to b.
+// src[off:] with the given stride, writing the result to b (column x to
+// b[8*x:8*x+8]).
 // Inputs are UQ8.0 in [0,255] but interpreted as [-128,127].
 // Outputs are Q10.18.
 func fdctCols(b *block, src []byte, off, stride int) {
@@ -107,10 +117,10 @@ func fdctCols(b *block, src []byte, off, stride int) {
 
 		// Subtracting 128*8 here is equivalent to subtracting 128
 		// from every input before we started, but cheaper.
-		b[0*8+i] = (x0 - 128*8) << 18
-		b[4*8+i] = x1 << 18
-		b[2*8+i] = x2
-		b[6*8+i] = x3
+		b[8*i+0] = (x0 - 128*8) << 18
+		b[8*i+4] = x1 << 18
+		b[8*i+2] = x2
+		b[8*i+6] = x3
 
 		x4, x6 = x4+x6, x4-x6
 		x7, x5 = x7+x5, x7-x5
@@ -123,10 +133,10 @@ func fdctCols(b *block, src []byte, off, stride int) {
 		x7, x4 = x7+x4, x7-x4
 		// x[47] still Q10.18 in [-925, 925] (see image/jpeg's “Note on 925”).
 
-		b[1*8+i] = x7
-		b[3*8+i] = x5
-		b[5*8+i] = x6
-		b[7*8+i] = x4
+		b[8*i+1] = x7
+		b[8*i+3] = x5
+		b[8*i+5] = x6
+		b[8*i+7] = x4
 	}
 }
 
@@ -134,18 +144,19 @@ func fdctCols(b *block, src []byte, off, stride int) {
 // fdctRows, and quantizes each output (Q13.0) with qt in place, as
 // image/jpeg's div does. It returns the zig-zag-order mask of the non-zero
 // quantized coefficients.
-// Inputs are Q10.18.
+// Inputs are Q10.18, row v of image/jpeg's block being b[v], b[8+v], ...,
+// b[56+v]; outputs go to the same places (see block).
 func fdctRowsQuant(b *block, qt *quantTable) (mask uint64) {
 	for i := range 8 {
-		x := b[8*i : 8*i+8 : 8*i+8]
-		x0 := x[0]
-		x1 := x[1]
-		x2 := x[2]
-		x3 := x[3]
-		x4 := x[4]
-		x5 := x[5]
-		x6 := x[6]
-		x7 := x[7]
+		x := b[i : 57+i : 57+i]
+		x0 := x[0*8]
+		x1 := x[1*8]
+		x2 := x[2*8]
+		x3 := x[3*8]
+		x4 := x[4*8]
+		x5 := x[5*8]
+		x6 := x[6*8]
+		x7 := x[7*8]
 
 		// x[01234567] are Q10.18 [-1020, 1020].
 
@@ -192,26 +203,27 @@ func fdctRowsQuant(b *block, qt *quantTable) (mask uint64) {
 		x7 = (x7 + 1<<17) >> 18
 
 		// Quantize, in natural order: x0, x7, x2, x5, x1, x6, x3, x4.
-		c := qt.c[8*i : 8*i+8 : 8*i+8]
-		m := qt.mul[8*i : 8*i+8 : 8*i+8]
-		x0 = quantize(x0, c[0], m[0])
-		x7 = quantize(x7, c[1], m[1])
-		x2 = quantize(x2, c[2], m[2])
-		x5 = quantize(x5, c[3], m[3])
-		x1 = quantize(x1, c[4], m[4])
-		x6 = quantize(x6, c[5], m[5])
-		x3 = quantize(x3, c[6], m[6])
-		x4 = quantize(x4, c[7], m[7])
-		x[0] = x0
-		x[1] = x7
-		x[2] = x2
-		x[3] = x5
-		x[4] = x1
-		x[5] = x6
-		x[6] = x3
-		x[7] = x4
+		c := qt.c[i : 57+i : 57+i]
+		m := qt.mul[i : 57+i : 57+i]
+		x0 = quantize(x0, c[0*8], m[0*8])
+		x7 = quantize(x7, c[1*8], m[1*8])
+		x2 = quantize(x2, c[2*8], m[2*8])
+		x5 = quantize(x5, c[3*8], m[3*8])
+		x1 = quantize(x1, c[4*8], m[4*8])
+		x6 = quantize(x6, c[5*8], m[5*8])
+		x3 = quantize(x3, c[6*8], m[6*8])
+		x4 = quantize(x4, c[7*8], m[7*8])
+		x[0*8] = x0
+		x[1*8] = x7
+		x[2*8] = x2
+		x[3*8] = x5
+		x[4*8] = x1
+		x[5*8] = x6
+		x[6*8] = x3
+		x[7*8] = x4
 
-		// Bit j of nz is set when x[j] != 0 (v|-v is negative iff v != 0).
+		// Bit j of nz is set when coefficient j of row i is not 0 (v|-v is
+		// negative iff v != 0).
 		nz := uint32(x0|-x0)>>31 |
 			uint32(x7|-x7)>>31<<1 |
 			uint32(x2|-x2)>>31<<2 |
@@ -223,4 +235,10 @@ func fdctRowsQuant(b *block, qt *quantTable) (mask uint64) {
 		mask |= zigMask[i][nz&0xff]
 	}
 	return mask
+}
+
+// fdctQuantGo is fdctQuant in Go.
+func fdctQuantGo(b *block, src []byte, off, stride int, qt *quantTable) uint64 {
+	fdctCols(b, src, off, stride)
+	return fdctRowsQuant(b, qt)
 }

@@ -59,6 +59,15 @@ var unzig = [blockSize]uint8{
 	53, 60, 61, 54, 47, 55, 62, 63,
 }
 
+// unzigT maps from the zig-zag ordering to the block's (transposed) order:
+// unzigT[zig] = transposed(unzig[zig]).
+var unzigT = func() (t [blockSize]uint8) {
+	for zig, k := range unzig {
+		t[zig] = uint8(transposed(int(k)))
+	}
+	return t
+}()
+
 // zigOf is the inverse of unzig: zigOf[k] is the zig-zag position of the
 // natural-order index k.
 var zigOf = func() (z [blockSize]uint8) {
@@ -178,11 +187,23 @@ func init() {
 		dcTables[i].init(theHuffmanSpec[2*i])
 		acTables[i].init(theHuffmanSpec[2*i+1])
 	}
+	for class := range smallACCodes {
+		for run := range 16 {
+			for v := int32(-smallAC); v < smallAC; v++ {
+				vb := valBits[v+valBitsOff]
+				size := vb & 0xf
+				h := acTables[class][run<<4|int(size)]
+				code := (uint32(h>>8)<<size | vb>>4) << 8
+				smallACCodes[class][run<<(smallACBits+1)|int(v+smallAC)] = code | uint32(h&0xff) + size
+			}
+		}
+	}
 	for i := range 8 {
 		for r := range 256 {
 			for j := range 8 {
 				if r&(1<<j) != 0 {
 					zigMask[i][r] |= 1 << zigOf[8*i+j]
+					zigMaskT[i][r] |= 1 << zigOf[8*j+i]
 				}
 			}
 		}
@@ -208,6 +229,20 @@ var valBits = func() (t [4096]uint32) {
 
 const valBitsOff = 2048
 
+// smallACCodes[class][run<<(smallACBits+1) | (v+smallAC)] is, for an AC
+// value v with |v| < smallAC after a run of zeros (0 to 15), the whole code
+// that the Huffman coder emits for it: the class's Huffman code of
+// run<<4 | size followed by the value bits (see valBits), shifted left 8,
+// plus the length in bits. Most AC values of a photograph are that small,
+// and one lookup replaces two and the arithmetic that joins them. The table
+// (16 KiB) is filled by init, after acTables.
+var smallACCodes [2][16 << (smallACBits + 1)]uint32
+
+const (
+	smallACBits = 6
+	smallAC     = 1 << smallACBits
+)
+
 // Marker bytes used by the encoder.
 const (
 	sof0Marker = 0xc0 // Start Of Frame (Baseline Sequential).
@@ -229,8 +264,8 @@ var sosHeaderYCbCr = []byte{
 	0x11, 0x03, 0x11, 0x00, 0x3f, 0x00,
 }
 
-// quantTable holds one quantization table prepared for the quantizer, in
-// natural (not zig-zag) order.
+// quantTable holds one quantization table prepared for the quantizers, in
+// the block's (transposed) order.
 //
 // image/jpeg quantizes an FDCT output a with div(a, d), d = 8*q, which
 // rounds half away from zero: (a + h) / d for a >= 0 and -((-a + h) / d) for
@@ -251,9 +286,21 @@ var sosHeaderYCbCr = []byte{
 //
 // for all |a| <= 2^16, eight times the FDCT's output range (|a| <= 8192).
 // TestQuantizeExhaustive checks every such a for every d.
+//
+// The AVX2 quantizer has no 64-bit lane multiply, so it divides the
+// magnitude instead: div(a, d) = sign(a) * floor((|a| + h) / d), and with
+// n = |a| + h <= M = 2^15 + h, floor(n/d) = (n * mul32) >> shift, where
+// shift is the least k with M*(d-1) < 2^k and mul32 = ceil(2^k/d). By the
+// argument above (err < d, so n*err <= M*(d-1) < 2^k) the result is exact,
+// and as 2^k < 2*M*(d-1), mul32 <= 2^k/d + 1 < 2*M + 1, so n*mul32 <=
+// M*(2*M+1) < 2^32 fits a 32-bit lane. This covers |a| <= 2^15, four times
+// the FDCT's output range; TestQuantizeAVX2Exhaustive checks every such a.
 type quantTable struct {
 	c   [blockSize]uint64
 	mul [blockSize]uint64
+
+	// For the AVX2 quantizer: h, mul32 and shift.
+	h, mul32, shift [blockSize]uint32
 }
 
 // quantBias is the multiple of d added to make quantizer numerators
@@ -263,10 +310,27 @@ const quantBias = 1 << 14
 func (t *quantTable) init(zigQuant *[blockSize]byte) {
 	for zig, q := range zigQuant {
 		d := 8 * uint64(q)
-		k := unzig[zig]
+		k := transposed(int(unzig[zig]))
 		t.c[k] = d>>1 + quantBias*d
 		t.mul[k] = (1<<40 + d - 1) / d
+		t.h[k], t.mul32[k], t.shift[k] = quant32(d)
 	}
+}
+
+// quant32 returns the AVX2 quantizer's h, mul32 and shift for divisor d
+// (see quantTable).
+func quant32(d uint64) (h, mul32, shift uint32) {
+	h = uint32(d >> 1)
+	m := uint64(1<<15) + d>>1
+	k := uint(0)
+	for m*(d-1) >= 1<<k {
+		k++
+	}
+	mul := (uint64(1)<<k + d - 1) / d
+	if m*mul >= 1<<32 {
+		panic("jpegenc: quantizer multiplier overflows 32 bits") // excluded by the argument above.
+	}
+	return h, uint32(mul), uint32(k)
 }
 
 // quantize returns image/jpeg's div(a, d) for the d whose c and mul are given
@@ -277,27 +341,32 @@ func quantize(a int32, c, mul uint64) int32 {
 }
 
 // zigMask[i][r] is the zig-zag-order bit mask of the coefficients of row i
-// (natural order 8*i to 8*i+7) whose bits are set in r.
-var zigMask [8][256]uint64
+// (natural order 8*i to 8*i+7) whose bits are set in r, and zigMaskT[i][r]
+// that of the coefficients of column i (natural order i, 8+i, ..., 56+i).
+var zigMask, zigMaskT [8][256]uint64
 
 const (
 	// outBufSize is the size of the output buffer.
 	outBufSize = 64 << 10
 	// maxMCUBytes bounds the bytes that one MCU (six blocks) can add to the
-	// output buffer, plus the 4 bytes emitBits stores ahead. A block is at
-	// most 11+11 bits of DC plus 63 times 16+10 bits of AC (a ZRL stands for
-	// 16 zeros), under 210 bytes, twice that with 0xFF stuffing; six blocks
-	// stay under 2600 bytes.
+	// output buffer. A block is at most 11+11 bits of DC plus 63 times 16+10
+	// bits of AC (a ZRL stands for 16 zeros), under 210 bytes, twice that
+	// with 0xFF stuffing; six blocks stay under 2600 bytes.
 	maxMCUBytes = 4096
 )
+
+// outBuf is the output buffer: outBufSize bytes and 8 more, so that the
+// Huffman coder's 4- and 8-byte accesses at an index masked to
+// [0, outBufSize) need no bounds checks.
+type outBuf [outBufSize + 8]byte
 
 // encoder encodes an image to the JPEG format.
 type encoder struct {
 	w   io.Writer
 	err error
 
-	// buf[:n] holds output not yet written to w.
-	buf []byte
+	// buf[:n] holds output not yet written to w; n <= outBufSize.
+	buf *outBuf
 	n   int
 	// acc holds nacc (< 32 between calls) pending bits, right-aligned.
 	acc  uint64
@@ -311,6 +380,12 @@ type encoder struct {
 
 	// blk is the scratch DCT block.
 	blk block
+	// codes holds one block's codes (bits<<8 | length) between the loop
+	// that finds them and the loop that emits them: the DC, at most 63 AC
+	// values, 3 ZRLs (a ZRL stands for 16 zeros) and an EOB.
+	codes [68]uint64
+	// avx2 is useAVX2 when the encode started.
+	avx2 bool
 
 	// xs and ys describe the MCU columns and rows (see writeSOS).
 	xs, ys axisMap
@@ -331,10 +406,10 @@ func (e *encoder) flush() {
 
 // write appends p to the output.
 func (e *encoder) write(p []byte) {
-	if len(e.buf)-e.n < len(p) {
+	if outBufSize-e.n < len(p) {
 		e.flush()
 	}
-	e.n += copy(e.buf[e.n:], p)
+	e.n += copy(e.buf[e.n:outBufSize], p)
 }
 
 // writeMarkerHeader writes the header for a marker with the given length.
@@ -388,65 +463,36 @@ func (e *encoder) writeDHT() {
 	}
 }
 
-// putStuffed writes the 4 bytes of w, big-endian, to buf[n:], inserting a
-// 0x00 after each 0xFF byte, and returns the new n.
-//
-//go:noinline
-func putStuffed(buf []byte, n int, w uint32) int {
-	for s := 24; s >= 0; s -= 8 {
-		b := byte(w >> uint(s))
-		buf[n] = b
-		n++
-		if b == 0xff {
-			buf[n] = 0
-			n++
-		}
-	}
-	return n
-}
-
-// emitBits appends the nb (at most 32) low bits of code to the bit buffer
-// acc, which holds nacc < 32 pending bits, and writes 32 bits to buf[n:], with
-// 0xFF stuffing, once there are that many. It returns the new n, acc and
-// nacc. It always stores 4 bytes at buf[n:], kept only when complete, so
-// that the common case has no unpredictable branch; buf must have room.
-func emitBits(buf []byte, n int, acc uint64, nacc uint, code uint64, nb uint) (int, uint64, uint) {
-	acc = acc<<nb | code
-	nacc += nb
-	w := uint32(acc >> ((nacc - 32) & 63))
-	binary.BigEndian.PutUint32(buf[n:], w)
-	full := nacc >> 5 // 1 when 32 bits are complete, else 0.
-	x := ^w
-	if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-		// Complete, and some byte of w is 0xFF.
-		return putStuffed(buf, n, w), acc, nacc - 32
-	}
-	return n + int(4*full), acc, nacc & 31
-}
-
 // writeBlock encodes, with the class-th tables (0 luminance, 1 chrominance),
 // the 8x8 samples src[off+r*stride+i] and returns the quantized DC value.
 // The caller guarantees room for maxMCUBytes/6 bytes in e.buf.
 func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int32) int32 {
-	fdctCols(&e.blk, src, off, stride)
-	mask := fdctRowsQuant(&e.blk, &e.qt[class])
+	var mask uint64
+	if e.avx2 {
+		mask = fdctQuantAVX2(&e.blk, src, off, stride, &e.qt[class])
+	} else {
+		mask = fdctQuantGo(&e.blk, src, off, stride, &e.qt[class])
+	}
 
-	buf, n, acc, nacc := e.buf, e.n, e.acc, e.nacc
+	// Collect the block's codes, each as its bits << 8 | its length, in
+	// e.codes, then emit them. Two loops rather than one keep the live values
+	// of each in registers.
+	codes := &e.codes
 
-	// Emit the DC delta: its size category's code, then the low size bits of
-	// the delta (minus one if negative).
+	// The DC delta: its size category's code, then the low size bits of the
+	// delta (minus one if negative).
 	dc := e.blk[0]
 	{
 		vb := valBits[uint32(dc-prevDC+valBitsOff)%uint32(len(valBits))]
 		size := uint(vb & 0xf)
 		h := dcTables[class][size]
-		code := uint64(h>>8)<<size | uint64(vb>>4)
-		n, acc, nacc = emitBits(buf, n, acc, nacc, code, uint(h&0xff)+size)
+		codes[0] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
 	}
+	k := 1
 
-	// Emit the non-zero AC components in zig-zag order, each with the run of
-	// zeros before it.
-	act := &acTables[class]
+	// The non-zero AC components in zig-zag order, each with the run of zeros
+	// before it, then EOB unless the last component is non-zero.
+	act, sac := &acTables[class&1], &smallACCodes[class&1]
 	last := 0
 	for m := mask &^ 1; m != 0; m &= m - 1 {
 		z := bits.TrailingZeros64(m)
@@ -454,48 +500,83 @@ func (e *encoder) writeBlock(src []byte, off, stride int, class int, prevDC int3
 		last = z
 		for run > 15 {
 			h := act[0xf0] // ZRL: a run of 16 zeros.
-			n, acc, nacc = emitBits(buf, n, acc, nacc, uint64(h>>8), uint(h&0xff))
+			codes[k] = uint64(h>>8)<<8 | uint64(h&0xff)
+			k++
 			run -= 16
 		}
-		v := e.blk[unzig[z&63]]
-		vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
-		size := uint(vb & 0xf)
-		h := act[uint8(run<<4)|uint8(size)]
-		code := uint64(h>>8)<<size | uint64(vb>>4)
-		nb := uint(h&0xff) + size
-		{
-			// emitBits(buf, n, acc, nacc, code, nb), inlined by hand in the
-			// per-coefficient loop, the encoder's hottest: the compiler will not
-			// inline it. (For the DC code, once a block, the call costs nothing
-			// measurable.)
-			acc = acc<<nb | code
-			nacc += nb
-			w := uint32(acc >> ((nacc - 32) & 63))
-			binary.BigEndian.PutUint32(buf[n:], w)
-			full := nacc >> 5
-			x := ^w
-			if (x-0x01010101)&^x&0x80808080&-uint32(full) != 0 {
-				n = putStuffed(buf, n, w)
-				nacc -= 32
-			} else {
-				n += int(4 * full)
-				nacc &= 31
-			}
+		v := e.blk[unzigT[z&63]&63]
+		if i := uint32(v + smallAC); i < 2*smallAC {
+			codes[k] = uint64(sac[uint32(run&15)<<(smallACBits+1)|i])
+		} else {
+			vb := valBits[uint32(v+valBitsOff)%uint32(len(valBits))]
+			size := uint(vb & 0xf)
+			h := act[uint8(run<<4)|uint8(size)]
+			codes[k] = (uint64(h>>8)<<size|uint64(vb>>4))<<8 | uint64(h&0xff) + uint64(size)
 		}
+		k++
 	}
 	if last != blockSize-1 {
 		h := act[0x00] // EOB.
-		n, acc, nacc = emitBits(buf, n, acc, nacc, uint64(h>>8), uint(h&0xff))
+		codes[k] = uint64(h>>8)<<8 | uint64(h&0xff)
+		k++
+	}
+
+	// Append each code to the bit accumulator acc, which holds nacc < 32
+	// pending bits, and write out 32 bits once there are that many. The 4
+	// bytes are stored every time and kept only when complete, so that there
+	// is no unpredictable branch. 0xFF bytes are stuffed afterwards.
+	buf, n, acc, nacc := e.buf, e.n, e.acc, e.nacc
+	n0 := n
+	for _, c := range codes[:k] {
+		nb := uint(c & 0x3f) // at most 16+11 bits.
+		acc = acc<<nb | c>>8
+		nacc += nb
+		binary.BigEndian.PutUint32(buf[n&(outBufSize-1):], uint32(acc>>((nacc-32)&63)))
+		n += int(nacc >> 5 * 4)
+		nacc &= 31
+	}
+	// Each 0xFF byte of the entropy-coded data must be followed by a 0x00.
+	// Most blocks have none; look 8 bytes at a time (the 4 bytes past n that
+	// the last word may include can only cause a needless call).
+	for i := n0; i < n; i += 8 {
+		x := ^binary.LittleEndian.Uint64(buf[i&(outBufSize-1):])
+		if (x-0x0101010101010101)&^x&0x8080808080808080 != 0 {
+			n = stuff(buf, n0, n)
+			break
+		}
 	}
 
 	e.n, e.acc, e.nacc = n, acc, nacc
 	return dc
 }
 
+// stuff inserts a 0x00 after each 0xFF byte of buf[n0:n], moving the bytes
+// after it up, and returns the new end.
+func stuff(buf *outBuf, n0, n int) int {
+	ff := 0
+	for _, b := range buf[n0:n] {
+		if b == 0xff {
+			ff++
+		}
+	}
+	end := n + ff
+	for i, j := n-1, end; ff > 0; i-- {
+		b := buf[i]
+		if b == 0xff {
+			j--
+			buf[j] = 0
+			ff--
+		}
+		j--
+		buf[j] = b
+	}
+	return end
+}
+
 // padBits pads the bit-stream as image/jpeg does: it emits seven 1 bits and
 // writes out the whole bytes, dropping any bits left over.
 func (e *encoder) padBits() {
-	if len(e.buf)-e.n < 16 {
+	if outBufSize-e.n < 16 {
 		e.flush()
 	}
 	e.acc = e.acc<<7 | 0x7f
@@ -595,7 +676,7 @@ func (e *encoder) writeSOS(m *image.YCbCr) {
 			if e.err != nil {
 				return
 			}
-			if len(e.buf)-e.n < maxMCUBytes {
+			if outBufSize-e.n < maxMCUBytes {
 				e.flush()
 			}
 			x0 := r.Min.X + 16*mx
@@ -642,9 +723,32 @@ func checkPlanes(m *image.YCbCr) bool {
 	return true
 }
 
+// scaledQuant returns image/jpeg's quantization table of the given class (0
+// luminance, 1 chrominance) for quality (1 to 100), in zig-zag order.
+func scaledQuant(quality, class int) (q [blockSize]byte) {
+	// Convert from a quality rating to a scaling factor.
+	var scale int
+	if quality < 50 {
+		scale = 5000 / quality
+	} else {
+		scale = 200 - quality*2
+	}
+	for j := range q {
+		x := int(unscaledQuant[class][j])
+		x = (x*scale + 50) / 100
+		if x < 1 {
+			x = 1
+		} else if x > 255 {
+			x = 255
+		}
+		q[j] = uint8(x)
+	}
+	return q
+}
+
 // encoderPool holds encoders, with their output buffers, for reuse.
 var encoderPool = sync.Pool{
-	New: func() any { return &encoder{buf: make([]byte, outBufSize)} },
+	New: func() any { return &encoder{buf: new(outBuf)} },
 }
 
 // Encode writes m, which must be 4:2:0, as a baseline JPEG of the given quality
@@ -674,26 +778,10 @@ func Encode(w io.Writer, m *image.YCbCr, quality int) error {
 	e := encoderPool.Get().(*encoder)
 	defer encoderPool.Put(e)
 	e.w, e.err, e.n, e.acc, e.nacc = w, nil, 0, 0, 0
+	e.avx2 = useAVX2
 	defer func() { e.w = nil }()
-	// Convert from a quality rating to a scaling factor.
-	var scale int
-	if quality < 50 {
-		scale = 5000 / quality
-	} else {
-		scale = 200 - quality*2
-	}
-	// Initialize the quantization tables.
 	for i := range e.quant {
-		for j := range e.quant[i] {
-			x := int(unscaledQuant[i][j])
-			x = (x*scale + 50) / 100
-			if x < 1 {
-				x = 1
-			} else if x > 255 {
-				x = 255
-			}
-			e.quant[i][j] = uint8(x)
-		}
+		e.quant[i] = scaledQuant(quality, i)
 		e.qt[i].init(&e.quant[i])
 	}
 	// Write the Start Of Image marker.
