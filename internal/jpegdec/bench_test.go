@@ -2,6 +2,7 @@ package jpegdec
 
 import (
 	"bytes"
+	"image"
 	"image/jpeg"
 	"os"
 	"testing"
@@ -70,6 +71,61 @@ func BenchmarkDecodeProgressive(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// bench1024 returns a 1024x1024 quality-95 4:2:0 JPEG (image/jpeg's
+// encoder) of the middle of the benchmark photo decoded at half size: the
+// size of a typical augmentation input.
+func bench1024(tb testing.TB) []byte {
+	tb.Helper()
+	m, err := Decode(bytes.NewReader(readLarge(tb)), Options{Scale: 2})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := m.Bounds()
+	x0, y0 := r.Min.X+(r.Dx()-1024)/2, r.Min.Y+(r.Dy()-1024)/2
+	sub := m.(interface {
+		SubImage(image.Rectangle) image.Image
+	}).SubImage(image.Rect(x0, y0, x0+1024, y0+1024))
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, sub, &jpeg.Options{Quality: 95}); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkDecode1024 decodes a 1024x1024 quality-95 JPEG at scale 1 with
+// image/jpeg and with this package, with and without the SIMD inverse DCT.
+// Run it with -cpu 1 to measure the CPU time of one decode.
+func BenchmarkDecode1024(b *testing.B) {
+	data := bench1024(b)
+	b.Run("std", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, simd := range []bool{true, false} {
+		name := "jpegdec"
+		if !simd {
+			name = "jpegdec-go"
+		}
+		b.Run(name, func(b *testing.B) {
+			if simd && !haveSIMD {
+				b.Skip("no SIMD inverse DCT on this CPU or architecture")
+			}
+			b.SetBytes(int64(len(data)))
+			withSIMD(simd, func() {
+				for b.Loop() {
+					if _, err := Decode(bytes.NewReader(data), Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }
