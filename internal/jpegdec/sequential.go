@@ -236,27 +236,34 @@ func (d *decoder) reconstructBatch(bt *batch) {
 }
 
 // scatter dequantizes the AC coefficients es into b, returning the rows
-// masks of idctSparse (bits 0-7 and 8-15).
+// masks of idctSparse (bits 0-7 and 8-15). It is not inlined: in
+// reconstructBatch's loop its variables would live on the stack.
+//
+//go:noinline
 func scatter(b *block, es []int32, qt *block) (m uint16) {
+	var mm uint32
 	for _, e := range es {
 		z := e & 63
-		b[unzig[z]] = (e >> 8) * qt[z]
-		m |= zigMasks[z]
+		t := zigTab[z]
+		b[t&63] = (e >> 8) * qt[z]
+		mm |= t
 	}
-	return m
+	return uint16(mm >> 8)
 }
 
 // scatterSum is scatter that also returns the sum of the absolute values of
 // the dequantized coefficients.
 func scatterSum(b *block, es []int32, qt *block) (m uint16, sum int64) {
+	var mm uint32
 	for _, e := range es {
 		z := e & 63
+		t := zigTab[z]
 		v := (e >> 8) * qt[z]
-		b[unzig[z]] = v
-		m |= zigMasks[z]
+		b[t&63] = v
+		mm |= t
 		sum += abs64(v)
 	}
-	return m, sum
+	return uint16(mm >> 8), sum
 }
 
 // sumAbsAC returns the sum of the absolute values of b's AC coefficients.
@@ -268,13 +275,14 @@ func sumAbsAC(b *block) int64 {
 	return sum
 }
 
-// zigMasks[z] has bit r set if the zig-zag index z is in row r, and bit 8+r
-// if it is also not in the first column.
-var zigMasks = func() (m [blockSize]uint16) {
+// zigTab[z] is unzig[z] in bits 0-7, and in bits 8-23 the rows masks of the
+// zig-zag index z: bit 8+r is set if z is in row r, and bit 16+r if it is
+// also not in the first column.
+var zigTab = func() (m [blockSize]uint32) {
 	for z, u := range unzig {
-		m[z] = 1 << (u / 8)
+		m[z] = uint32(u) | 1<<(8+u/8)
 		if u%8 != 0 {
-			m[z] |= 1 << (8 + u/8)
+			m[z] |= 1 << (16 + u/8)
 		}
 	}
 	return m
