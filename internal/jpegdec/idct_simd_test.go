@@ -160,3 +160,42 @@ func sharedPhotos(t *testing.T) map[string][]byte {
 	}
 	return m
 }
+
+// BenchmarkIDCTStore times the inverse DCT and store of blocks of each shape
+// that idctSparse has a shortcut for, with idctSparse and storePix and with
+// idctStoreSIMD.
+func BenchmarkIDCTStore(b *testing.B) {
+	shapes := []struct {
+		name string
+		coef []int // Natural-order indices of the non-zero coefficients.
+	}{
+		{"row0", []int{0, 1, 2, 5}},
+		{"col0", []int{0, 8, 16, 40}},
+		{"rows01", []int{0, 1, 8, 9, 10}},
+		{"full", []int{0, 1, 2, 8, 9, 16, 17, 24, 3, 33, 63}},
+	}
+	dst := make([]byte, 64*8)
+	for _, s := range shapes {
+		var in block
+		for i, u := range s.coef {
+			in[u] = int32(100 - 7*i)
+		}
+		rows, acRows := rowMasks(&in)
+		b.Run(s.name+"/go", func(b *testing.B) {
+			for b.Loop() {
+				blk := in
+				idctSparse(&blk, rows, acRows)
+				storePix(&blk, dst, 64)
+			}
+		})
+		b.Run(s.name+"/simd", func(b *testing.B) {
+			if !haveSIMD {
+				b.Skip("no SIMD inverse DCT on this CPU or architecture")
+			}
+			for b.Loop() {
+				blk := in
+				idctStoreSIMD(&blk, dst, 64)
+			}
+		})
+	}
+}
