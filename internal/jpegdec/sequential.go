@@ -410,13 +410,12 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 	// The DC coefficient.
 	e := dcT.lut[acc>>(64-lutBits)]
 	if e&lutValueMask != 0 {
-		t := uint(e>>lutTotShift) & lutTotMask
-		acc <<= t
-		n -= t
+		acc <<= uint(e) & 63 // Bits 0-5: the total length.
+		n -= uint(e) & lutTotMask
 		*dc += int32(e) >> lutValShift
 	} else {
 		s := (e >> lutSymShift) & 0xff
-		l := uint(e & lutLenMask)
+		l := uint(e>>lutLenShift) & lutLenMask
 		if l == 0 {
 			var ok bool
 			if s, l, ok = slowCode(dcT, acc); !ok {
@@ -461,9 +460,8 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 		if e&lutValueMask != 0 {
 			// A code with its value.
 			if z := zig + int(e>>lutRunShift&lutRunMask); z < blockSize {
-				t := uint(e>>lutTotShift) & lutTotMask
-				acc <<= t
-				n -= t
+				acc <<= uint(e) & 63 // Bits 0-5: the total length.
+				n -= uint(e) & lutTotMask
 				ent[k&63] = int32(e)>>lutValShift<<8 | int32(z)
 				k++
 				zig = z + 1
@@ -471,7 +469,7 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 			}
 		}
 		s := (e >> lutSymShift) & 0xff
-		l := uint(e & lutLenMask)
+		l := uint(e>>lutLenShift) & lutLenMask
 		if l == 0 {
 			var ok bool
 			if s, l, ok = slowCode(acT, acc); !ok {
