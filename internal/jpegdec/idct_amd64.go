@@ -8,8 +8,8 @@ import "golang.org/x/sys/cpu"
 var haveSIMD = cpu.X86.HasAVX2
 
 // idctStoreAVX2 is idct followed by storePix in AVX2 assembly
-// (idct_amd64.s), with the same results: it does idct's int32 arithmetic, wraparound included, eight rows
-// or columns at a time.
+// (idct_amd64.s), with the same results: it does idct's int32 arithmetic,
+// wraparound included, on eight rows or columns at a time.
 //
 //go:noescape
 func idctStoreAVX2(b *block, dst *byte, stride int)
