@@ -31,24 +31,27 @@ const lutBits = 10
 
 // A look-up table entry (a uint32) is made of:
 //
-//	bits  0-3:  the code length, or 0 if the code is longer than lutBits;
-//	bits  4-7:  the code length plus the number of extra bits that follow
+//	bits  0-3:  the code length plus the number of extra bits that follow
 //	            the code, if both fit in lutBits (a "value" entry), else 0;
+//	bits  4-7:  zero, so that the entry itself can be a shift count (x86
+//	            shifts use its low 6 bits), which saves extracting it on the
+//	            decoding loop's critical path;
 //	bits  8-15: the decoded value (the symbol);
-//	bits 16-31: for value entries, the extended (signed) extra bits: the DC
-//	            difference or the AC coefficient.
+//	bits 16-19: the code length, or 0 if the code is longer than lutBits;
+//	bits 20-31: for value entries, the extended (signed) extra bits: the DC
+//	            difference or the AC coefficient (at most lutBits-1 bits).
 //
 // Value entries exist for DC tables' symbols 0-16 and AC tables' symbols with
 // a non-zero size.
 const (
-	lutLenMask   = 0x0f
-	lutTotShift  = 4
-	lutSymShift  = 8
-	lutValShift  = 16
 	lutTotMask   = 0x0f
+	lutSymShift  = 8
+	lutLenShift  = 16
+	lutLenMask   = 0x0f
+	lutValShift  = 20
 	lutRunShift  = 12 // The AC run is the high nibble of the symbol.
 	lutRunMask   = 0x0f
-	lutValueMask = 0xf0
+	lutValueMask = lutTotMask
 )
 
 // huffman is a Huffman decoder, specified in section C.
@@ -192,7 +195,7 @@ func (h *huffman) buildLUT(lut8 *[1 << lutSize]uint16, tc uint8) {
 			h.lut[p] = 0
 			continue
 		}
-		e := sym<<lutSymShift | length
+		e := sym<<lutSymShift | length<<lutLenShift
 		size, ok := sym, true
 		if tc == acTable {
 			size = sym & 0x0f
@@ -209,7 +212,7 @@ func (h *huffman) buildLUT(lut8 *[1 << lutSize]uint16, tc uint8) {
 				}
 				v = x
 			}
-			e |= (length+size)<<lutTotShift | uint32(v)<<lutValShift
+			e |= (length + size) | uint32(v)<<lutValShift
 		}
 		h.lut[p] = e
 	}
@@ -363,7 +366,7 @@ func (d *decoder) decodeHuffman(h *huffman) (uint8, error) {
 	// image/jpeg uses its look-up table only if 8 bits of data are left.
 	if !br.ended || br.n >= br.pad+8 {
 		e := h.lut[br.acc>>(64-lutBits)]
-		if l := uint(e & lutLenMask); l != 0 {
+		if l := uint(e>>lutLenShift) & lutLenMask; l != 0 {
 			br.acc <<= l
 			br.n -= l
 			return uint8(e >> lutSymShift), nil

@@ -378,16 +378,15 @@ func (d *decoder) decodeAC(b *block, h *huffman, zig, zigEnd int32, al uint32) e
 		if e&lutValueMask != 0 {
 			// A code with its value.
 			if z := zig + int32(e>>lutRunShift&lutRunMask); z <= zigEnd {
-				t := uint(e>>lutTotShift) & lutTotMask
-				acc <<= t
-				n -= t
+				acc <<= uint(e) & 63 // Bits 0-5: the total length.
+				n -= uint(e) & lutTotMask
 				b[unzig[z&63]] = int32(e) >> lutValShift << al
 				zig = z
 				continue
 			}
 		}
 		s := (e >> lutSymShift) & 0xff
-		l := uint(e & lutLenMask)
+		l := uint(e>>lutLenShift) & lutLenMask
 		if l == 0 {
 			var ok bool
 			if s, l, ok = slowCode(h, acc); !ok {

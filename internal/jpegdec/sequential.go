@@ -236,27 +236,34 @@ func (d *decoder) reconstructBatch(bt *batch) {
 }
 
 // scatter dequantizes the AC coefficients es into b, returning the rows
-// masks of idctSparse (bits 0-7 and 8-15).
+// masks of idctSparse (bits 0-7 and 8-15). It is not inlined: in
+// reconstructBatch's loop its variables would live on the stack.
+//
+//go:noinline
 func scatter(b *block, es []int32, qt *block) (m uint16) {
+	var mm uint32
 	for _, e := range es {
 		z := e & 63
-		b[unzig[z]] = (e >> 8) * qt[z]
-		m |= zigMasks[z]
+		t := zigTab[z]
+		b[t&63] = (e >> 8) * qt[z]
+		mm |= t
 	}
-	return m
+	return uint16(mm >> 8)
 }
 
 // scatterSum is scatter that also returns the sum of the absolute values of
 // the dequantized coefficients.
 func scatterSum(b *block, es []int32, qt *block) (m uint16, sum int64) {
+	var mm uint32
 	for _, e := range es {
 		z := e & 63
+		t := zigTab[z]
 		v := (e >> 8) * qt[z]
-		b[unzig[z]] = v
-		m |= zigMasks[z]
+		b[t&63] = v
+		mm |= t
 		sum += abs64(v)
 	}
-	return m, sum
+	return uint16(mm >> 8), sum
 }
 
 // sumAbsAC returns the sum of the absolute values of b's AC coefficients.
@@ -268,13 +275,14 @@ func sumAbsAC(b *block) int64 {
 	return sum
 }
 
-// zigMasks[z] has bit r set if the zig-zag index z is in row r, and bit 8+r
-// if it is also not in the first column.
-var zigMasks = func() (m [blockSize]uint16) {
+// zigTab[z] is unzig[z] in bits 0-7, and in bits 8-23 the rows masks of the
+// zig-zag index z: bit 8+r is set if z is in row r, and bit 16+r if it is
+// also not in the first column.
+var zigTab = func() (m [blockSize]uint32) {
 	for z, u := range unzig {
-		m[z] = 1 << (u / 8)
+		m[z] = uint32(u) | 1<<(8+u/8)
 		if u%8 != 0 {
-			m[z] |= 1 << (8 + u/8)
+			m[z] |= 1 << (16 + u/8)
 		}
 	}
 	return m
@@ -402,13 +410,12 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 	// The DC coefficient.
 	e := dcT.lut[acc>>(64-lutBits)]
 	if e&lutValueMask != 0 {
-		t := uint(e>>lutTotShift) & lutTotMask
-		acc <<= t
-		n -= t
+		acc <<= uint(e) & 63 // Bits 0-5: the total length.
+		n -= uint(e) & lutTotMask
 		*dc += int32(e) >> lutValShift
 	} else {
 		s := (e >> lutSymShift) & 0xff
-		l := uint(e & lutLenMask)
+		l := uint(e>>lutLenShift) & lutLenMask
 		if l == 0 {
 			var ok bool
 			if s, l, ok = slowCode(dcT, acc); !ok {
@@ -453,9 +460,8 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 		if e&lutValueMask != 0 {
 			// A code with its value.
 			if z := zig + int(e>>lutRunShift&lutRunMask); z < blockSize {
-				t := uint(e>>lutTotShift) & lutTotMask
-				acc <<= t
-				n -= t
+				acc <<= uint(e) & 63 // Bits 0-5: the total length.
+				n -= uint(e) & lutTotMask
 				ent[k&63] = int32(e)>>lutValShift<<8 | int32(z)
 				k++
 				zig = z + 1
@@ -463,7 +469,7 @@ func (d *decoder) decodeBlock(dcT, acT *huffman, dc *int32, ent *[blockSize]int3
 			}
 		}
 		s := (e >> lutSymShift) & 0xff
-		l := uint(e & lutLenMask)
+		l := uint(e>>lutLenShift) & lutLenMask
 		if l == 0 {
 			var ok bool
 			if s, l, ok = slowCode(acT, acc); !ok {

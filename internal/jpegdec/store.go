@@ -104,8 +104,22 @@ func (d *decoder) storeBlock(b *block, c, bx, by int, rows, acRows uint8, sumAC 
 		}
 		return
 	}
+	if useSIMD {
+		idctStoreSIMD(b, dst, stride)
+		return
+	}
 	idctSparse(b, rows, acRows)
-	// Level shift by +128, clip to [0, 255], and write to dst.
+	storePix(b, dst, stride)
+}
+
+// useSIMD makes storeBlock use idctStoreSIMD where the CPU has it. Tests
+// turn it off to compare with the Go code.
+var useSIMD = haveSIMD
+
+// storePix level-shifts the inverse DCT's outputs b by +128, clips them to
+// [0, 255] and writes them as 8 rows of 8 bytes to dst, stride bytes apart.
+func storePix(b *block, dst []byte, stride int) {
+	dst = dst[:7*stride+8]
 	for y := 0; y < 8; y++ {
 		src := b[8*y : 8*y+8 : 8*y+8]
 		w := uint64(clampPix(src[0])) | uint64(clampPix(src[1]))<<8 |
