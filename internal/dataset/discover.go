@@ -250,10 +250,16 @@ func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, ioErr(err, "open %s", name)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// Sized from the file's length where it says one, so a photo is read into one
+	// buffer instead of a dozen doubling ones (each cleared, then copied).
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= limit {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, ioErr(err, "read %s", name)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		e := darkroom.Errorf(darkroom.LimitExceeded, "%s is over %d bytes", name, limit)
 		e.Details = map[string]any{"file": name, "limit": limit}

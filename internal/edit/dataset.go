@@ -257,7 +257,10 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 				f = "png"
 			}
 		}
+		// The variant's file is about the size of its source: one buffer, not a
+		// dozen doubling ones.
 		var buf bytes.Buffer
+		buf.Grow(len(job.Image))
 		err = augment.Encode(&buf, v.Image, f, 90)
 		// Both images are this call's own: their pixels go to the next variant.
 		engine.Recycle(v.Image)
