@@ -443,3 +443,24 @@ func TestLUTApplyAVX2MatchesAt(t *testing.T) {
 		}
 	}
 }
+
+// A mirrored row is the same with the AVX2 loop as without, and is the row
+// mirrored, at every width remainder.
+func TestFlipRowAVX2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for w := 1; w < 100; w++ {
+		s := make([]float32, 3*w)
+		for i := range s {
+			s[i] = rng.Float32()
+		}
+		for _, on := range []bool{true, false} {
+			d := make([]float32, 3*w)
+			withAVX2(t, on && useAVX2, func() { flipRow(d, s, w) })
+			for x := range w {
+				if *(*[3]float32)(d[3*x:]) != *(*[3]float32)(s[3*(w-1-x):]) {
+					t.Fatalf("width %d, AVX2 %v: pixel %d is %v, want source pixel %d %v", w, on && useAVX2, x, d[3*x:3*x+3], w-1-x, s[3*(w-1-x):3*(w-x)])
+				}
+			}
+		}
+	}
+}

@@ -39,3 +39,9 @@ func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affinePara
 //
 //go:noescape
 func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last int)
+
+// flipRowAVX2 writes the first n pixels (a multiple of 8) of a horizontally
+// flipped row of w pixels (see flip_amd64.s).
+//
+//go:noescape
+func flipRowAVX2(dst *float32, src *float32, n int, w int)

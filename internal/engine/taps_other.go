@@ -24,3 +24,7 @@ func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affinePara
 func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last int) {
 	panic("engine: no AVX2 loop on this architecture")
 }
+
+func flipRowAVX2(dst *float32, src *float32, n int, w int) {
+	panic("engine: no AVX2 loop on this architecture")
+}
