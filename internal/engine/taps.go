@@ -5,7 +5,7 @@ package engine
 // the separable convolutions (each tap an input row at its offset). Every offset
 // must leave room for len(dst) values of src.
 //
-// Where the CPU has AVX (see taps_amd64.go), eight outputs are made at once by the
+// Where the CPU has AVX (see simd_amd64.go), eight outputs are made at once by the
 // same float32 products and sums in the same order, so the values are the same bits
 // on every machine.
 func tapSum(dst, src []float32, off []int, k []float32) {

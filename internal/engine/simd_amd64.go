@@ -4,8 +4,10 @@ package engine
 
 import "golang.org/x/sys/cpu"
 
-// useAVX says tapSum runs its AVX loop, useAVX2 that ycbcr420Rows runs its AVX2
-// loop; tests turn them off to compare the loops with the Go ones.
+// The engine's assembly loops (the *_amd64.s files), declared here, and the
+// switches that choose them: useAVX for tapSum, useAVX2 for the others (the colour
+// conversions, the affine warp, tone tables, flips). Tests turn them off to compare
+// each loop with its Go code.
 var (
 	useAVX  = cpu.X86.HasAVX
 	useAVX2 = cpu.X86.HasAVX2
