@@ -18,12 +18,12 @@ type Image struct {
 
 // NewImage returns a black image of w x h pixels.
 func NewImage(w, h int) *Image {
-	return &Image{W: w, H: h, Pix: make([]float32, 3*w*h)}
+	return &Image{W: w, H: h, Pix: newPix(3 * w * h)}
 }
 
 // Clone returns a deep copy of m.
 func (m *Image) Clone() *Image {
-	c := &Image{W: m.W, H: m.H, Pix: make([]float32, len(m.Pix))}
+	c := &Image{W: m.W, H: m.H, Pix: newPix(len(m.Pix))}
 	copy(c.Pix, m.Pix)
 	return c
 }
@@ -38,6 +38,14 @@ func Recycle(m *Image) {
 	}
 	spare.put(m.Pix)
 	m.W, m.H, m.Pix = 0, 0, nil
+}
+
+// newPix allocates n pixel values, zero, in memory advised for huge pages when large
+// (adviseHuge).
+func newPix(n int) []float32 {
+	b := make([]float32, n)
+	adviseHuge(b)
+	return b
 }
 
 // scratchImage returns a w x h image whose pixels the caller must overwrite

@@ -583,7 +583,7 @@ func (s *sparePool) get(n int) []float32 {
 		}
 		s.mu.Unlock()
 	}
-	return make([]float32, n)
+	return newPix(n)
 }
 
 func (s *sparePool) put(b []float32) {
