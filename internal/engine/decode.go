@@ -145,6 +145,9 @@ func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
 	} else {
 		src.Image = convertOriented(w, h, o, conv)
 	}
+	// Converted: nothing reads the decoder's planes again, so the next JPEG decode
+	// can fill them.
+	jpegdec.Release(d.m)
 	d.finish()
 	return src, nil
 }

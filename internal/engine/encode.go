@@ -317,7 +317,8 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 	for range min(procs, n) {
 		go func() {
 			rows := 16 * k
-			buf := image.NewYCbCr(image.Rect(0, 0, width+padX, rows), image.YCbCrSubsampleRatio420)
+			buf := getStripImage(width+padX, rows)
+			defer stripImages.Put(buf)
 			sums := make([]int32, 2*((width+padX+1)/2))
 			pool := &bufPool{}
 			defer pool.recycle()
@@ -348,9 +349,8 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 					m := *buf
 					m.Rect = image.Rect(0, 0, width+padX, n)
 					ycbcr420Rows(b, &m, n, sums)
-					var out bytes.Buffer
-					out.Grow(width * n / 4)
-					s.err = jpegenc.Encode(&out, &m, q)
+					out := bytes.NewBuffer(getStrip(width * n / 4))
+					s.err = jpegenc.Encode(out, &m, q)
 					s.data = out.Bytes()
 					return s
 				}()
@@ -388,8 +388,37 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 		if _, err := w.Write(marker); err != nil {
 			return err
 		}
+		putStrip(s.data)
 	}
 	return nil
+}
+
+// stripImages keeps the 4:2:0 planes the strip workers convert into, for the next
+// image's workers.
+var stripImages sync.Pool // of *image.YCbCr
+
+func getStripImage(w, h int) *image.YCbCr {
+	if m, ok := stripImages.Get().(*image.YCbCr); ok && m.Rect == image.Rect(0, 0, w, h) {
+		return m
+	}
+	return image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+}
+
+// strips keeps the byte buffers of strips already written, for the next strips (of
+// this image or the next) to encode into: an image's strips are otherwise fresh
+// garbage the heap grows by, and a dataset run makes thousands of images.
+var strips sync.Pool // of *[]byte
+
+func getStrip(n int) []byte {
+	if p, ok := strips.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putStrip(b []byte) {
+	b = b[:0]
+	strips.Put(&b)
 }
 
 // splitJPEG cuts one of jpegenc's (that is image/jpeg's) files into its headers (SOI to the end of the SOS

@@ -550,6 +550,7 @@ func opJPEGCompression(rc *runCtx, src *Image, a Args) (*Image, error) {
 			conv(y, dst.Pix[3*y*src.W:3*(y+1)*src.W])
 		}
 	})
+	jpegdec.Release(m)
 	return dst, nil
 }
 

@@ -765,6 +765,7 @@ func (d *decoder) decodeSafe(r io.Reader) (img image.Image, err error) {
 		if v := recover(); v != nil {
 			img, err = nil, &internalError{v}
 		}
+		d.saveBatches()
 	}()
 	return d.decode(r, false)
 }

@@ -99,7 +99,7 @@ func (d *decoder) makeImg1(mxx, myy int) {
 
 	h0 := d.comp[0].h
 	v0 := d.comp[0].v
-	m := image.NewYCbCr(image.Rect(0, 0, 8*h0*mxx, 8*v0*myy), d.subsampleRatio())
+	m := newYCbCr(image.Rect(0, 0, 8*h0*mxx, 8*v0*myy), d.subsampleRatio())
 	d.img3 = m.SubImage(image.Rect(0, 0, d.width, d.height)).(*image.YCbCr)
 
 	if d.nComp == 4 {
@@ -120,7 +120,7 @@ func (d *decoder) makeImgScaled() {
 		d.img1 = image.NewGray(r)
 		return
 	}
-	d.img3 = image.NewYCbCr(r, d.subsampleRatio())
+	d.img3 = newYCbCr(r, d.subsampleRatio())
 	if d.nComp == 4 {
 		h0, v0 := d.comp[0].h, d.comp[0].v
 		fw := (d.width*d.comp[3].h + h0 - 1) / h0

@@ -188,7 +188,25 @@ func (p *pipeline) newBatch() *batch {
 		bt.nh, bt.ne = 0, 0
 		return bt
 	}
+	if bt, ok := spareBatches.Get().(*batch); ok && len(bt.hdr) == p.blocks {
+		bt.nh, bt.ne = 0, 0
+		return bt
+	}
 	return newBatch(p.blocks)
+}
+
+// spareBatches keeps the batches of finished decodes for later ones: a decode's
+// ring is several hundred kilobytes, which a folder of photos would otherwise
+// allocate (and the kernel fault in) once per photo.
+var spareBatches sync.Pool // of *batch
+
+// saveBatches gives the decoder's batches, which no worker holds any more (stop
+// saved them), to later decodes.
+func (d *decoder) saveBatches() {
+	for _, bt := range d.batches {
+		spareBatches.Put(bt)
+	}
+	d.batches = nil
 }
 
 // stop stops the workers and saves the batches for the next scan. It is
