@@ -142,7 +142,7 @@ func Open(fsys fs.FS) (*Dataset, error) {
 	switch len(cocoFiles) {
 	case 0:
 	case 1:
-		data, err := readLimited(fsys, cocoFiles[0], MaxCOCOBytes)
+		data, err := readLimited(fsys, cocoFiles[0], MaxCOCOBytes, false)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func (d *Dataset) Info() Info { return d.info }
 // agrees.
 func (d *Dataset) readNames() error {
 	if d.files["data.yaml"] {
-		data, err := readLimited(d.fsys, "data.yaml", MaxLabelBytes)
+		data, err := readLimited(d.fsys, "data.yaml", MaxLabelBytes, false)
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (d *Dataset) readNames() error {
 		d.info.NamesFiles = append(d.info.NamesFiles, "data.yaml")
 	}
 	if d.files["classes.txt"] {
-		data, err := readLimited(d.fsys, "classes.txt", MaxLabelBytes)
+		data, err := readLimited(d.fsys, "classes.txt", MaxLabelBytes, false)
 		if err != nil {
 			return err
 		}
@@ -244,17 +244,26 @@ func ioErr(err error, format string, args ...any) *darkroom.Error {
 
 func stemOf(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
 
-func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
+// readLimited reads a file of at most limit bytes. When pooled is true the bytes
+// are read into a buffer from the scratch pool, for the caller to give back.
+func readLimited(fsys fs.FS, name string, limit int64, pooled bool) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, ioErr(err, "open %s", name)
 	}
 	defer f.Close()
 	// Sized from the file's length where it says one, so a photo is read into one
-	// buffer instead of a dozen doubling ones (each cleared, then copied).
-	var buf bytes.Buffer
+	// buffer instead of a dozen doubling ones (each cleared, then copied), and that
+	// buffer a finished image's where one is large enough (see scratch).
+	n := 0
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= limit {
-		buf.Grow(int(fi.Size()) + bytes.MinRead)
+		n = int(fi.Size()) + bytes.MinRead
+	}
+	var buf *bytes.Buffer
+	if pooled {
+		buf = bytes.NewBuffer(getScratch(n))
+	} else {
+		buf = bytes.NewBuffer(make([]byte, 0, n))
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, ioErr(err, "read %s", name)
@@ -281,7 +290,7 @@ func (d *Dataset) load(rel string) (*source, error) {
 	if err := d.bad[rel]; err != nil {
 		return nil, err
 	}
-	data, err := readLimited(d.fsys, rel, MaxImageBytes)
+	data, err := readLimited(d.fsys, rel, MaxImageBytes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +327,7 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 		case txt && xmlf:
 			return labelErr(stem+".txt", "and %s.xml both label %s; keep one", path.Base(stem), rel)
 		case txt:
-			data, err := readLimited(d.fsys, stem+".txt", MaxLabelBytes)
+			data, err := readLimited(d.fsys, stem+".txt", MaxLabelBytes, false)
 			if err != nil {
 				return err
 			}
@@ -336,7 +345,7 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 			}
 			l.Format, l.Objects = FormatYOLO, objs
 		case xmlf:
-			data, err := readLimited(d.fsys, stem+".xml", MaxLabelBytes)
+			data, err := readLimited(d.fsys, stem+".xml", MaxLabelBytes, false)
 			if err != nil {
 				return err
 			}
@@ -351,7 +360,7 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 		}
 	}
 	if m := path.Join("masks", stem+".png"); d.files[m] {
-		data, err := readLimited(d.fsys, m, MaxLabelBytes)
+		data, err := readLimited(d.fsys, m, MaxLabelBytes, false)
 		if err != nil {
 			return err
 		}

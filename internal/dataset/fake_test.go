@@ -51,8 +51,8 @@ func flipBright(ctx context.Context, job Job) (Result, error) {
 			dst.SetNRGBA(dx, y, color.NRGBA{shift(c.R), shift(c.G), shift(c.B), c.A})
 		}
 	}
-	var out bytes.Buffer
-	if err := png.Encode(&out, dst); err != nil {
+	out := bytes.NewBuffer(job.Out) // the runner's reused buffer, as darkroom's own AugmentFunc uses it
+	if err := png.Encode(out, dst); err != nil {
 		return Result{}, err
 	}
 	l := Labels{Width: w, Height: h}

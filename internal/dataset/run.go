@@ -35,12 +35,18 @@ import (
 // variant's own seed (VariantSeed) and the source's labels in the neutral form.
 // Labels.Objects is the job's own copy; Image and Labels.Mask are shared by the
 // image's variants, so an AugmentFunc must not modify or keep them.
+//
+// Out is an empty buffer with room for about the source's bytes, which the
+// AugmentFunc may append the encoded variant to and return as Result.Image: the
+// runner reuses its memory once the variant is written, so the AugmentFunc must not
+// keep it either.
 type Job struct {
 	Source  string
 	Variant int
 	Seed    uint64
 	Image   []byte
 	Labels  Labels
+	Out     []byte
 }
 
 // Result is a made variant: the encoded image, its extension (".png"; empty keeps the
@@ -223,7 +229,7 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 		return nil, err
 	}
 	for _, n := range info.NamesFiles {
-		data, err := readLimited(d.fsys, n, MaxLabelBytes)
+		data, err := readLimited(d.fsys, n, MaxLabelBytes, false)
 		if err != nil {
 			return nil, err
 		}
@@ -340,6 +346,11 @@ type recordKey struct {
 // image makes all variants of one image: read once, augment and write each, drop.
 func (r *runner) image(ctx context.Context, rel string) {
 	var src *source
+	defer func() {
+		if src != nil {
+			putScratch(src.data) // no job holds the source's bytes now
+		}
+	}()
 	for v := range r.opts.Variants {
 		if ctx.Err() != nil {
 			return
@@ -378,8 +389,10 @@ func (r *runner) image(ctx context.Context, rel string) {
 }
 
 func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, src *source) (Record, error) {
-	job := Job{Source: rel, Variant: v, Seed: seed, Image: src.data, Labels: src.labels}
+	job := Job{Source: rel, Variant: v, Seed: seed, Image: src.data, Labels: src.labels, Out: getScratch(len(src.data))}
 	job.Labels.Objects = cloneObjects(src.labels.Objects)
+	// Written (or failed) when variant returns: Out's memory goes to the next job.
+	defer putScratch(job.Out)
 	res, err := r.augment(ctx, job)
 	if err != nil {
 		return Record{}, err

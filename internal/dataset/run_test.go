@@ -686,3 +686,42 @@ func TestRunLocked(t *testing.T) {
 		t.Errorf("shard 0/2 once the first run let go: %v", err)
 	}
 }
+
+// TestReusedBuffers: the runner reuses the memory of sources it has finished and of
+// variants it has written (Job.Out) for later ones, on every worker at once. A
+// variant that is its source's bytes, appended to Job.Out, must come out as exactly
+// those bytes: a buffer handed on too early, or to two jobs, would mix images.
+func TestReusedBuffers(t *testing.T) {
+	in := mixedInput(t)
+	copyOut := func(ctx context.Context, job Job) (Result, error) {
+		if len(job.Out) != 0 {
+			return Result{}, fmt.Errorf("Job.Out has %d bytes; it should be empty", len(job.Out))
+		}
+		return Result{Image: append(job.Out, job.Image...), Labels: job.Labels}, nil
+	}
+	out, rep := run(t, in, Options{Seed: 1, Variants: 3, Workers: 4, Augment: copyOut})
+	if rep.Written == 0 {
+		t.Fatal("nothing written")
+	}
+	checked := 0
+	for _, r := range readManifest(t, filepath.Join(out, "manifest.jsonl")) {
+		if r.Error != nil {
+			continue // an image the runner could not read: nothing written
+		}
+		checked++
+		src, err := os.ReadFile(filepath.Join(in, filepath.FromSlash(r.Source)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(r.Output)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, src) {
+			t.Errorf("%s: %d bytes, not its source's %d", r.Output, len(got), len(src))
+		}
+	}
+	if checked != rep.Written {
+		t.Errorf("checked %d variants, the run wrote %d", checked, rep.Written)
+	}
+}
