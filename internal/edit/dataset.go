@@ -258,10 +258,12 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 			}
 		}
 		// The variant's file is about the size of its source: one buffer, not a
-		// dozen doubling ones.
-		var buf bytes.Buffer
-		buf.Grow(len(job.Image))
-		err = augment.Encode(&buf, v.Image, f, 90)
+		// dozen doubling ones, and the runner's reused one when it gives one.
+		buf := bytes.NewBuffer(job.Out[:0])
+		if cap(job.Out) == 0 {
+			buf.Grow(len(job.Image))
+		}
+		err = augment.Encode(buf, v.Image, f, 90)
 		// Both images are this call's own: their pixels go to the next variant.
 		engine.Recycle(v.Image)
 		engine.Recycle(src.Image)
