@@ -335,6 +335,26 @@ func TestStepInterpolation(t *testing.T) {
 
 // Remembered operation checks answer what the contract answers, call after call:
 // the same arguments again, other values, and arguments the contract refuses.
+// TestCheckRemembered: one Augmenter checking pipelines again and again (as a
+// dataset run does, once per image) answers each as a fresh check does, whatever
+// it accepted before.
+func TestCheckRemembered(t *testing.T) {
+	a := augmenter(t)
+	rot := func(lo, hi float64) Pipeline {
+		return Pipeline{{Entry: "flip_horizontal", P: 1}, {Entry: "rotate", Params: map[string]Value{"angle": {lo, hi}}, P: 0.5}}
+	}
+	for i, p := range []Pipeline{
+		rot(-10, 10), rot(-10, 10), rot(-10, 200), rot(-10, 10), rot(10, -10), rot(-10, 10.000000001), rot(-10, 180.0000001),
+		{{Entry: "rotate", P: 1}}, {{Entry: "rotate", P: 1.5}}, {{Entry: "rotate", P: 1, Interpolation: "nearest"}},
+	} {
+		want := augmenter(t).Check(p)
+		got := a.Check(p)
+		if (want == nil) != (got == nil) || darkroom.Code(want) != darkroom.Code(got) {
+			t.Errorf("pipeline %d: Check = %v after the others, %v fresh", i, got, want)
+		}
+	}
+}
+
 func TestCheckOperationRemembered(t *testing.T) {
 	a := augmenter(t)
 	calls := []struct {

@@ -106,6 +106,11 @@ type Augmenter struct {
 	// the whole process, then checks them once per run instead of once per image.
 	checked  sync.Map
 	nChecked atomic.Int64
+	// passed holds the pipelines Check accepted, by their JSON: a dataset makes a
+	// variant of each of thousands of images from one pipeline, and checking its
+	// ranges costs a CUE evaluation per step.
+	passed  sync.Map
+	nPassed atomic.Int64
 }
 
 // maxChecked bounds the checked arguments an Augmenter keeps; past it the cache
@@ -140,6 +145,26 @@ func (a *Augmenter) checkOperation(op string, args map[string]any) (map[string]a
 // nothing is clamped). An entry no pack defines is not an error here: Run skips it
 // (not_found), as it skips a step whose render fails.
 func (a *Augmenter) Check(p Pipeline) error {
+	key, err := json.Marshal(p)
+	if err == nil {
+		if _, ok := a.passed.Load(string(key)); ok {
+			return nil
+		}
+	}
+	if err := a.check(p); err != nil {
+		return err
+	}
+	if key != nil {
+		if a.nPassed.Add(1) > maxChecked {
+			a.passed.Clear()
+			a.nPassed.Store(1)
+		}
+		a.passed.Store(string(key), true)
+	}
+	return nil
+}
+
+func (a *Augmenter) check(p Pipeline) error {
 	for i, s := range p {
 		field := fmt.Sprintf("pipeline[%d]", i)
 		if !(s.P >= 0 && s.P <= 1) {
