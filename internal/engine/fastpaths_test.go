@@ -430,6 +430,11 @@ func TestLUTApplyAVX2MatchesAt(t *testing.T) {
 			s[i] = float32(math.Ldexp(rng.Float64(), rng.IntN(40)-26))
 		}
 	}
+	// The table's ends: bin 0 and its neighbour, the last bin, and past it.
+	for _, e := range []float64{0x1p-20, 0x1p12, 0x1p12 * (1 + 1.0/128), 0x1p13, 1} {
+		f := float32(e)
+		s = append(s, f, math.Nextafter32(f, 0), math.Nextafter32(f, 1e30), -f)
+	}
 	for name, lut := range map[string]*fnLUT{
 		"contrast": newFnLUT(func(v float64) float64 { return math.Pow(max(v, 0), 1.3) }),
 		"encode":   encLUT,
