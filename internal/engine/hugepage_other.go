@@ -2,5 +2,5 @@
 
 package engine
 
-// adviseHuge is a no-op where the kernel has no madvise for transparent huge pages.
-func adviseHuge([]float32) {}
+// newPix allocates n pixel values, zero.
+func newPix(n int) []float32 { return make([]float32, n) }

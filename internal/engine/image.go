@@ -40,14 +40,6 @@ func Recycle(m *Image) {
 	m.W, m.H, m.Pix = 0, 0, nil
 }
 
-// newPix allocates n pixel values, zero, in memory advised for huge pages when large
-// (adviseHuge).
-func newPix(n int) []float32 {
-	b := make([]float32, n)
-	adviseHuge(b)
-	return b
-}
-
 // scratchImage returns a w x h image whose pixels the caller must overwrite
 // entirely: a recycled buffer when one fits.
 func scratchImage(w, h int) *Image {
