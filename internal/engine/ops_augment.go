@@ -272,7 +272,7 @@ func opGamma(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if gamma == 1 {
 		return src, nil
 	}
-	lut := newFnLUT(func(v float64) float64 {
+	lut := cachedLUT("gamma", [4]float64{gamma}, func(v float64) float64 {
 		d := encodeExt(v)
 		if d <= 0 {
 			return v

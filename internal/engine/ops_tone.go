@@ -48,7 +48,7 @@ func opTone(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	curve := toneCurve(hl, sh, wh, bl)
-	lut := newFnLUT(func(y float64) float64 {
+	lut := cachedLUT("tone", [4]float64{hl, sh, wh, bl}, func(y float64) float64 {
 		return decodeExt(max(curve(encodeExt(y)), 0))
 	})
 	return mapRows(rc, src, func(d, s []float32) {
@@ -127,7 +127,7 @@ func opContrast(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	gamma := 1 + amount
 	p := float64(middleGrey)
-	lut := newFnLUT(func(v float64) float64 {
+	lut := cachedLUT("contrast", [4]float64{amount}, func(v float64) float64 {
 		if gamma <= 0 {
 			return 0.18
 		}
