@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -465,6 +466,38 @@ func TestFlipRowAVX2(t *testing.T) {
 				if *(*[3]float32)(d[3*x:]) != *(*[3]float32)(s[3*(w-1-x):]) {
 					t.Fatalf("width %d, AVX2 %v: pixel %d is %v, want source pixel %d %v", w, on && useAVX2, x, d[3*x:3*x+3], w-1-x, s[3*(w-1-x):3*(w-x)])
 				}
+			}
+		}
+	}
+}
+
+// The AVX scaling loop gives the Go loop's products, in place too, at every length
+// and for values whose products round, overflow, underflow or are not numbers.
+func TestScaleAVX(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 80; n++ {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(math.Ldexp(rng.Float64()-0.3, rng.IntN(300)-150))
+			if rng.IntN(20) == 0 {
+				s[i] = []float32{float32(math.NaN()), float32(math.Inf(-1)), 3e38, 1e-45}[rng.IntN(4)]
+			}
+		}
+		for _, k := range []float32{1.4142135, 0.7071, 3e20, 1e-30} {
+			want := make([]float32, n)
+			withAVX(t, false, func() { scaleValues(want, s, k) })
+			got := make([]float32, n)
+			withAVX(t, true, func() { scaleValues(got, s, k) })
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("n %d k %v: value %d is %v with AVX, %v in Go", n, k, i, got[i], want[i])
+			}
+			in := slices.Clone(s)
+			withAVX(t, true, func() { scaleValues(in, in, k) })
+			if i, ok := sameBits(in, want); !ok {
+				t.Fatalf("n %d k %v in place: value %d is %v, %v in Go", n, k, i, in[i], want[i])
 			}
 		}
 	}

@@ -20,15 +20,21 @@ func opExposure(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	k := float32(math.Exp2(ev))
-	dst := rc.image(src.W, src.H)
-	parallelRows(src.H, func(lo, hi int) {
-		s := src.Pix[3*lo*src.W : 3*hi*src.W]
-		d := dst.Pix[3*lo*src.W : 3*hi*src.W]
-		for i, v := range s {
-			d[i] = v * k
-		}
-	})
-	return dst, nil
+	return mapRows(rc, src, func(d, s []float32) { scaleValues(d, s, k) }), nil
+}
+
+// scaleValues writes s[i]*k to d[i] (d may be s); eight at a time where the CPU
+// has AVX, to the same values.
+func scaleValues(d, s []float32, k float32) {
+	d = d[:len(s)]
+	if useAVX && len(s) >= 8 {
+		m := len(s) &^ 7
+		scaleAVX(&d[0], &s[0], m, k)
+		d, s = d[m:], s[m:]
+	}
+	for i, v := range s {
+		d[i] = v * k
+	}
 }
 
 // opWhiteBalance shifts the colour of the light.

@@ -146,6 +146,52 @@ var catalog = map[string]opEntry{
 	"jpeg_compression":     {"effects", opJPEGCompression, false},
 }
 
+// rowOps are the operations whose run returns src, or mapRows' result with a
+// function that computes each pixel from the same pixel alone, reading it before
+// writing it, and that take nothing from its position. An unmasked run of them
+// renders as one pass (see rowChain). TestRowChain holds each to that.
+var rowOps = map[string]bool{
+	"exposure": true, "tone": true, "contrast": true, "curve": true, "gamma": true, "random_tone_curve": true,
+}
+
+// rowChain holds the row functions of consecutive unmasked row operations, to run
+// in one pass: each block of rows goes through all of them while it is in cache,
+// where one pass per operation would stream the whole image through memory each
+// time and allocate an image for each. Every value goes through the same
+// arithmetic in the same order, so the pixels are the same.
+type rowChain struct{ fns []func(d, s []float32) }
+
+// chainBlock is about how many bytes of rows a block holds: within a core's L2.
+const chainBlock = 192 << 10
+
+// run applies the pending functions to cur and returns the result: cur itself,
+// changed in place, when the render owns it (it is not src, or own), else a new
+// image from pool.
+func (c *rowChain) run(cur, src *Image, own bool, pool *bufPool) *Image {
+	if len(c.fns) == 0 {
+		return cur
+	}
+	fns := c.fns
+	c.fns = nil
+	out := cur
+	if cur == src && !own {
+		out = &Image{W: cur.W, H: cur.H, Pix: pool.get(len(cur.Pix))}
+	}
+	row := 3 * cur.W
+	step := max(1, chainBlock/(4*row))
+	parallelRows(cur.H, func(lo, hi int) {
+		for y := lo; y < hi; y += step {
+			e := min(y+step, hi)
+			d := out.Pix[y*row : e*row]
+			fns[0](d, cur.Pix[y*row:e*row])
+			for _, f := range fns[1:] {
+				f(d, d)
+			}
+		}
+	})
+	return out
+}
+
 // localOps are the operations that, given runCtx.region, render only that rectangle
 // of the image: a masked edit of one of them costs in proportion to what its mask
 // reaches, not to the frame.
@@ -242,6 +288,7 @@ func renderFrame(src *Image, edits []Edit, order []int, opt RenderOptions, fr fr
 func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr frame, pool *bufPool, own bool) (*Image, error) {
 	occ := occurrences(edits)
 	cur := src
+	var chain rowChain
 	for _, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
@@ -249,6 +296,18 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 		if e.Strength == 0 {
 			continue
 		}
+		if rowOps[e.Op] && e.Mask == nil && e.Strength == 1 && rc.pre == nil {
+			rc.chain = &chain
+			out, err := entry.run(rc, cur, e.Args)
+			if err != nil {
+				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
+			}
+			if out != cur {
+				return nil, darkroom.Errorf(darkroom.InternalError, "edit %d (%s): a row operation rendered an image of its own", i, e.Op)
+			}
+			continue
+		}
+		cur = chain.run(cur, src, own, pool)
 		var weight []float32
 		ya, yb := 0, cur.H // the rows the edit changes
 		if entry.stage != "geometry" && (e.Mask != nil || e.Strength < 1) {
@@ -318,7 +377,7 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 		}
 		cur = out
 	}
-	return cur, nil
+	return chain.run(cur, src, own, pool), nil
 }
 
 // occurrences numbers each edit among the edits of the same operation, in render
@@ -465,6 +524,9 @@ type runCtx struct {
 	region *[4]int
 	// bilinear makes warps sample bilinearly (RenderOptions.Interpolation).
 	bilinear bool
+	// chain, when set, takes a row operation's function (mapRows) to run later
+	// with the others of its run, instead of rendering it now.
+	chain *rowChain
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an
@@ -687,6 +749,10 @@ func longEdge(m *Image) float64 { return float64(max(m.W, m.H)) }
 // split across cores. Operations loop over pixels inside fn, so per-pixel helpers are
 // inlined instead of being called through a function value.
 func mapRows(rc *runCtx, src *Image, fn func(dst, src []float32)) *Image {
+	if rc.chain != nil {
+		rc.chain.fns = append(rc.chain.fns, fn)
+		return src
+	}
 	dst := rc.image(src.W, src.H)
 	parallelRows(src.H, func(lo, hi int) {
 		fn(dst.Pix[3*lo*src.W:3*hi*src.W], src.Pix[3*lo*src.W:3*hi*src.W])

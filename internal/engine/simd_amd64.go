@@ -47,3 +47,9 @@ func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last
 //
 //go:noescape
 func flipRowAVX2(dst *float32, src *float32, n int, w int)
+
+// scaleAVX is scaleValues' loop over n values, n a multiple of 8 (see
+// scale_amd64.s).
+//
+//go:noescape
+func scaleAVX(dst *float32, src *float32, n int, k float32)

@@ -28,3 +28,7 @@ func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last
 func flipRowAVX2(dst *float32, src *float32, n int, w int) {
 	panic("engine: no AVX2 loop on this architecture")
 }
+
+func scaleAVX(dst *float32, src *float32, n int, k float32) {
+	panic("engine: no AVX loop on this architecture")
+}
