@@ -32,34 +32,66 @@ DATA onef<>+8(SB)/4, $0x3f800000
 DATA onef<>+12(SB)/4, $0x3f800000
 GLOBL onef<>(SB), RODATA|NOPTR, $16
 
-// LANE(k, imm, o, o8): pixel k of a group: its taps at base lane k of X7, its
-// weights lane k of X8 (ax), X10 (bx), X9 (ay), X11 (by); sampleLinearRect's
-// arithmetic with the three channels in the lanes of one register (the fourth is
-// never stored; every load stays within a row's two taps), written at o(DI).
-#define LANE(k, imm, o, o8) \
-	VPEXTRD   k, X7, R11; \
-	LEAQ      (SI)(R11*4), R12; \
-	VMOVUPS   (R12), X0; \
-	VMOVUPS   8(R12), X1; \
-	VPSRLDQ   $4, X1, X1; \
-	VMOVUPS   (R12)(R13*1), X2; \
-	VMOVUPS   8(R12)(R13*1), X3; \
-	VPSRLDQ   $4, X3, X3; \
-	VPERMILPS imm, X8, X4; \
-	VPERMILPS imm, X10, X5; \
-	VMULPS    X5, X0, X0; \
-	VMULPS    X4, X1, X1; \
-	VADDPS    X1, X0, X0; \
-	VMULPS    X5, X2, X2; \
-	VMULPS    X4, X3, X3; \
-	VADDPS    X3, X2, X2; \
-	VPERMILPS imm, X9, X4; \
-	VPERMILPS imm, X11, X5; \
-	VMULPS    X5, X0, X0; \
-	VMULPS    X4, X2, X2; \
-	VADDPS    X2, X0, X0; \
-	VMOVQ     X0, o(DI); \
-	VEXTRACTPS $2, X0, o8(DI)
+DATA pair01<>+0(SB)/4, $0
+DATA pair01<>+4(SB)/4, $0
+DATA pair01<>+8(SB)/4, $0
+DATA pair01<>+12(SB)/4, $0
+DATA pair01<>+16(SB)/4, $1
+DATA pair01<>+20(SB)/4, $1
+DATA pair01<>+24(SB)/4, $1
+DATA pair01<>+28(SB)/4, $1
+GLOBL pair01<>(SB), RODATA|NOPTR, $32
+
+DATA pair23<>+0(SB)/4, $2
+DATA pair23<>+4(SB)/4, $2
+DATA pair23<>+8(SB)/4, $2
+DATA pair23<>+12(SB)/4, $2
+DATA pair23<>+16(SB)/4, $3
+DATA pair23<>+20(SB)/4, $3
+DATA pair23<>+24(SB)/4, $3
+DATA pair23<>+28(SB)/4, $3
+GLOBL pair23<>(SB), RODATA|NOPTR, $32
+
+// PAIR(k0, k1, idx, o): pixels k0 and k1 of a group, one in each 128-bit half:
+// their taps at base lanes k0 and k1 of X7, their weights lanes k0 and k1 of X8
+// (ax), X10 (bx), X9 (ay), X11 (by), spread by the index vector idx;
+// sampleLinearRect's arithmetic with the three channels in the lanes of each half
+// (the fourth is never stored; every load stays within a row's two taps), written
+// at o(DI) and o+12(DI).
+#define PAIR(k0, k1, idx, o) \
+	VPEXTRD      k0, X7, R11; \
+	LEAQ         (SI)(R11*4), R12; \
+	VPEXTRD      k1, X7, R11; \
+	LEAQ         (SI)(R11*4), BX; \
+	VMOVUPS      (R12), X0; \
+	VINSERTF128  $1, (BX), Y0, Y0; \
+	VMOVUPS      8(R12), X1; \
+	VINSERTF128  $1, 8(BX), Y1, Y1; \
+	VPSRLDQ      $4, Y1, Y1; \
+	VMOVUPS      (R12)(R13*1), X2; \
+	VINSERTF128  $1, (BX)(R13*1), Y2, Y2; \
+	VMOVUPS      8(R12)(R13*1), X3; \
+	VINSERTF128  $1, 8(BX)(R13*1), Y3, Y3; \
+	VPSRLDQ      $4, Y3, Y3; \
+	VMOVDQU      idx, Y6; \
+	VPERMPS      Y8, Y6, Y4; \
+	VPERMPS      Y10, Y6, Y5; \
+	VMULPS       Y5, Y0, Y0; \
+	VMULPS       Y4, Y1, Y1; \
+	VADDPS       Y1, Y0, Y0; \
+	VMULPS       Y5, Y2, Y2; \
+	VMULPS       Y4, Y3, Y3; \
+	VADDPS       Y3, Y2, Y2; \
+	VPERMPS      Y9, Y6, Y4; \
+	VPERMPS      Y11, Y6, Y5; \
+	VMULPS       Y5, Y0, Y0; \
+	VMULPS       Y4, Y2, Y2; \
+	VADDPS       Y2, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VMOVQ        X0, o(DI); \
+	VEXTRACTPS   $2, X0, o+8(DI); \
+	VMOVQ        X1, o+12(DI); \
+	VEXTRACTPS   $2, X1, o+20(DI)
 
 // func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int
 //
@@ -170,10 +202,8 @@ floor:
 	VMOVUPS    onef<>(SB), X11
 	VSUBPS     X9, X11, X11
 
-	LANE($0, $0x00, 0, 8)
-	LANE($1, $0x55, 12, 20)
-	LANE($2, $0xaa, 24, 32)
-	LANE($3, $0xff, 36, 44)
+	PAIR($0, $1, pair01<>(SB), 0)
+	PAIR($2, $3, pair23<>(SB), 24)
 
 next:
 	ADDQ   $48, DI
