@@ -261,7 +261,7 @@ func readLimited(fsys fs.FS, name string, limit int64, pooled bool) ([]byte, err
 	}
 	var buf *bytes.Buffer
 	if pooled {
-		buf = bytes.NewBuffer(getScratch(n))
+		buf = bytes.NewBuffer(scratch.Get(n))
 	} else {
 		buf = bytes.NewBuffer(make([]byte, 0, n))
 	}

@@ -348,7 +348,7 @@ func (r *runner) image(ctx context.Context, rel string) {
 	var src *source
 	defer func() {
 		if src != nil {
-			putScratch(src.data) // no job holds the source's bytes now
+			scratch.Put(src.data) // no job holds the source's bytes now
 		}
 	}()
 	for v := range r.opts.Variants {
@@ -389,10 +389,10 @@ func (r *runner) image(ctx context.Context, rel string) {
 }
 
 func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, src *source) (Record, error) {
-	job := Job{Source: rel, Variant: v, Seed: seed, Image: src.data, Labels: src.labels, Out: getScratch(len(src.data))}
+	job := Job{Source: rel, Variant: v, Seed: seed, Image: src.data, Labels: src.labels, Out: scratch.Get(len(src.data))}
 	job.Labels.Objects = cloneObjects(src.labels.Objects)
 	// Written (or failed) when variant returns: Out's memory goes to the next job.
-	defer putScratch(job.Out)
+	defer scratch.Put(job.Out)
 	res, err := r.augment(ctx, job)
 	if err != nil {
 		return Record{}, err

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"darkroom"
+	"darkroom/internal/bytepool"
 	"darkroom/internal/jpegenc"
 )
 
@@ -349,7 +350,7 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 					m := *buf
 					m.Rect = image.Rect(0, 0, width+padX, n)
 					ycbcr420Rows(b, &m, n, sums)
-					out := bytes.NewBuffer(getStrip(width * n / 4))
+					out := bytes.NewBuffer(strips.Get(width * n / 4))
 					s.err = jpegenc.Encode(out, &m, q)
 					s.data = out.Bytes()
 					return s
@@ -388,7 +389,7 @@ func writeJPEGBands(w io.Writer, width, height, q int, maxBandBytes int, band ba
 		if _, err := w.Write(marker); err != nil {
 			return err
 		}
-		putStrip(s.data)
+		strips.Put(s.data)
 	}
 	return nil
 }
@@ -405,21 +406,8 @@ func getStripImage(w, h int) *image.YCbCr {
 }
 
 // strips keeps the byte buffers of strips already written, for the next strips (of
-// this image or the next) to encode into: an image's strips are otherwise fresh
-// garbage the heap grows by, and a dataset run makes thousands of images.
-var strips sync.Pool // of *[]byte
-
-func getStrip(n int) []byte {
-	if p, ok := strips.Get().(*[]byte); ok && cap(*p) >= n {
-		return (*p)[:0]
-	}
-	return make([]byte, 0, n)
-}
-
-func putStrip(b []byte) {
-	b = b[:0]
-	strips.Put(&b)
-}
+// this image or the next) to encode into.
+var strips bytepool.Pool
 
 // splitJPEG cuts one of jpegenc's (that is image/jpeg's) files into its headers (SOI to the end of the SOS
 // segment) and its entropy-coded scan (without EOI).

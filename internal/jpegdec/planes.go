@@ -2,14 +2,15 @@ package jpegdec
 
 import (
 	"image"
-	"sync"
+
+	"darkroom/internal/bytepool"
 )
 
 // planes keeps the pixel buffers of YCbCr images that callers gave back with
 // Release, for the next Decode to fill instead of allocating (and the kernel
 // faulting in) a new one: a worker decoding a folder of photos then reuses one
 // buffer, where each decode's planes would otherwise be garbage the heap grows by.
-var planes sync.Pool // of *[]byte
+var planes bytepool.Pool
 
 // newYCbCr is image.NewYCbCr for a rectangle at the origin, with the same plane
 // sizes, strides and layout (Y, then Cb, then Cr in one buffer), on a buffer from
@@ -35,13 +36,8 @@ func newYCbCr(r image.Rectangle, ratio image.YCbCrSubsampleRatio) *image.YCbCr {
 	}
 	cw, ch := (w+hs-1)/hs, (h+vs-1)/vs
 	n0, n1 := w*h, cw*ch
-	var b []byte
-	if p, ok := planes.Get().(*[]byte); ok && cap(*p) >= n0+2*n1 {
-		b = (*p)[:n0+2*n1]
-		clear(b)
-	} else {
-		b = make([]byte, n0+2*n1)
-	}
+	b := planes.Get(n0 + 2*n1)[:n0+2*n1]
+	clear(b)
 	// Y keeps the whole buffer's capacity: Release recovers the buffer from it.
 	return &image.YCbCr{
 		Y:              b[:n0],
@@ -67,5 +63,5 @@ func Release(m image.Image) {
 	if cap(b) < n || &b[len(y.Y)] != &y.Cb[0] {
 		return // not one buffer laid out as newYCbCr lays it out
 	}
-	planes.Put(&b)
+	planes.Put(b)
 }
