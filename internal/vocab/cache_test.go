@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,14 +57,26 @@ func TestCacheWarmStart(t *testing.T) {
 	if diff := cmp.Diff(summary(t, cold), summary(t, warm)); diff != "" {
 		t.Errorf("warm load differs (-cold +warm):\n%s", diff)
 	}
-	for _, name := range []string{"exposure", "white_balance"} {
-		ce, _ := cold.Entry(name)
-		we, _ := warm.Entry(name)
-		for _, value := range []string{`0.5`, `99`, `{"temperature": 800, "tint": 7}`, `{"temperature": 800}`} {
+	// Every entry's rules, worked out on the warm side, answer as the checked ones
+	// do: at each end of every range and past it, and with values left out.
+	for _, ce := range cold.Entries {
+		we, _ := warm.Entry(ce.Name)
+		values := []string{`0.5`, `99`, `{"temperature": 800, "tint": 7}`, `{"temperature": 800}`, `null`, `{}`}
+		for _, pname := range ce.ParameterNames() {
+			p := ce.Parameters[pname]
+			for _, v := range []float64{p.Min, p.Max, p.Default, p.Min - 1, p.Max + 0.5, (p.Min + p.Max) / 2} {
+				one, _ := json.Marshal(map[string]float64{pname: v})
+				values = append(values, string(one))
+				if len(ce.Parameters) == 1 {
+					values = append(values, fmt.Sprint(v))
+				}
+			}
+		}
+		for _, value := range values {
 			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
 			wv, werr := warm.Values(c, we, json.RawMessage(value))
 			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
-				t.Errorf("%s %s: cold %v %v, warm %v %v", name, value, cv, cerr, wv, werr)
+				t.Errorf("%s %s: cold %v %v, warm %v %v", ce.Name, value, cv, cerr, wv, werr)
 			}
 		}
 	}
