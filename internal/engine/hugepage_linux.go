@@ -11,25 +11,25 @@ import (
 const hugePage = 2 << 20
 
 // newPix allocates n pixel values, zero. A buffer of 4 MiB or more (a 1024 px
-// image is 12 MiB) starts on a 2 MiB boundary and its pages are advised for
-// transparent huge pages (madvise MADV_HUGEPAGE), where the kernel is set to give
-// them on request, as Debian and most distributions are by default. Such a buffer
-// is written in full and then recycled (see spare): one page fault per 2 MiB
-// instead of 512, each at several microseconds on a virtual machine, and far fewer
-// TLB misses in every pass over it. The last huge page may hold up to 2 MiB past
-// the buffer's end; the 4 MiB of address space the alignment takes is never
-// touched. The advice changes no contents; where it is refused it is ignored.
+// image is 12 MiB) starts on a 2 MiB boundary, and the whole 2 MiB pages it spans
+// are advised for transparent huge pages (madvise MADV_HUGEPAGE), where the kernel
+// is set to give them on request, as Debian and most distributions are by default.
+// Such a buffer is written in full and then recycled (see spare): one page fault
+// per 2 MiB instead of 512, each at several microseconds on a virtual machine, and
+// far fewer TLB misses in every pass over it. The tail past the last whole huge
+// page stays in small pages, so the buffer takes no more memory than its size; the
+// 2 MiB of address space the alignment takes is never touched. The advice changes
+// no contents; where it is refused it is ignored.
 func newPix(n int) []float32 {
 	size := uintptr(n) * 4
 	if size < 2*hugePage || hugePagesOff {
 		return make([]float32, n)
 	}
-	raw := make([]float32, n+2*hugePage/4)
+	raw := make([]float32, n+hugePage/4)
 	mem := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(raw))), uintptr(len(raw))*4)
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 	lo := (start+hugePage-1)&^(hugePage-1) - start // within the first 2 MiB
-	hi := lo + (size+hugePage-1)&^(hugePage-1)     // within raw: 4 MiB were added
-	_ = unix.Madvise(mem[lo:hi], unix.MADV_HUGEPAGE)
+	_ = unix.Madvise(mem[lo:lo+size&^(hugePage-1)], unix.MADV_HUGEPAGE)
 	off := int(lo / 4)
 	return raw[off : off+n : off+n]
 }
