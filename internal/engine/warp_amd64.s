@@ -42,19 +42,10 @@ DATA pair01<>+24(SB)/4, $1
 DATA pair01<>+28(SB)/4, $1
 GLOBL pair01<>(SB), RODATA|NOPTR, $32
 
-DATA pair23<>+0(SB)/4, $2
-DATA pair23<>+4(SB)/4, $2
-DATA pair23<>+8(SB)/4, $2
-DATA pair23<>+12(SB)/4, $2
-DATA pair23<>+16(SB)/4, $3
-DATA pair23<>+20(SB)/4, $3
-DATA pair23<>+24(SB)/4, $3
-DATA pair23<>+28(SB)/4, $3
-GLOBL pair23<>(SB), RODATA|NOPTR, $32
-
 // PAIR(k0, k1, idx, o): pixels k0 and k1 of a group, one in each 128-bit half:
 // their taps at base lanes k0 and k1 of X7, their weights lanes k0 and k1 of X8
-// (ax), X10 (bx), X9 (ay), X11 (by), spread by the index vector idx;
+// (ax), X10 (bx), X9 (ay), X11 (by), spread by the index register idx (Y12 for
+// pixels 0 and 1, Y13 for 2 and 3);
 // sampleLinearRect's arithmetic with the three channels in the lanes of each half
 // (the fourth is never stored; every load stays within a row's two taps), written
 // at o(DI) and o+12(DI).
@@ -73,17 +64,16 @@ GLOBL pair23<>(SB), RODATA|NOPTR, $32
 	VMOVUPS      8(R12)(R13*1), X3; \
 	VINSERTF128  $1, 8(BX)(R13*1), Y3, Y3; \
 	VPSRLDQ      $4, Y3, Y3; \
-	VMOVDQU      idx, Y6; \
-	VPERMPS      Y8, Y6, Y4; \
-	VPERMPS      Y10, Y6, Y5; \
+	VPERMPS      Y8, idx, Y4; \
+	VPERMPS      Y10, idx, Y5; \
 	VMULPS       Y5, Y0, Y0; \
 	VMULPS       Y4, Y1, Y1; \
 	VADDPS       Y1, Y0, Y0; \
 	VMULPS       Y5, Y2, Y2; \
 	VMULPS       Y4, Y3, Y3; \
 	VADDPS       Y3, Y2, Y2; \
-	VPERMPS      Y9, Y6, Y4; \
-	VPERMPS      Y11, Y6, Y5; \
+	VPERMPS      Y9, idx, Y4; \
+	VPERMPS      Y11, idx, Y5; \
 	VMULPS       Y5, Y0, Y0; \
 	VMULPS       Y4, Y2, Y2; \
 	VADDPS       Y2, Y0, Y0; \
@@ -115,6 +105,11 @@ TEXT ·warpAffineAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSD xs+24(FP), Y15
 	VADDPD       iotad<>(SB), Y15, Y15
 	VMOVUPD      fourd<>(SB), Y14
+	VMOVDQU      pair01<>(SB), Y12 // lanes 0 0 0 0 1 1 1 1
+	MOVL         $2, AX
+	MOVQ         AX, X13
+	VPBROADCASTD X13, Y13
+	VPADDD       Y12, Y13, Y13     // lanes 2 2 2 2 3 3 3 3
 
 loop:
 	CMPQ CX, $4
@@ -202,8 +197,8 @@ floor:
 	VMOVUPS    onef<>(SB), X11
 	VSUBPS     X9, X11, X11
 
-	PAIR($0, $1, pair01<>(SB), 0)
-	PAIR($2, $3, pair23<>(SB), 24)
+	PAIR($0, $1, Y12, 0)
+	PAIR($2, $3, Y13, 24)
 
 next:
 	ADDQ   $48, DI
