@@ -89,7 +89,7 @@ func (c *Contract) Lookup(path string) cue.Value {
 // them complete with defaults, for a stateless render. Errors are invalid_input.
 func (c *Contract) CheckOperation(name string, args map[string]any) (map[string]any, error) {
 	c.mu.Lock()
-	def := c.value().LookupPath(cue.MakePath(cue.Def("OperationArgs"), cue.Str(name)))
+	def := c.operationArgs(name)
 	c.mu.Unlock()
 	if !def.Exists() {
 		ops, _ := c.Operations()

@@ -330,6 +330,13 @@ func (c *Contract) Manifest() cue.Value {
 	return c.value().LookupPath(cue.ParsePath("#Manifest"))
 }
 
+// EntryValues returns #EntryValues, the schema of an entry's parameters with
+// #values, what a value for the entry may be. A focused contract evaluated it with
+// its tool: checking an entry's value does not evaluate the rest of the contract.
+func (c *Contract) EntryValues() cue.Value {
+	return c.Value.LookupPath(cue.ParsePath("#EntryValues"))
+}
+
 // ToolNames returns the names of every tool, sorted.
 func (c *Contract) ToolNames() []string {
 	names := make([]string, len(c.Tools))

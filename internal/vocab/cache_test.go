@@ -3,6 +3,7 @@ package vocab
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,78 @@ func TestCacheWarmStart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A CLI call focuses the contract on its tool; the warm vocabulary then checks an
+// entry's value with the focus's #EntryValues, never evaluating the rest of the
+// contract (the catalog, the other tools: most of a start-up), and answers as the
+// checked vocabulary does. The contract files vanish once the focus is made, so a
+// check that reached for the rest would fail.
+func TestFocusedValuesNeedNoWholeContract(t *testing.T) {
+	c := loadContract(t)
+	srcs, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &contract.Cache{Dir: t.TempDir()}
+	cold, err := LoadCached(c, srcs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.KeepSnapshot(cache)
+	fsys := &vanishing{FS: os.DirFS("../..")}
+	fc, ok := contract.Snapshot(fsys, cache)
+	if !ok {
+		t.Fatal("no snapshot")
+	}
+	if err := fc.Focus(fsys, cache, "augment_dataset"); err != nil {
+		t.Fatal(err)
+	}
+	fsys.gone = true
+	warm, err := LoadCached(fc, srcs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, ce := range cold.Entries {
+		we, _ := warm.Entry(ce.Name)
+		values := []string{`0.5`, `99`, `{"nope": 1}`, `null`}
+		for _, pname := range ce.ParameterNames() {
+			p := ce.Parameters[pname]
+			for _, v := range []float64{p.Min, p.Max, p.Default, p.Min - 1, p.Max + 0.5} {
+				one, _ := json.Marshal(map[string]float64{pname: v})
+				values = append(values, string(one))
+			}
+		}
+		for _, value := range values {
+			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
+			wv, werr := warm.Values(fc, we, json.RawMessage(value))
+			checked++
+			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
+				t.Errorf("%s %s: whole contract %v %v, focused %v %v", ce.Name, value, cv, cerr, wv, werr)
+			}
+		}
+	}
+	if checked < 5*len(cold.Entries) {
+		t.Fatalf("only %d values checked", checked)
+	}
+	// The test shows something: the rest of the contract is out of reach.
+	if m := fc.Manifest(); m.Err() == nil {
+		t.Fatal("the focused contract still read its files after they vanished")
+	}
+}
+
+// vanishing is a file system whose files are gone once gone is set.
+type vanishing struct {
+	fs.FS
+	gone bool
+}
+
+func (v *vanishing) Open(name string) (fs.File, error) {
+	if v.gone {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.FS.Open(name)
 }
 
 // A stale verdict (the pack changed, or the contract) and a corrupt file are misses:

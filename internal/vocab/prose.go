@@ -29,35 +29,28 @@ type proseMatcher func(ast.Expr) (any, bool)
 // proseSchemas finds the syntax of every free field's schema: the field of that
 // name in #Entry, and in #Parameter for a parameter's. ok is false unless each is
 // declared exactly once, with nothing around it that could add to it (an embedded
-// value in the struct, a second declaration of the struct).
+// value in the struct other than a definition declared once, whose fields count as
+// the struct's; a second declaration of the struct).
 func proseSchemas(files []*ast.File) (map[string]ast.Expr, bool) {
-	decls := map[string][]*ast.Field{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.Field); ok {
-				name, _, _ := ast.LabelName(fd.Label)
-				decls[name] = append(decls[name], fd)
-			}
-		}
-	}
+	decls := declsByName(files)
 	if len(decls["string"]) > 0 {
 		return nil, false // would shadow the predeclared identifier the schemas use
 	}
 	fieldsOf := func(def string) (map[string]*ast.Field, bool) {
-		if len(decls[def]) != 1 {
-			return nil, false
-		}
-		sl, ok := decls[def][0].Value.(*ast.StructLit)
+		elts, ok := structElts(decls, def)
 		if !ok {
 			return nil, false
 		}
 		out := map[string]*ast.Field{}
-		for _, d := range sl.Elts {
+		for _, d := range elts {
 			switch x := d.(type) {
 			case *ast.Field:
 				name, _, err := ast.LabelName(x.Label)
 				if err != nil {
 					return nil, false
+				}
+				if id, ok := x.Value.(*ast.Ident); ok && id.Name == "_" && x.Constraint == token.ILLEGAL {
+					continue // parameters: _ names the field and adds nothing
 				}
 				if _, dup := out[name]; dup {
 					out[name] = nil // declared twice: unify in CUE

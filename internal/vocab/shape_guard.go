@@ -6,61 +6,125 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/format"
 )
 
 // onePattern reports whether #Manifest constrains its entries, and #Entry its
 // parameters, by one pattern and nothing else (entries: {[#Name]: #Entry}), so that
 // every entry name the pattern allows gets the same schema. Another declaration of
-// #Manifest may only say entries: _ (presets.cue does). It reads the syntax: the
-// pattern's value cannot be looked up through the API for a pattern other than
+// #Manifest may only say entries: _ (presets.cue does). #Entry's fields include
+// those of the definitions it embeds (#EntryValues), which may repeat the pattern
+// with the same label: any name one allows, the other does. It reads the syntax:
+// the pattern's value cannot be looked up through the API for a pattern other than
 // [string].
 func onePattern(files []*ast.File) bool {
-	patterns := map[string]int{}
-	decls := map[string]int{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.Field)
-			if !ok {
-				continue
-			}
-			name, _, _ := ast.LabelName(fd.Label)
-			var inner string
-			switch name {
-			case "#Manifest":
-				inner = "entries"
-			case "#Entry":
-				inner = "parameters"
-			default:
-				continue
-			}
-			decls[name]++
-			sl, ok := fd.Value.(*ast.StructLit)
-			if !ok {
-				return false
-			}
-			for _, d := range sl.Elts {
-				x, ok := d.(*ast.Field)
-				if !ok {
-					continue
-				}
+	decls := declsByName(files)
+	// labels are the pattern labels constraining inner among elts, as written; ok
+	// is false when inner is declared any other way but _.
+	labels := func(elts []ast.Decl, inner string) (labels []string, ok bool) {
+		for _, d := range elts {
+			switch x := d.(type) {
+			case *ast.EmbedDecl:
+				return nil, false
+			case *ast.Field:
 				if n, _, _ := ast.LabelName(x.Label); n != inner {
 					continue
 				}
 				if id, ok := x.Value.(*ast.Ident); ok && id.Name == "_" {
 					continue
 				}
-				if sl, ok := x.Value.(*ast.StructLit); !ok || len(sl.Elts) != 1 {
-					return false
-				} else if pf, ok := sl.Elts[0].(*ast.Field); !ok {
-					return false
-				} else if _, ok := pf.Label.(*ast.ListLit); !ok {
-					return false
+				sl, ok := x.Value.(*ast.StructLit)
+				if !ok || len(sl.Elts) != 1 {
+					return nil, false
 				}
-				patterns[name]++
+				pf, ok := sl.Elts[0].(*ast.Field)
+				if !ok {
+					return nil, false
+				}
+				if _, ok := pf.Label.(*ast.ListLit); !ok {
+					return nil, false
+				}
+				b, err := format.Node(pf.Label)
+				if err != nil {
+					return nil, false
+				}
+				labels = append(labels, string(b))
+			}
+		}
+		return labels, true
+	}
+	var manifest []string
+	for _, fd := range decls["#Manifest"] {
+		sl, ok := fd.Value.(*ast.StructLit)
+		if !ok {
+			return false
+		}
+		l, ok := labels(sl.Elts, "entries")
+		if !ok {
+			return false
+		}
+		manifest = append(manifest, l...)
+	}
+	elts, ok := structElts(decls, "#Entry")
+	if !ok {
+		return false
+	}
+	entry, ok := labels(elts, "parameters")
+	if !ok || len(entry) == 0 {
+		return false
+	}
+	for _, l := range entry[1:] {
+		if l != entry[0] {
+			return false
+		}
+	}
+	return len(manifest) == 1
+}
+
+// declsByName indexes the package's top-level fields by label.
+func declsByName(files []*ast.File) map[string][]*ast.Field {
+	decls := map[string][]*ast.Field{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.Field); ok {
+				name, _, _ := ast.LabelName(fd.Label)
+				decls[name] = append(decls[name], fd)
 			}
 		}
 	}
-	return decls["#Entry"] == 1 && patterns["#Entry"] == 1 && patterns["#Manifest"] == 1
+	return decls
+}
+
+// structElts returns the elements of def's struct, with those of each definition it
+// embeds in the embedding's place (#Entry embeds #EntryValues). ok is false unless
+// def and every definition it embeds is declared exactly once, as a struct literal,
+// and every embedding is a plain reference to such a definition.
+func structElts(decls map[string][]*ast.Field, def string) ([]ast.Decl, bool) {
+	var out []ast.Decl
+	seen := map[string]bool{}
+	var add func(def string) bool
+	add = func(def string) bool {
+		if seen[def] || len(decls[def]) != 1 {
+			return false
+		}
+		seen[def] = true
+		sl, ok := decls[def][0].Value.(*ast.StructLit)
+		if !ok {
+			return false
+		}
+		for _, d := range sl.Elts {
+			if e, ok := d.(*ast.EmbedDecl); ok {
+				id, ok := e.Expr.(*ast.Ident)
+				if !ok || !strings.HasPrefix(id.Name, "#") || !add(id.Name) {
+					return false
+				}
+				continue
+			}
+			out = append(out, d)
+		}
+		return true
+	}
+	return out, add(def)
 }
 
 // freeFieldsIndependent reports whether nothing in the contract can tie a free

@@ -309,6 +309,36 @@ func TestFreeFieldsIndependent(t *testing.T) {
 	}
 }
 
+// The shape check stands in for the whole check only when every parameter name gets
+// the same schema: #Entry's parameters, its embedded definitions' included, are one
+// pattern (repeated with the same label at most), and nothing else is embedded.
+func TestOnePatternFollowsEmbeddings(t *testing.T) {
+	const manifest = "#Manifest: entries: {[#Name]: #Entry}\n"
+	for _, tt := range []struct {
+		src  string
+		want bool
+	}{
+		{"#Entry: {parameters: {[#Name]: #Parameter}}", true},
+		{"#Entry: {parameters: _, #V}\n#V: {parameters: {[#Name]: #Parameter}}", true},
+		{"#Entry: {parameters: {[#Name]: #Parameter}, #V}\n#V: {parameters: {[#Name]: #Parameter}}", true},
+		// Another label: a name one allows, the other may not.
+		{"#Entry: {parameters: {[#Name]: #Parameter}, #V}\n#V: {parameters: {[=~\"^a\"]: #Parameter}}", false},
+		{"#Entry: {parameters: _}", false},
+		{"#Entry: {parameters: {[#Name]: #Parameter}, {parameters: x: {}}}", false},
+		{"#Entry: {parameters: _, V}\nV: {parameters: {[#Name]: #Parameter}}", false},
+		{"#Entry: {parameters: _, #V}\n#V: {parameters: {[#Name]: #Parameter}}\n#V: {}", false},
+		{"#Entry: {parameters: _, #V}\n#V: {parameters: {[#Name]: #Parameter}, #Entry}", false},
+	} {
+		f, err := parseCUE(manifest + tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := onePattern([]*ast.File{f}); got != tt.want {
+			t.Errorf("%s: one pattern = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
 func parseCUE(src string) (*ast.File, error) { return parser.ParseFile("x.cue", src) }
 
 // JSON packs take the same path: the same verdicts and messages as the whole check.

@@ -725,16 +725,21 @@ func (e *Entry) Calls(values map[string]float64) []OperationCall {
 }
 
 // valuesSchema returns the entry's #values schema. An entry whose pack's verdict came
-// from the cache has none yet: it is the entry, as checked, unified with the entry
-// schema #Manifest gives, once.
+// from the cache has none yet: it is the entry's parameters, as checked, filled
+// into the contract's #EntryValues, once. That needs neither the rest of the entry
+// schema nor the operation catalog, which a focused contract has not evaluated.
 func (e *Entry) valuesSchema(c *contract.Contract) (cue.Value, error) {
 	e.valuesOnce.Do(func() {
 		if e.values.Exists() {
 			return
 		}
 		c.Evaluate(func() {
-			entry := planFor(c).entry
-			v := c.Value.Context().CompileBytes(e.raw).Unify(entry).LookupPath(cue.MakePath(cue.Def("values")))
+			v := c.EntryValues()
+			params := cue.ParsePath("parameters")
+			if p := v.Context().CompileBytes(e.raw).LookupPath(params); p.Exists() {
+				v = v.FillPath(params, p)
+			}
+			v = v.LookupPath(cue.MakePath(cue.Def("values")))
 			if err := v.Err(); err != nil {
 				e.valuesErr = darkroom.Errorf(darkroom.InternalError, "%s: #values: %s", e.Name, contract.FormatError(err))
 				return
