@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,13 +54,7 @@ func TestFocus(t *testing.T) {
 			want, werr := ft.Check(args)
 			gotArgs, gerr := got.Check(args)
 			checked++
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Errorf("%s %s: full says %v, focused %v", ft.Name, args, werr, gerr)
-				continue
-			}
-			if diff := cmp.Diff(want, gotArgs); diff != "" {
-				t.Errorf("%s %s: checked arguments (-full +focused):\n%s", ft.Name, args, diff)
-			}
+			sameCheck(t, ft.Name+" "+string(args), want, werr, gotArgs, gerr)
 		}
 	}
 	if checked < 20*len(full.Tools) {
@@ -107,6 +102,20 @@ func TestFocus(t *testing.T) {
 	}
 	if err := c.Manifest().Err(); err != nil {
 		t.Errorf("manifest: %v", err)
+	}
+}
+
+// sameCheck fails the test unless the focused contract's check of a call (got,
+// gerr) is the whole contract's (want, werr): the same error, or the same checked
+// arguments.
+func sameCheck(t *testing.T, call string, want map[string]any, werr error, got map[string]any, gerr error) {
+	t.Helper()
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Errorf("%s: full says %v, focused %v", call, werr, gerr)
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: checked arguments (-full +focused):\n%s", call, diff)
 	}
 }
 
@@ -181,13 +190,7 @@ func TestFocusOperations(t *testing.T) {
 			want, werr := full.CheckOperation(op.Name, args)
 			got, gerr := c.CheckOperation(op.Name, args)
 			checked++
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Errorf("%s %v: full says %v, focused %v", op.Name, args, werr, gerr)
-				continue
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s %v: checked arguments (-full +focused):\n%s", op.Name, args, diff)
-			}
+			sameCheck(t, fmt.Sprint(op.Name, " ", args), want, werr, got, gerr)
 		}
 	}
 	if checked < 10*len(ops) {

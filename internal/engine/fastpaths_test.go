@@ -42,7 +42,7 @@ func sameBits(a, b []float32) (int, bool) {
 }
 
 // The AVX loop makes the very bits the Go loop makes, for every length (its blocks
-// of 64, 32 and 8 and the Go tail), every kernel length and offsets in any order, on
+// of 64 and 8 and the Go tail), every kernel length and offsets in any order, on
 // values that round differently with every change of order: products and sums of
 // float32 are not associative, so a loop that reordered or fused them would show.
 func TestTapSumAVXMatchesGo(t *testing.T) {

@@ -22,7 +22,7 @@ TEXT ·tapSumAVX(SB), NOSPLIT, $0-48
 block64:
 	LEAQ 64(AX), DX
 	CMPQ DX, CX
-	JGT  block32
+	JGT  block8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -68,40 +68,6 @@ tap64:
 	VMOVUPS      Y7, 224(DX)
 	ADDQ         $64, AX
 	JMP          block64
-
-block32:
-	LEAQ 32(AX), DX
-	CMPQ DX, CX
-	JGT  block8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	XORQ   BX, BX // i
-
-tap32:
-	VBROADCASTSS (R9)(BX*4), Y4
-	MOVQ         (R8)(BX*8), DX
-	ADDQ         AX, DX
-	LEAQ         (SI)(DX*4), DX
-	VMULPS       (DX), Y4, Y5
-	VMULPS       32(DX), Y4, Y6
-	VMULPS       64(DX), Y4, Y7
-	VMULPS       96(DX), Y4, Y8
-	VADDPS       Y5, Y0, Y0
-	VADDPS       Y6, Y1, Y1
-	VADDPS       Y7, Y2, Y2
-	VADDPS       Y8, Y3, Y3
-	INCQ         BX
-	CMPQ         BX, R10
-	JLT          tap32
-	LEAQ         (DI)(AX*4), DX
-	VMOVUPS      Y0, (DX)
-	VMOVUPS      Y1, 32(DX)
-	VMOVUPS      Y2, 64(DX)
-	VMOVUPS      Y3, 96(DX)
-	ADDQ         $32, AX
-	JMP          block32
 
 block8:
 	LEAQ 8(AX), DX

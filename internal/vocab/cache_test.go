@@ -29,19 +29,58 @@ func summary(t *testing.T, voc *Vocabulary) string {
 	return string(b)
 }
 
-// A warm start loads the built-in packs from the cache, to the same vocabulary as a
-// check, with every entry's value rules working (they are worked out when needed).
-func TestCacheWarmStart(t *testing.T) {
-	c := loadContract(t)
+// coldStart checks the built-in packs against the whole contract c, keeping the
+// verdicts in cache.
+func coldStart(t *testing.T) (c *contract.Contract, srcs []Source, cache *contract.Cache, cold *Vocabulary) {
+	t.Helper()
+	c = loadContract(t)
 	srcs, err := Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &contract.Cache{Dir: t.TempDir()}
-	cold, err := LoadCached(c, srcs, cache)
-	if err != nil {
+	cache = &contract.Cache{Dir: t.TempDir()}
+	if cold, err = LoadCached(c, srcs, cache); err != nil {
 		t.Fatal(err)
 	}
+	return c, srcs, cache, cold
+}
+
+// sameValues checks that every entry of warm (on contract wc) answers values as the
+// checked entry of cold (on the whole contract c) does: at each end of every range
+// and past it, inside it, with values left out, of the wrong shape or an unknown
+// name. It returns how many values it compared.
+func sameValues(t *testing.T, c *contract.Contract, cold *Vocabulary, wc *contract.Contract, warm *Vocabulary) int {
+	t.Helper()
+	n := 0
+	for _, ce := range cold.Entries {
+		we, _ := warm.Entry(ce.Name)
+		values := []string{`0.5`, `99`, `{"temperature": 800, "tint": 7}`, `{"temperature": 800}`, `{"nope": 1}`, `null`, `{}`}
+		for _, pname := range ce.ParameterNames() {
+			p := ce.Parameters[pname]
+			for _, v := range []float64{p.Min, p.Max, p.Default, p.Min - 1, p.Max + 0.5, (p.Min + p.Max) / 2} {
+				one, _ := json.Marshal(map[string]float64{pname: v})
+				values = append(values, string(one))
+				if len(ce.Parameters) == 1 {
+					values = append(values, fmt.Sprint(v))
+				}
+			}
+		}
+		for _, value := range values {
+			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
+			wv, werr := warm.Values(wc, we, json.RawMessage(value))
+			n++
+			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
+				t.Errorf("%s %s: checked %v %v, warm %v %v", ce.Name, value, cv, cerr, wv, werr)
+			}
+		}
+	}
+	return n
+}
+
+// A warm start loads the built-in packs from the cache, to the same vocabulary as a
+// check, with every entry's value rules working (they are worked out when needed).
+func TestCacheWarmStart(t *testing.T) {
+	c, srcs, cache, cold := coldStart(t)
 	files, _ := filepath.Glob(filepath.Join(cache.Dir, "vocab-*.json"))
 	if len(files) != len(srcs) {
 		t.Fatalf("%d cache files for %d packs", len(files), len(srcs))
@@ -58,29 +97,8 @@ func TestCacheWarmStart(t *testing.T) {
 	if diff := cmp.Diff(summary(t, cold), summary(t, warm)); diff != "" {
 		t.Errorf("warm load differs (-cold +warm):\n%s", diff)
 	}
-	// Every entry's rules, worked out on the warm side, answer as the checked ones
-	// do: at each end of every range and past it, and with values left out.
-	for _, ce := range cold.Entries {
-		we, _ := warm.Entry(ce.Name)
-		values := []string{`0.5`, `99`, `{"temperature": 800, "tint": 7}`, `{"temperature": 800}`, `null`, `{}`}
-		for _, pname := range ce.ParameterNames() {
-			p := ce.Parameters[pname]
-			for _, v := range []float64{p.Min, p.Max, p.Default, p.Min - 1, p.Max + 0.5, (p.Min + p.Max) / 2} {
-				one, _ := json.Marshal(map[string]float64{pname: v})
-				values = append(values, string(one))
-				if len(ce.Parameters) == 1 {
-					values = append(values, fmt.Sprint(v))
-				}
-			}
-		}
-		for _, value := range values {
-			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
-			wv, werr := warm.Values(c, we, json.RawMessage(value))
-			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
-				t.Errorf("%s %s: cold %v %v, warm %v %v", ce.Name, value, cv, cerr, wv, werr)
-			}
-		}
-	}
+	// Every entry's rules, worked out on the warm side, answer as the checked ones.
+	sameValues(t, c, cold, c, warm)
 }
 
 // A CLI call focuses the contract on its tool; the warm vocabulary then checks an
@@ -89,16 +107,7 @@ func TestCacheWarmStart(t *testing.T) {
 // checked vocabulary does. The contract files vanish once the focus is made, so a
 // check that reached for the rest would fail.
 func TestFocusedValuesNeedNoWholeContract(t *testing.T) {
-	c := loadContract(t)
-	srcs, err := Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := &contract.Cache{Dir: t.TempDir()}
-	cold, err := LoadCached(c, srcs, cache)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srcs, cache, cold := coldStart(t)
 	c.KeepSnapshot(cache)
 	fsys := &vanishing{FS: os.DirFS("../..")}
 	fc, ok := contract.Snapshot(fsys, cache)
@@ -113,26 +122,7 @@ func TestFocusedValuesNeedNoWholeContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
-	for _, ce := range cold.Entries {
-		we, _ := warm.Entry(ce.Name)
-		values := []string{`0.5`, `99`, `{"nope": 1}`, `null`}
-		for _, pname := range ce.ParameterNames() {
-			p := ce.Parameters[pname]
-			for _, v := range []float64{p.Min, p.Max, p.Default, p.Min - 1, p.Max + 0.5} {
-				one, _ := json.Marshal(map[string]float64{pname: v})
-				values = append(values, string(one))
-			}
-		}
-		for _, value := range values {
-			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
-			wv, werr := warm.Values(fc, we, json.RawMessage(value))
-			checked++
-			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
-				t.Errorf("%s %s: whole contract %v %v, focused %v %v", ce.Name, value, cv, cerr, wv, werr)
-			}
-		}
-	}
+	checked := sameValues(t, c, cold, fc, warm)
 	if checked < 5*len(cold.Entries) {
 		t.Fatalf("only %d values checked", checked)
 	}
