@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -28,9 +29,10 @@ import (
 // what Load would have given it. Two checks a run makes over and over stay out of
 // that: an entry's value (the focus keeps #EntryValues, small) and an operation's
 // arguments (evaluated per operation from the files cut to it, operationArgs);
-// otherwise a dataset run's first image would wait for the whole catalog. Whole-contract checks (a tool's undeclared error
-// codes, the grants) are not evaluated again: Focus starts from a Snapshot, which
-// exists only for contract files a full load passed.
+// otherwise a dataset run's first image would wait for the whole catalog.
+// Whole-contract checks (a tool's undeclared error codes, the grants) are not
+// evaluated again: Focus starts from a Snapshot, which exists only for contract
+// files a full load passed.
 
 // lazyFull is what a focused contract needs to evaluate the rest.
 type lazyFull struct {
@@ -40,7 +42,7 @@ type lazyFull struct {
 	once  sync.Once
 	full  cue.Value
 	files []*ast.File
-	whole bool // full is evaluated
+	whole atomic.Bool // full is evaluated
 
 	// A render checks its operations' arguments (CheckOperation), which needs the
 	// catalog: most of the contract. ops holds #OperationArgs of each operation
@@ -79,7 +81,8 @@ func (c *Contract) loadFull() {
 		l.full = l.ctx.Encode(fmt.Errorf("load contracts: %d instances", len(insts)))
 		return
 	}
-	l.full, l.files, l.whole = l.ctx.BuildInstance(insts[0]), insts[0].Files, true
+	l.full, l.files = l.ctx.BuildInstance(insts[0]), insts[0].Files
+	l.whole.Store(true)
 	for _, t := range c.Tools {
 		if t == l.focus {
 			continue
@@ -168,7 +171,7 @@ func (c *Contract) Focus(fsys fs.FS, cache *Cache, tool string) error {
 func (c *Contract) operationArgs(name string) cue.Value {
 	path := cue.MakePath(cue.Def("OperationArgs"), cue.Str(name))
 	l := c.lazy
-	if l == nil || l.whole {
+	if l == nil || l.whole.Load() {
 		return c.value().LookupPath(path)
 	}
 	if v, ok := l.ops[name]; ok {
@@ -187,11 +190,11 @@ func (c *Contract) operationArgs(name string) cue.Value {
 
 // focusOperation evaluates #OperationArgs of one operation from the contract's files
 // with every other operation of the catalog left out, and every declaration
-// #OperationArgs does not refer to. An operation's arguments are its own entry's
-// (#OperationArgs reads only operations[name].args, and an entry refers to shared
-// declarations, never to another operation), so this is the whole contract's
-// value; TestFocusOperations holds every operation to that. It fails when the files
-// are not the snapshot's, or the cut does not evaluate.
+// #OperationArgs does not refer to. #OperationArgs[name] reads only the operation's
+// own entry, which refers to shared declarations (kept); an entry that referred to
+// another operation would not evaluate here, and the caller then evaluates the
+// whole. TestFocusOperations holds every operation to the whole contract's answer.
+// It fails when the files are not the snapshot's, or the cut does not evaluate.
 func (c *Contract) focusOperation(name string) (cue.Value, error) {
 	l := c.lazy
 	if l.opInst == nil {
@@ -315,14 +318,15 @@ func blank(files map[string][]byte, payload []byte) (map[string][]byte, bool) {
 // apply_primitive's value) and which is small: #Parameter and the names it uses.
 var focusRoots = []string{"tools", "#EntryValues"}
 
-// prune leaves in files the declarations that tools' entry key needs: the package
-// clauses and imports, every declaration without a plain name (embeddings,
-// comprehensions, aliased or dynamic fields), the declarations of tools other than
-// those of other tools' entries, the focusRoots, and every named top-level
-// declaration an identifier in a kept one names, transitively. An identifier is taken for a
-// reference whatever it stands for, so a field that merely shares a top-level
-// name keeps that declaration too: more is evaluated, never less. restore puts the
-// files back as they were; dropped are the byte ranges of what was left out.
+// prune leaves in files the declarations that tools' entry key (none for "") and
+// the top-level declarations roots need: the package clauses and imports, every
+// declaration without a plain name (embeddings, comprehensions, aliased or dynamic
+// fields), the roots (for a focus, focusRoots) but never other tools' entries, and
+// every named top-level declaration an identifier in a kept one names,
+// transitively. An identifier is taken for a reference whatever it stands for, so
+// a field that merely shares a top-level name keeps that declaration too: more is
+// evaluated, never less. restore puts the files back as they were; dropped are the
+// byte ranges of what was left out.
 func prune(files []*ast.File, key string, roots []string) (restore func(), dropped blanks) {
 	saved := make([][]ast.Decl, len(files))
 	for i, f := range files {

@@ -196,7 +196,7 @@ func TestFocusOperations(t *testing.T) {
 	if checked < 10*len(ops) {
 		t.Fatalf("only %d calls checked for %d operations", checked, len(ops))
 	}
-	if c.lazy.whole {
+	if c.lazy.whole.Load() {
 		t.Error("checking operations evaluated the whole contract")
 	}
 	if len(c.lazy.ops) != len(ops) {
