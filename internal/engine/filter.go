@@ -204,7 +204,10 @@ const subsampleSigma = 8
 func gaussianLarge(rc *runCtx, dst, src []float32, w, h, nc int, sigma float64) {
 	sub := largeSub(sigma, w, h)
 	if sub == 0 {
-		tmp := rc.floats(len(src))
+		var tmp []float32
+		if gaussianNeedsTmp(dst, src, sigma) {
+			tmp = rc.floats(len(src))
+		}
 		gaussian(dst, src, tmp, w, h, nc, sigma)
 		rc.release(tmp)
 		return
@@ -338,6 +341,8 @@ func gaussian(dst, src, tmp []float32, w, h, nc int, sigma float64) {
 	switch {
 	case !(sigma > 0.05):
 		copy(dst, src)
+	case sigma <= exactGaussMax && !sameStart(dst, src):
+		convHV(dst, src, w, h, nc, gaussKernel(sigma))
 	case sigma <= exactGaussMax:
 		k := gaussKernel(sigma)
 		convH(tmp, src, w, h, nc, k)
@@ -351,6 +356,12 @@ func gaussian(dst, src, tmp []float32, w, h, nc int, sigma float64) {
 		boxV(tmp, dst, w, h, nc, r, f)
 		boxV(dst, tmp, w, h, nc, r, f)
 	}
+}
+
+// gaussianNeedsTmp reports whether gaussian(dst, src, tmp, ..., sigma) uses tmp: a
+// blur of up to exactGaussMax into another buffer needs no full-size scratch image.
+func gaussianNeedsTmp(dst, src []float32, sigma float64) bool {
+	return sigma > 0.05 && (sigma > exactGaussMax || sameStart(dst, src))
 }
 
 // gaussianNorm2 is the sum of the squared weights of the 2D kernel gaussian applies for
@@ -393,42 +404,76 @@ func convolve1(a, b []float64) []float64 {
 
 // convH convolves rows with the odd-length kernel k. dst and src must not overlap.
 func convH(dst, src []float32, w, h, nc int, k []float32) {
-	r := len(k) / 2
 	parallelRows(h, func(lo, hi int) {
 		off := make([]int, len(k))
 		for y := lo; y < hi; y++ {
-			row := src[y*w*nc : (y+1)*w*nc]
-			out := dst[y*w*nc : (y+1)*w*nc]
-			at := func(x int) {
-				for c := range nc {
-					var s float32
-					for i, kv := range k {
-						xx := min(max(x+i-r, 0), w-1)
-						s += kv * row[xx*nc+c]
-					}
-					out[x*nc+c] = s
-				}
-			}
-			// The taps of pixels r and more from both ends need no clamping; their
-			// sums run in the same order, so the values are the same. Flattened,
-			// the nc values of those pixels are one run of outputs whose tap i is
-			// the row shifted by nc*(i-r).
-			a, b := min(r, w), max(min(r, w), w-r)
-			for x := range a {
-				at(x)
-			}
-			if a < b {
-				for i := range off {
-					off[i] = nc * (a - r + i)
-				}
-				tapSum(out[nc*a:nc*b], row, off, k)
-			}
-			for x := b; x < w; x++ {
-				at(x)
-			}
+			convRow(dst[y*w*nc:(y+1)*w*nc], src[y*w*nc:(y+1)*w*nc], w, nc, k, off)
 		}
 	})
 }
+
+// convRow convolves one row of w pixels (nc values each) with the odd-length kernel
+// k into out; off is scratch of len(k).
+func convRow(out, row []float32, w, nc int, k []float32, off []int) {
+	r := len(k) / 2
+	at := func(x int) {
+		for c := range nc {
+			var s float32
+			for i, kv := range k {
+				xx := min(max(x+i-r, 0), w-1)
+				s += kv * row[xx*nc+c]
+			}
+			out[x*nc+c] = s
+		}
+	}
+	// The taps of pixels r and more from both ends need no clamping; their sums run
+	// in the same order, so the values are the same. Flattened, the nc values of
+	// those pixels are one run of outputs whose tap i is the row shifted by nc*(i-r).
+	a, b := min(r, w), max(min(r, w), w-r)
+	for x := range a {
+		at(x)
+	}
+	if a < b {
+		for i := range off {
+			off[i] = nc * (a - r + i)
+		}
+		tapSum(out[nc*a:nc*b], row, off, k)
+	}
+	for x := b; x < w; x++ {
+		at(x)
+	}
+}
+
+// convHV is convH into a scratch image then convV into dst, the same sums in the
+// same order, so the same values, without the scratch image: the rows convH would
+// make go to a ring of len(k) rows per goroutine, each made just before the first
+// output row that reads it. A dataset worker then holds one image fewer (each is
+// 12 MB at 1024 px, and on a virtual machine a fresh page costs microseconds), and
+// the rows are read back while still in cache. dst must not overlap src: output row
+// y is written while source rows below it are still to be read.
+func convHV(dst, src []float32, w, h, nc int, k []float32) {
+	n, r := len(k), len(k)/2
+	stride := w * nc
+	parallelRows(h, func(lo, hi int) {
+		ring := make([]float32, n*stride)
+		hoff, voff := make([]int, n), make([]int, n)
+		next := max(lo-r, 0) // the next source row to convolve into the ring
+		for y := lo; y < hi; y++ {
+			for ; next <= min(y+r, h-1); next++ {
+				slot := next % n
+				convRow(ring[slot*stride:(slot+1)*stride], src[next*stride:(next+1)*stride], w, nc, k, hoff)
+			}
+			for i := range voff {
+				voff[i] = min(max(y+i-r, 0), h-1) % n * stride
+			}
+			tapSum(dst[y*stride:(y+1)*stride], ring, voff, k)
+		}
+	})
+}
+
+// sameStart reports whether a and b start at the same element (gaussian's callers
+// pass one buffer twice or two that do not overlap).
+func sameStart(a, b []float32) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 
 // convV convolves columns with the odd-length kernel k, a whole row at a time.
 // dst and src must not overlap.

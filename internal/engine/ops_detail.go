@@ -93,7 +93,11 @@ func opSharpen(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	n := src.W * src.H
 	l := lumaPlane(rc, src)
-	blurred, tmp := rc.floats(n), rc.floats(n)
+	blurred := rc.floats(n)
+	var tmp []float32
+	if sigma := radius * rc.long(src); gaussianNeedsTmp(blurred, l, sigma) {
+		tmp = rc.floats(n)
+	}
 	gaussian(blurred, l, tmp, src.W, src.H, 1, radius*rc.long(src))
 	amt, thr := float32(amount), float32(threshold)
 	dst := applyLuma(rc, src, l, func(p int, l float32) float32 {
