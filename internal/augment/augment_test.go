@@ -380,3 +380,31 @@ func TestCheckOperationRemembered(t *testing.T) {
 		}
 	}
 }
+
+// A variant that owns its source (a dataset worker's decoded image, changed in place
+// by tone steps) has every value of the variant made from a borrowed one, which
+// leaves the source alone, whichever steps fire.
+func TestVariantOwnedSameAsVariant(t *testing.T) {
+	a := augmenter(t)
+	src := testImage(64, 48)
+	tone := Step{Entry: "brightness_contrast", Params: map[string]Value{"brightness": {-0.5, 0.5}, "contrast": Fixed(0.3)}, P: 0.7}
+	for _, p := range []Pipeline{append(Pipeline{tone}, mixed...), append(slices.Clone(mixed), tone)} {
+		for n := range 8 {
+			want, err := a.Variant(src, p, 7, n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			given := src.Clone()
+			got, err := a.VariantOwned(given, p, 7, n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Image.Pix, want.Image.Pix) || got.OutW != want.OutW {
+				t.Errorf("variant %d of a pipeline starting with %s: the owned source gives other values", n, p[0].Entry)
+			}
+		}
+	}
+	if !slices.Equal(src.Pix, testImage(64, 48).Pix) {
+		t.Error("Variant changed the image it was lent")
+	}
+}

@@ -65,7 +65,7 @@ func (a *Augmenter) Run(src *engine.Image, p Pipeline, seed uint64, count int, a
 	}
 	out := make([]*Variant, count)
 	for n := range out {
-		v, err := a.variant(src, p, seed, n, ann)
+		v, err := a.variant(src, p, seed, n, ann, false)
 		if err != nil {
 			return nil, err
 		}
@@ -87,10 +87,28 @@ func (a *Augmenter) Variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 	if err := ann.check(src.W, src.H); err != nil {
 		return nil, err
 	}
-	return a.variant(src, p, seed, n, ann)
+	return a.variant(src, p, seed, n, ann, false)
 }
 
-func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
+// VariantOwned is Variant for a caller that gives src up, as a dataset worker gives
+// the image it decoded: src must not be used afterwards (its pixels may be the
+// variant's, or recycled), and a step of per-pixel tone edits changes the image in
+// place instead of writing another. Every value is Variant's. When it fails, src is
+// still the caller's.
+func (a *Augmenter) VariantOwned(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
+	if err := a.Check(p); err != nil {
+		return nil, err
+	}
+	if err := ann.check(src.W, src.H); err != nil {
+		return nil, err
+	}
+	return a.variant(src, p, seed, n, ann, true)
+}
+
+// variant makes variant n; own says whether src is the variant's to change or
+// recycle. Each step renders with engine.RenderOwned once the image is the
+// variant's own, which leaves it unchanged when the step fails (and is skipped).
+func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations, own bool) (*Variant, error) {
 	v := &Variant{Index: n, InW: src.W, InH: src.H}
 	tr := newTracker(ann, src.W, src.H)
 	cur := src
@@ -110,13 +128,19 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		start := time.Now()
 		edits, err := a.edits(e, values)
 		opt := s.renderOptions(renderSeed(key))
-		var out *engine.Image
-		if err == nil {
-			out, err = engine.Render(cur, edits, opt)
-		}
+		// The geometry maps first: a step whose annotations cannot follow is
+		// skipped before an owned image is given to its render.
 		var maps []engine.GeoMap
 		if err == nil && tr != nil {
 			maps, err = engine.GeometryMaps(cur.W, cur.H, edits, opt)
+		}
+		var out *engine.Image
+		if err == nil {
+			if cur != src || own {
+				out, err = engine.RenderOwned(cur, edits, opt) // cur is unchanged if it fails
+			} else {
+				out, err = engine.Render(cur, edits, opt)
+			}
 		}
 		if err != nil {
 			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
@@ -127,12 +151,9 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		}
 		rec.Duration = time.Since(start)
 		v.Applied = append(v.Applied, rec)
-		if cur != src {
-			engine.Recycle(cur) // the previous step's image: only this loop holds it
-		}
 		cur = out
 	}
-	if cur == src {
+	if cur == src && !own {
 		cur = src.Clone()
 	}
 	v.Image, v.OutW, v.OutH = cur, cur.W, cur.H

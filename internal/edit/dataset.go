@@ -246,8 +246,10 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 		if err != nil {
 			return dataset.Result{}, err
 		}
-		v, err := aug.Variant(src.Image, p, job.Seed, 0, ann)
+		// The decoded image is this call's own: the variant may change it in place.
+		v, err := aug.VariantOwned(src.Image, p, job.Seed, 0, ann)
 		if err != nil {
+			engine.Recycle(src.Image)
 			return dataset.Result{}, err
 		}
 		f := format
@@ -264,9 +266,9 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 			buf.Grow(len(job.Image))
 		}
 		err = augment.Encode(buf, v.Image, f, 90)
-		// Both images are this call's own: their pixels go to the next variant.
+		// The variant's image (the source's pixels went to it or back to the
+		// engine) is this call's own: its pixels go to the next variant.
 		engine.Recycle(v.Image)
-		engine.Recycle(src.Image)
 		if err != nil {
 			return dataset.Result{}, err
 		}

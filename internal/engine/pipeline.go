@@ -252,6 +252,42 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 	return out, nil
 }
 
+// RenderOwned is Render for a caller that gives src up. When it succeeds src must
+// not be used again: its pixels may be the result's, or recycled. When it fails, src
+// is unchanged and still the caller's. Edits that are all unmasked per-pixel tone
+// operations (exposure, tone, contrast, curve, gamma, random_tone_curve, which
+// cannot fail once their arguments are read) change src in place, in one pass,
+// instead of writing a new image; an edit list that changes nothing returns src
+// itself.
+func RenderOwned(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
+	if err := checkImage(src); err != nil {
+		return nil, err
+	}
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	order, err := renderOrder(edits)
+	if err != nil {
+		return nil, err
+	}
+	inPlace := true
+	for _, e := range edits {
+		inPlace = inPlace && (e.Strength == 0 || rowOps[e.Op] && e.Mask == nil && e.Strength == 1)
+	}
+	pool := &bufPool{}
+	defer pool.recycle()
+	// In place, every edit joins the row chain, which runs last: an argument an
+	// edit refuses fails the render before any pixel is written.
+	out, err := renderFrameOwn(src, edits, order, opt, frame{}, pool, inPlace)
+	if err != nil {
+		return nil, err
+	}
+	if out != src && !inPlace {
+		Recycle(src)
+	}
+	return out, nil
+}
+
 // renderOrder checks what Render checks before any pixel is touched and returns the
 // order the edits run in.
 func renderOrder(edits []Edit) ([]int, error) {

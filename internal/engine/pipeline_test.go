@@ -409,3 +409,52 @@ func TestRenderResultsOutliveLaterRenders(t *testing.T) {
 		}
 	}
 }
+
+// RenderOwned renders what Render renders, bit for bit. Per-pixel tone edits change
+// the given image in place; anything else leaves it to be recycled; and a render
+// that fails leaves it as it was, even when an edit before the failing one was
+// read (the pixels are written only once every edit is).
+func TestRenderOwned(t *testing.T) {
+	src := opPhoto(t, "chelsea")
+	exposure := Edit{Op: "exposure", Args: Args{"ev": 0.4}, Strength: 1}
+	contrast := Edit{Op: "contrast", Args: Args{"amount": 0.3}, Strength: 1}
+	flip := Edit{Op: "flip", Args: Args{"horizontal": true, "vertical": false}, Strength: 1}
+	half := exposure
+	half.Strength = 0.5
+	for _, c := range []struct {
+		name    string
+		edits   []Edit
+		inPlace bool
+	}{
+		{"tone", []Edit{exposure, contrast}, true},
+		{"nothing", nil, true},
+		{"flip then tone", []Edit{flip, exposure}, false},
+		{"half strength", []Edit{half}, false},
+	} {
+		want, err := Render(src, c.edits, RenderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		given := src.Clone()
+		got, err := RenderOwned(given, c.edits, RenderOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if i, ok := sameBits(got.Pix, want.Pix); !ok || got.W != want.W {
+			t.Fatalf("%s: value %d differs from Render's", c.name, i)
+		}
+		if inPlace := len(given.Pix) > 0 && &got.Pix[0] == &given.Pix[0]; inPlace != c.inPlace {
+			t.Errorf("%s: rendered in place %v, want %v", c.name, inPlace, c.inPlace)
+		}
+	}
+	bad := Edit{Op: "contrast", Args: Args{"amount": "much"}, Strength: 1}
+	for _, edits := range [][]Edit{{exposure, bad}, {flip, bad}} {
+		given := src.Clone()
+		if _, err := RenderOwned(given, edits, RenderOptions{}); err == nil {
+			t.Fatalf("%s, %s: no error for a contrast of %q", edits[0].Op, edits[1].Op, "much")
+		}
+		if i, ok := sameBits(given.Pix, src.Pix); !ok {
+			t.Errorf("%s, %s: the failed render changed value %d of the given image", edits[0].Op, edits[1].Op, i)
+		}
+	}
+}
