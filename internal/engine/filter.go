@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // Neighbourhood filters on interleaved float32 planes (nc values per pixel, row-major):
 // box means, gaussians, minimum filters, transposes. Every one costs O(pixels) whatever
@@ -455,7 +458,8 @@ func convHV(dst, src []float32, w, h, nc int, k []float32) {
 	n, r := len(k), len(k)/2
 	stride := w * nc
 	parallelRows(h, func(lo, hi int) {
-		ring := make([]float32, n*stride)
+		ring := rings.get(n * stride)
+		defer rings.put(ring)
 		hoff, voff := make([]int, n), make([]int, n)
 		next := max(lo-r, 0) // the next source row to convolve into the ring
 		for y := lo; y < hi; y++ {
@@ -470,6 +474,24 @@ func convHV(dst, src []float32, w, h, nc int, k []float32) {
 		}
 	})
 }
+
+// rings keeps convHV's rings (135 KB for a 1024 px row of three channels and 11
+// taps) for the next blur: a dataset worker blurs every image, and one ring each
+// would be garbage the heap grows by between collections.
+var rings floatPool
+
+// floatPool is a set of float buffers any goroutine may take and give back.
+type floatPool struct{ p sync.Pool }
+
+// get returns a buffer of n values, kept or new; its contents are undefined.
+func (f *floatPool) get(n int) []float32 {
+	if b, ok := f.p.Get().(*[]float32); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]float32, n)
+}
+
+func (f *floatPool) put(b []float32) { f.p.Put(&b) }
 
 // sameStart reports whether a and b start at the same element (gaussian's callers
 // pass one buffer twice or two that do not overlap).
