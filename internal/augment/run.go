@@ -81,13 +81,7 @@ func (a *Augmenter) Run(src *engine.Image, p Pipeline, seed uint64, count int, a
 // geometry maps. A step that cannot be applied is skipped and reported; only a bad
 // pipeline or bad annotations fail the call.
 func (a *Augmenter) Variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
-	if err := a.Check(p); err != nil {
-		return nil, err
-	}
-	if err := ann.check(src.W, src.H); err != nil {
-		return nil, err
-	}
-	return a.variant(src, p, seed, n, ann, false)
+	return a.checkedVariant(src, p, seed, n, ann, false)
 }
 
 // VariantOwned is Variant for a caller that gives src up, as a dataset worker gives
@@ -96,13 +90,18 @@ func (a *Augmenter) Variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 // place instead of writing another. Every value is Variant's. When it fails, src is
 // still the caller's.
 func (a *Augmenter) VariantOwned(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) (*Variant, error) {
+	return a.checkedVariant(src, p, seed, n, ann, true)
+}
+
+// checkedVariant checks the pipeline and the annotations, then makes variant n.
+func (a *Augmenter) checkedVariant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations, own bool) (*Variant, error) {
 	if err := a.Check(p); err != nil {
 		return nil, err
 	}
 	if err := ann.check(src.W, src.H); err != nil {
 		return nil, err
 	}
-	return a.variant(src, p, seed, n, ann, true)
+	return a.variant(src, p, seed, n, ann, own)
 }
 
 // variant makes variant n; own says whether src is the variant's to change or

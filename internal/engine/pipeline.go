@@ -230,13 +230,7 @@ func stageIndex(stage string) int { return slices.Index(stages, stage) }
 // strength outside [0, 1]; masking_error for a mask on a geometry operation or a mask
 // that cannot be rasterized; render_error for a malformed source image.
 func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
-	if err := checkImage(src); err != nil {
-		return nil, err
-	}
-	if err := opt.Check(); err != nil {
-		return nil, err
-	}
-	order, err := renderOrder(edits)
+	order, err := checkRender(src, edits, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -260,13 +254,7 @@ func Render(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 // instead of writing a new image; an edit list that changes nothing returns src
 // itself.
 func RenderOwned(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
-	if err := checkImage(src); err != nil {
-		return nil, err
-	}
-	if err := opt.Check(); err != nil {
-		return nil, err
-	}
-	order, err := renderOrder(edits)
+	order, err := checkRender(src, edits, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +274,18 @@ func RenderOwned(src *Image, edits []Edit, opt RenderOptions) (*Image, error) {
 		Recycle(src)
 	}
 	return out, nil
+}
+
+// checkRender checks the source, the options and the edits as Render does before
+// any pixel is touched, and returns the order the edits run in.
+func checkRender(src *Image, edits []Edit, opt RenderOptions) ([]int, error) {
+	if err := checkImage(src); err != nil {
+		return nil, err
+	}
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	return renderOrder(edits)
 }
 
 // renderOrder checks what Render checks before any pixel is touched and returns the
