@@ -93,12 +93,12 @@ func opSharpen(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}
 	n := src.W * src.H
 	l := lumaPlane(rc, src)
-	blurred := rc.floats(n)
+	blurred, sigma := rc.floats(n), radius*rc.long(src)
 	var tmp []float32
-	if sigma := radius * rc.long(src); gaussianNeedsTmp(blurred, l, sigma) {
+	if gaussianNeedsTmp(blurred, l, sigma) {
 		tmp = rc.floats(n)
 	}
-	gaussian(blurred, l, tmp, src.W, src.H, 1, radius*rc.long(src))
+	gaussian(blurred, l, tmp, src.W, src.H, 1, sigma)
 	amt, thr := float32(amount), float32(threshold)
 	dst := applyLuma(rc, src, l, func(p int, l float32) float32 {
 		d := l - blurred[p]
