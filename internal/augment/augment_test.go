@@ -408,3 +408,30 @@ func TestVariantOwnedSameAsVariant(t *testing.T) {
 		t.Error("Variant changed the image it was lent")
 	}
 }
+
+// Warm checks what the variants will check: after it, the variants of a pipeline of
+// fixed values ask the contract nothing more.
+func TestWarm(t *testing.T) {
+	shared := augmenter(t)
+	a := &Augmenter{Vocab: shared.Vocab, Contract: shared.Contract}
+	p := Pipeline{
+		{Entry: "flip_horizontal", P: 1},
+		{Entry: "rotate", P: 1, Params: map[string]Value{"angle": Fixed(10)}},
+		{Entry: "brightness_contrast", P: 0.5, Params: map[string]Value{"brightness": Fixed(0.26), "contrast": Fixed(0.2)}},
+		{Entry: "gaussian_blur", P: 1, Params: map[string]Value{"radius": Fixed(0.00146)}},
+		{Entry: "no_such_entry", P: 1},
+	}
+	a.Warm(p)
+	warmed := a.nChecked.Load()
+	if warmed == 0 {
+		t.Fatal("Warm checked no arguments")
+	}
+	for n := range 4 {
+		if _, err := a.Variant(testImage(32, 24), p, 3, n, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := a.nChecked.Load(); got != warmed {
+		t.Errorf("the variants checked %d arguments more after Warm", got-warmed)
+	}
+}

@@ -162,6 +162,19 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 	return v, nil
 }
 
+// Warm does ahead of the first image what checking p's operation arguments needs:
+// the contract evaluates each operation's schema once per process (milliseconds
+// each, under a lock a second worker would wait on) and the arguments of steps with
+// fixed values once per run. A dataset run calls it while its first images decode.
+// Errors are left for the steps to report when they render.
+func (a *Augmenter) Warm(p Pipeline) {
+	for _, s := range p {
+		if e, ok := a.Vocab.Entry(s.Entry); ok {
+			a.edits(e, sample(0, s, e)) //nolint:errcheck // reported by the step
+		}
+	}
+}
+
 // edits resolves an entry with values into engine edits, as the editing path does:
 // the entry's operation calls, their arguments completed and checked by the contract,
 // under the entry's default mask if it declares one.
