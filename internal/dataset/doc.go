@@ -102,8 +102,11 @@
 // would get and whose files all exist with the recorded size and SHA-256 (every
 // reused file is hashed again); it makes the rest. Because nothing is reused
 // unchecked, a power loss that undoes a variant's data, rename or journal line costs
-// that variant being made again. So a killed run, rerun, ends with the bytes and
-// manifest of an uninterrupted one. Skipped images are tried again. A rerun with another recipe, seed, variant
+// that variant being made again. A temporary file a killed run left beside one of
+// the shard's outputs is removed when the rerun completes (only that shard writes
+// those names, and its journal's lock keeps another run of it out). So a killed
+// run, rerun, ends with the files, bytes and manifest of an uninterrupted one.
+// Skipped images are tried again. A rerun with another recipe, seed, variant
 // count or input class list is refused with state_error (darkroom-dataset.json
 // differs): use a new folder. Variants of sources that left the input stay on disk but
 // leave the manifest.

@@ -310,6 +310,7 @@ feed:
 	if err := r.behind.wait(); err != nil {
 		return rep, err
 	}
+	removeStale(out, r.records)
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
 		return rep, err
 	}
@@ -685,6 +686,47 @@ func openJournal(out *os.Root, name string) (*os.File, error) {
 
 // finish writes the manifest (sorted by source, then variant), the COCO file of an
 // unsharded run, and removes the journal.
+// removeStale removes what an earlier run of this shard, killed while writing, left
+// of its outputs: the temporary files writeAtomic renames into place, named
+// ".<name>.tmp-<pid>-<n>" beside <name>. Only this shard writes files of the names
+// its records hold, and its journal's lock keeps any other run of it from writing
+// them now; another shard's temporary files, and anything else, stay. A file that
+// cannot be removed is left: it is not an output, and the outputs are complete.
+func removeStale(out *os.Root, recs []Record) {
+	names := map[string]map[string]bool{} // folder -> base names of outputs
+	add := func(p string) {
+		dir := path.Dir(p)
+		if names[dir] == nil {
+			names[dir] = map[string]bool{}
+		}
+		names[dir][path.Base(p)] = true
+	}
+	for _, rec := range recs {
+		if rec.Output != "" {
+			add(rec.Output)
+		}
+		for _, l := range rec.Labels {
+			add(l.Path)
+		}
+	}
+	for dir, own := range names {
+		entries, err := fs.ReadDir(out.FS(), dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			n := e.Name()
+			i := strings.LastIndex(n, ".tmp-")
+			if strings.HasPrefix(n, ".") && i > 1 && own[n[1:i]] && staleSuffix.MatchString(n[i:]) {
+				out.Remove(path.Join(dir, n))
+			}
+		}
+	}
+}
+
+// staleSuffix is the end of writeAtomic's temporary names.
+var staleSuffix = regexp.MustCompile(`^\.tmp-[0-9]+-[0-9]+$`)
+
 func finish(out *os.Root, info *Info, recs []Record, s Shard) error {
 	slices.SortFunc(recs, compareRecords)
 	var b bytes.Buffer

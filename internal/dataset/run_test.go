@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -341,6 +342,13 @@ func TestResume(t *testing.T) {
 			t.Errorf("journal line for %s v%d names files not fully written", r.Source, r.Variant)
 		}
 	}
+	// A run killed while writing leaves a temporary file beside the output it was
+	// writing: the rerun removes it, and leaves another shard's and a user's files.
+	stale := []string{"n/.img04_v2.png.tmp-999999-1", "a/.cat_v0.txt.tmp-999999-2"}
+	kept := []string{"n/.img99_v0.png.tmp-888888-1", "n/.img04_v2.png.notes", ".keep"}
+	for _, name := range append(slices.Clone(stale), kept...) {
+		os.WriteFile(filepath.Join(out, name), []byte("partial"), 0o644)
+	}
 	// A crash mid-append leaves a torn line: the rerun must not trust or extend it.
 	f, _ := os.OpenFile(filepath.Join(out, JournalName(Shard{})), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"source":"n/img09.png","variant":0,"se`)
@@ -353,6 +361,16 @@ func TestResume(t *testing.T) {
 	}
 	if rep2.Reused != len(journal) || rep2.Written != 48-len(journal) {
 		t.Errorf("rerun reused %d and wrote %d; want %d and %d", rep2.Reused, rep2.Written, len(journal), 48-len(journal))
+	}
+	for _, name := range stale {
+		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
+			t.Errorf("the rerun left %s (%v)", name, err)
+		}
+	}
+	for _, name := range kept {
+		if err := os.Remove(filepath.Join(out, name)); err != nil {
+			t.Errorf("the rerun removed %s, which is not its own: %v", name, err)
+		}
 	}
 	if diff := cmp.Diff(readTree(t, clean), readTree(t, out)); diff != "" {
 		t.Errorf("clean run vs cancelled and resumed (-clean +resumed):\n%s", diff)
