@@ -26,6 +26,14 @@ func withAVX(t *testing.T, on bool, fn func()) {
 	fn()
 }
 
+func withAVX512(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	was := useAVX512
+	useAVX512 = on
+	defer func() { useAVX512 = was }()
+	fn()
+}
+
 // sameBits reports whether a and b hold the same float32 values bit for bit (any NaN
 // matching any NaN: products of a NaN keep no payload a reader relies on).
 func sameBits(a, b []float32) (int, bool) {
@@ -41,10 +49,11 @@ func sameBits(a, b []float32) (int, bool) {
 	return -1, len(a) == len(b)
 }
 
-// The AVX loop makes the very bits the Go loop makes, for every length (its blocks
-// of 64 and 8 and the Go tail), every kernel length and offsets in any order, on
-// values that round differently with every change of order: products and sums of
-// float32 are not associative, so a loop that reordered or fused them would show.
+// The AVX loops make the very bits the Go loop makes, for every length (the
+// AVX-512 loop's blocks of 128 and 16, the AVX loop's of 64 and 8, and the Go
+// tail), every kernel length and offsets in any order, on values that round
+// differently with every change of order: products and sums of float32 are not
+// associative, so a loop that reordered or fused them would show.
 func TestTapSumAVXMatchesGo(t *testing.T) {
 	if !useAVX {
 		t.Skip("no AVX on this CPU or architecture: tapSum runs only its Go loop")
@@ -78,10 +87,15 @@ func TestTapSumAVXMatchesGo(t *testing.T) {
 			off[i] = rng.IntN(len(src) - n + 1)
 		}
 		got, want := make([]float32, n), make([]float32, n)
-		withAVX(t, true, func() { tapSum(got, src, off, k) })
 		withAVX(t, false, func() { tapSum(want, src, off, k) })
-		if i, ok := sameBits(got, want); !ok {
-			t.Fatalf("trial %d (n %d, %d taps): output %d is %v with AVX, %v in Go", trial, n, ntap, i, got[i], want[i])
+		for _, wide := range []bool{false, true} {
+			if wide && !useAVX512 {
+				continue
+			}
+			withAVX512(t, wide, func() { withAVX(t, true, func() { tapSum(got, src, off, k) }) })
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("trial %d (n %d, %d taps, AVX-512 %v): output %d is %v with AVX, %v in Go", trial, n, ntap, wide, i, got[i], want[i])
+			}
 		}
 	}
 }

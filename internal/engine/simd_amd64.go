@@ -6,11 +6,12 @@ import "golang.org/x/sys/cpu"
 
 // The engine's assembly loops (the *_amd64.s files), declared here, and the
 // switches that choose them: useAVX for tapSum, useAVX2 for the others (the colour
-// conversions, the affine warp, tone tables, flips). Tests turn them off to compare
-// each loop with its Go code.
+// conversions, the affine warp, tone tables, flips), useAVX512 for tapSum's wider
+// loop. Tests turn them off to compare each loop with its Go code.
 var (
-	useAVX  = cpu.X86.HasAVX
-	useAVX2 = cpu.X86.HasAVX2
+	useAVX    = cpu.X86.HasAVX
+	useAVX2   = cpu.X86.HasAVX2
+	useAVX512 = cpu.X86.HasAVX512F
 )
 
 // tapSumAVX is tapSum's loop over the first n outputs, n a multiple of 8, taps
@@ -18,6 +19,11 @@ var (
 //
 //go:noescape
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int)
+
+// tapSumAVX512 is tapSumAVX sixteen outputs at a time, n a multiple of 16.
+//
+//go:noescape
+func tapSumAVX512(dst *float32, n int, src *float32, off *int, k *float32, ntap int)
 
 // ycbcrRowAVX2 is ycbcr420Rows' pair loop over n pixels, n a multiple of 8: px
 // holds 3n floats, yrow n bytes, cbSum and crSum n/2 sums each; t is srgb8Padded.

@@ -2,11 +2,16 @@
 
 package engine
 
-// useAVX and useAVX2 are false where there are no AVX loops: everything runs in Go.
-var useAVX, useAVX2 = false, false
+// useAVX, useAVX2 and useAVX512 are false where there are no AVX loops: everything
+// runs in Go.
+var useAVX, useAVX2, useAVX512 = false, false, false
 
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int) {
 	panic("engine: no AVX loop on this architecture")
+}
+
+func tapSumAVX512(dst *float32, n int, src *float32, off *int, k *float32, ntap int) {
+	panic("engine: no AVX-512 loop on this architecture")
 }
 
 func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32) {
