@@ -408,43 +408,60 @@ func convolve1(a, b []float64) []float64 {
 // convH convolves rows with the odd-length kernel k. dst and src must not overlap.
 func convH(dst, src []float32, w, h, nc int, k []float32) {
 	parallelRows(h, func(lo, hi int) {
-		off := make([]int, len(k))
+		var sc convScratch
 		for y := lo; y < hi; y++ {
-			convRow(dst[y*w*nc:(y+1)*w*nc], src[y*w*nc:(y+1)*w*nc], w, nc, k, off)
+			convRow(dst[y*w*nc:(y+1)*w*nc], src[y*w*nc:(y+1)*w*nc], w, nc, k, &sc)
 		}
 	})
 }
 
 // convRow convolves one row of w pixels (nc values each) with the odd-length kernel
-// k into out; off is scratch of len(k).
-func convRow(out, row []float32, w, nc int, k []float32, off []int) {
+// k into out, each tap of a pixel near an end reading the end pixel where it falls
+// outside; sc is the caller's scratch.
+func convRow(out, row []float32, w, nc int, k []float32, sc *convScratch) {
 	r := len(k) / 2
-	at := func(x int) {
-		for c := range nc {
-			var s float32
-			for i, kv := range k {
-				xx := min(max(x+i-r, 0), w-1)
-				s += kv * row[xx*nc+c]
-			}
-			out[x*nc+c] = s
-		}
+	if len(sc.off) != len(k) {
+		sc.off = make([]int, len(k))
 	}
-	// The taps of pixels r and more from both ends need no clamping; their sums run
-	// in the same order, so the values are the same. Flattened, the nc values of
-	// those pixels are one run of outputs whose tap i is the row shifted by nc*(i-r).
+	// Flattened, the nc values of a run of pixels are one run of outputs whose tap
+	// i is the row shifted by nc*(i-r). The pixels r and more from both ends read
+	// the row itself; those nearer an end read a copy of their reach with the end
+	// pixel repeated beyond it. Every output's sum runs over the same products in
+	// the same order either way, so the values are those of a clamped index.
+	edge := func(x0, x1 int) {
+		n := x1 - x0 + 2*r
+		if cap(sc.pad) < n*nc {
+			sc.pad = make([]float32, n*nc)
+		}
+		pad := sc.pad[:n*nc]
+		for i := range n {
+			xx := min(max(x0-r+i, 0), w-1)
+			copy(pad[i*nc:(i+1)*nc], row[xx*nc:(xx+1)*nc])
+		}
+		for i := range sc.off {
+			sc.off[i] = nc * i
+		}
+		tapSum(out[nc*x0:nc*x1], pad, sc.off, k)
+	}
 	a, b := min(r, w), max(min(r, w), w-r)
-	for x := range a {
-		at(x)
+	if a > 0 {
+		edge(0, a)
 	}
 	if a < b {
-		for i := range off {
-			off[i] = nc * (a - r + i)
+		for i := range sc.off {
+			sc.off[i] = nc * (a - r + i)
 		}
-		tapSum(out[nc*a:nc*b], row, off, k)
+		tapSum(out[nc*a:nc*b], row, sc.off, k)
 	}
-	for x := b; x < w; x++ {
-		at(x)
+	if b < w {
+		edge(b, w)
 	}
+}
+
+// convScratch is what convRow reuses from row to row.
+type convScratch struct {
+	off []int
+	pad []float32
 }
 
 // convHV is convH into a scratch image then convV into dst, the same sums in the
@@ -460,12 +477,13 @@ func convHV(dst, src []float32, w, h, nc int, k []float32) {
 	parallelRows(h, func(lo, hi int) {
 		ring := rings.get(n * stride)
 		defer rings.put(ring)
-		hoff, voff := make([]int, n), make([]int, n)
+		var sc convScratch
+		voff := make([]int, n)
 		next := max(lo-r, 0) // the next source row to convolve into the ring
 		for y := lo; y < hi; y++ {
 			for ; next <= min(y+r, h-1); next++ {
 				slot := next % n
-				convRow(ring[slot*stride:(slot+1)*stride], src[next*stride:(next+1)*stride], w, nc, k, hoff)
+				convRow(ring[slot*stride:(slot+1)*stride], src[next*stride:(next+1)*stride], w, nc, k, &sc)
 			}
 			for i := range voff {
 				voff[i] = min(max(y+i-r, 0), h-1) % n * stride

@@ -193,29 +193,34 @@ func TestGaussianLargeMatchesGaussian(t *testing.T) {
 	}
 }
 
-// convH's three-channel interior path sums exactly as the per-value path does: the
-// same taps in the same order, bit for bit, at the edges and inside.
-func TestConvHThreeChannelsExact(t *testing.T) {
-	const w, h = 37, 5
-	src := make([]float32, 3*w*h)
-	for i := range src {
-		src[i] = float32(math.Sin(float64(i)*0.7)*0.5 + 0.5)
-	}
-	for _, sigma := range []float64{0.4, 0.9, 1.5} {
-		k := gaussKernel(sigma)
-		got := make([]float32, len(src))
-		convH(got, src, w, h, 3, k)
-		r := len(k) / 2
-		for y := range h {
-			for x := range w {
-				for c := range 3 {
-					var s float32
-					for i, kv := range k {
-						xx := min(max(x+i-r, 0), w-1)
-						s += kv * src[3*(y*w+xx)+c]
-					}
-					if g := got[3*(y*w+x)+c]; math.Float32bits(g) != math.Float32bits(s) {
-						t.Fatalf("sigma %v: (%d, %d) channel %d is %v, the per-value sum %v", sigma, x, y, c, g, s)
+// convH sums exactly as a clamped index does: the same taps in the same order, bit
+// for bit, at the edges (padded copies) and inside (the row itself), for rows
+// narrower than the kernel and one or three channels.
+func TestConvHMatchesClampedSum(t *testing.T) {
+	const h = 5
+	for _, w := range []int{1, 2, 5, 9, 37, 140} {
+		for _, nc := range []int{1, 3} {
+			src := make([]float32, nc*w*h)
+			for i := range src {
+				src[i] = float32(math.Sin(float64(i)*0.7)*0.5 + 0.5)
+			}
+			for _, sigma := range []float64{0.4, 0.9, 1.5, 3} {
+				k := gaussKernel(sigma)
+				got := make([]float32, len(src))
+				convH(got, src, w, h, nc, k)
+				r := len(k) / 2
+				for y := range h {
+					for x := range w {
+						for c := range nc {
+							var s float32
+							for i, kv := range k {
+								xx := min(max(x+i-r, 0), w-1)
+								s += kv * src[nc*(y*w+xx)+c]
+							}
+							if g := got[nc*(y*w+x)+c]; math.Float32bits(g) != math.Float32bits(s) {
+								t.Fatalf("width %d, %d channels, sigma %v: (%d, %d) channel %d is %v, the clamped sum %v", w, nc, sigma, x, y, c, g, s)
+							}
+						}
 					}
 				}
 			}
