@@ -113,6 +113,10 @@ type warpInfo struct {
 	// aff, when set, is to as an affine map (rotate, affine), which the AVX2
 	// loop evaluates itself.
 	aff *affine
+	// flipH and flipV make a bilinear warp of a whole image sample its input
+	// mirrored on that axis, as if a flip had rendered it first: the same taps
+	// with the same weights, read from the other side (see warpOf).
+	flipH, flipV bool
 }
 
 // whole applies the edit to a whole image.

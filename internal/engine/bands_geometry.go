@@ -102,6 +102,9 @@ func (m *affine) at(x, y float64) (float64, float64) {
 // from its start) from in, which holds the input's columns [x0, x0+in.W) and rows
 // [y0, y0+in.H), every pixel the block's taps read.
 func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0, c1 int) {
+	if (g.flipH || g.flipV) && (!g.bilinear || x0 != 0 || y0 != 0 || in.W != g.inW || in.H != g.inH) {
+		panic("engine: a warp samples a mirrored input bilinearly from the whole image only")
+	}
 	var rows *affineRows
 	if g.aff != nil && g.bilinear && g.mode != "reflect" && useAVX2 {
 		rows = newAffineRows(g, in, x0, y0, c1-c0)
@@ -146,7 +149,7 @@ func (g *warpInfo) span(row []float32, in *Image, x0, y0, y, c0, xa, xb int) {
 		// sampleLinearRect's arithmetic, inline, for the taps inside the input
 		// (the other pixels go to it: clamping again changes nothing).
 		fx, fy := math.Floor(sx), math.Floor(sy)
-		if fx >= 0 && fy >= 0 && fx+1 < fw && fy+1 < fh {
+		if fx >= 0 && fy >= 0 && fx+1 < fw && fy+1 < fh && !g.flipH && !g.flipV {
 			ix, iy := int(fx), int(fy)
 			ax, ay := float32(sx-fx), float32(sy-fy)
 			base := 3*(iy-y0)*in.W + 3*(ix-x0)
@@ -159,7 +162,7 @@ func (g *warpInfo) span(row []float32, in *Image, x0, y0, y, c0, xa, xb int) {
 			o[0], o[1], o[2] = by*r0+ay*r1, by*g0+ay*g1, by*b0+ay*b1
 			continue
 		}
-		o[0], o[1], o[2] = sampleLinearRect(in, x0, y0, inW, inH, sx, sy, clamp)
+		o[0], o[1], o[2] = sampleLinearRect(in, x0, y0, inW, inH, sx, sy, clamp, g.flipH, g.flipV)
 	}
 }
 
@@ -179,6 +182,7 @@ type affineParams struct {
 	fw, fh           float64
 	x0, y0, inW, lim int64 // lim: the largest tap offset whose six floats and the next row's lie in the input
 	clamp            int64
+	xm, ym           int64 // -1 for an axis the input is sampled mirrored on (x0 or y0 is then 1-n)
 }
 
 // newAffineRows prepares the loop for blocks of w pixels read from in, or returns
@@ -195,6 +199,12 @@ func newAffineRows(g *warpInfo, in *Image, x0, y0, w int) *affineRows {
 		x0: int64(x0), y0: int64(y0), inW: int64(in.W), lim: int64(lim)}
 	if g.mode == "edge" {
 		r.p.clamp = 1
+	}
+	if g.flipH {
+		r.p.xm, r.p.x0 = -1, 1-int64(g.inW)
+	}
+	if g.flipV {
+		r.p.ym, r.p.y0 = -1, 1-int64(g.inH)
 	}
 	return r
 }

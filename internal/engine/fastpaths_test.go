@@ -179,7 +179,7 @@ func TestWarpBilinearMatchesSampler(t *testing.T) {
 					if mode == "reflect" {
 						sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
 					}
-					r, g, b := sampleLinearRect(src, 0, 0, src.W, src.H, sx, sy, clamp)
+					r, g, b := sampleLinearRect(src, 0, 0, src.W, src.H, sx, sy, clamp, false, false)
 					i := 3 * (y*src.W + x)
 					if _, ok := sameBits(got[i:i+3], []float32{r, g, b}); !ok {
 						t.Fatalf("%s, %v degrees: pixel (%d, %d) is %v, the sampler says %v", mode, deg, x, y, got[i:i+3], []float32{r, g, b})
@@ -344,6 +344,7 @@ func TestAffineParamsLayout(t *testing.T) {
 		{"ox", unsafe.Offsetof(p.ox), 0}, {"a", unsafe.Offsetof(p.a), 16}, {"bpy", unsafe.Offsetof(p.bpy), 32},
 		{"e", unsafe.Offsetof(p.e), 48}, {"fwm1", unsafe.Offsetof(p.fwm1), 64}, {"fw", unsafe.Offsetof(p.fw), 80},
 		{"x0", unsafe.Offsetof(p.x0), 96}, {"lim", unsafe.Offsetof(p.lim), 120}, {"clamp", unsafe.Offsetof(p.clamp), 128},
+		{"xm", unsafe.Offsetof(p.xm), 136}, {"ym", unsafe.Offsetof(p.ym), 144},
 	} {
 		if f.got != f.want {
 			t.Errorf("affineParams.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
@@ -354,7 +355,8 @@ func TestAffineParamsLayout(t *testing.T) {
 // A bilinear affine warp (rotate, affine) gives the same pixels with its AVX2 loop as
 // with the Go loop and as sampleLinearRect, in each border mode, for maps that
 // rotate, shear, scale and shift past every edge, on whole images and on blocks
-// read from a rectangle of the input.
+// read from a rectangle of the input; sampling its input mirrored, it gives the
+// warp of the flipped image, with either loop.
 func TestWarpAffineAVX2MatchesGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2 on this CPU or architecture")
@@ -367,8 +369,28 @@ func TestWarpAffineAVX2MatchesGo(t *testing.T) {
 		{ox: W / 2, oy: H / 2, a: -1, b: 0, e: W / 2, c: 0, d: 1, f: H / 2}, // a mirror: positions on exact pixel centres
 		{ox: 0, oy: 0, a: 2.5, b: 0, e: -100, c: 0, d: 2.5, f: -60},
 	}
+	// The same image flipped each way: a warp that samples src mirrored must give
+	// the pixels of the unmirrored warp of these.
+	flipped := make([]*Image, 4)
+	for fl := range flipped {
+		flipped[fl] = flipSpec(src.W, src.H, fl&1 != 0, fl&2 != 0).whole(nil, src)
+	}
 	for mi, m := range maps {
 		for _, mode := range []string{"constant", "edge", "reflect"} {
+			for fl := 1; fl < 4; fl++ {
+				g := &warpInfo{inW: src.W, inH: src.H, mode: mode, linear: true, bilinear: true, aff: &m, to: m.at, flipH: fl&1 != 0, flipV: fl&2 != 0}
+				plain := &warpInfo{inW: src.W, inH: src.H, mode: mode, linear: true, bilinear: true, aff: &m, to: m.at}
+				for _, on := range []bool{true, false} {
+					got, want := make([]float32, len(src.Pix)), make([]float32, len(src.Pix))
+					withAVX2(t, on, func() {
+						g.render(got, src.W, src, 0, 0, 0, src.H, 0, src.W)
+						plain.render(want, src.W, flipped[fl], 0, 0, 0, src.H, 0, src.W)
+					})
+					if i, ok := sameBits(got, want); !ok {
+						t.Fatalf("map %d, %s, flip %d, AVX2 %v: value %d is %v sampled mirrored, %v from the flipped image", mi, mode, fl, on, i, got[i], want[i])
+					}
+				}
+			}
 			g := &warpInfo{inW: src.W, inH: src.H, mode: mode, linear: true, bilinear: true, aff: &m, to: m.at}
 			var got, want []float32
 			for _, on := range []bool{true, false} {
@@ -399,7 +421,7 @@ func TestWarpAffineAVX2MatchesGo(t *testing.T) {
 					if mode == "reflect" {
 						sx, sy = reflectCoord(sx, src.W), reflectCoord(sy, src.H)
 					}
-					r, gg, b := sampleLinearRect(src, 0, 0, src.W, src.H, sx, sy, mode != "constant")
+					r, gg, b := sampleLinearRect(src, 0, 0, src.W, src.H, sx, sy, mode != "constant", g.flipH, g.flipV)
 					i := 3 * (y*src.W + x)
 					if _, ok := sameBits(got[i:i+3], []float32{r, gg, b}); !ok {
 						t.Fatalf("map %d, %s: pixel (%d, %d) is %v, the sampler says %v", mi, mode, x, y, got[i:i+3], []float32{r, gg, b})

@@ -213,6 +213,8 @@ func warpLinear(rc *runCtx, src *Image, w, h int, mode string, m affine) *Image 
 	return warpOf(rc, src, w, h, mode, &m, m.at)
 }
 
+// warpOf is warp, with aff the map as an affine one when it is (the AVX2 loop and a
+// held flip need it).
 func warpOf(rc *runCtx, src *Image, w, h int, mode string, aff *affine, to func(x, y float64) (float64, float64)) *Image {
 	g := warpSpec(src.W, src.H, w, h, mode, aff != nil, to)
 	g.warp.aff = aff
@@ -220,7 +222,20 @@ func warpOf(rc *runCtx, src *Image, w, h int, mode string, aff *affine, to func(
 	if rc != nil && rc.plan != nil {
 		return rc.plan.record(g)
 	}
+	if f := rc.heldFlipOf(src); f != nil && aff != nil && g.warp.bilinear {
+		// A flip held back for this warp: sample src mirrored instead (the AVX2
+		// loop reads it so at the same speed).
+		g.warp.flipH, g.warp.flipV, f.taken = f.hor, f.ver, true
+	}
 	return g.whole(rc, src)
+}
+
+// heldFlipOf returns the flip held back for a warp of src, if any.
+func (rc *runCtx) heldFlipOf(src *Image) *heldFlip {
+	if rc == nil || rc.flip == nil || rc.flip.img != src {
+		return nil
+	}
+	return rc.flip
 }
 
 // opAffine scales, rotates, shears and shifts the image about its centre on the same

@@ -137,6 +137,25 @@ func flipSpec(w, h int, hor, ver bool) *geomSpec {
 	}
 }
 
+// rotateDegrees is a clockwise angle in degrees as opRotate reads it, in [0, 360).
+func rotateDegrees(angle float64) float64 {
+	deg := math.Mod(angle, 360)
+	if deg < 0 {
+		deg += 360
+	}
+	return deg
+}
+
+// quarterTurn reports whether opRotate turns by angle without resampling: a
+// multiple of 90 degrees (0 included).
+func quarterTurn(angle float64) bool {
+	switch rotateDegrees(angle) {
+	case 0, 90, 180, 270:
+		return true
+	}
+	return false
+}
+
 // opRotate turns the image clockwise.
 //
 // Arguments: angle in [-180, 180] degrees, clockwise; auto_crop. Multiples of 90 are
@@ -151,14 +170,11 @@ func opRotate(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	deg := math.Mod(angle, 360)
-	if deg < 0 {
-		deg += 360
-	}
-	switch deg {
-	case 0:
+	deg := rotateDegrees(angle)
+	switch {
+	case deg == 0:
 		return src, nil
-	case 90, 180, 270:
+	case quarterTurn(angle):
 		return rotateQuarter(rc, src, int(deg)/90), nil
 	}
 	theta := deg * math.Pi / 180
@@ -243,13 +259,12 @@ func sampleCubic(src *Image, x, y float64, clampEdge bool) (float32, float32, fl
 	return sampleCubicRect(src, 0, 0, src.W, src.H, x, y, clampEdge)
 }
 
-// sampleCubicRect is sampleCubic on an image w x h of which src holds the rectangle
-// of columns [x0, x0+src.W) and rows [y0, y0+src.H), which must include every
-// pixel the taps read.
 // sampleLinearRect is sampleCubicRect with a bilinear kernel: the 2 x 2 taps
 // floor(x) .. floor(x)+1, taps outside the w x h input reading black unless
-// clampEdge (then x and y are clamped first, as the cubic does).
-func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
+// clampEdge (then x and y are clamped first, as the cubic does). With hor or ver
+// the input is src mirrored on that axis (src then holds the whole image): tap
+// (i, j) reads src's pixel (w-1-i, j), (i, h-1-j) or both.
+func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge, hor, ver bool) (float32, float32, float32) {
 	if clampEdge {
 		x = min(max(x, 0), float64(w-1))
 		y = min(max(y, 0), float64(h-1))
@@ -260,14 +275,22 @@ func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool
 	}
 	ix, iy := int(fx), int(fy)
 	ax, ay := float32(x-fx), float32(y-fy)
+	// at is the offset of tap (i, j) in src.
+	at := func(i, j int) int {
+		if hor {
+			i = w - 1 - i
+		}
+		if ver {
+			j = h - 1 - j
+		}
+		return 3 * ((j-y0)*src.W + i - x0)
+	}
 	if ix >= 0 && iy >= 0 && ix+1 < w && iy+1 < h {
-		stride := 3 * src.W
-		base := 3 * ((iy-y0)*src.W + ix - x0)
-		p := src.Pix[base : base+6]
-		q := src.Pix[base+stride : base+stride+6]
+		p0, p1 := src.Pix[at(ix, iy):][:3], src.Pix[at(ix+1, iy):][:3]
+		q0, q1 := src.Pix[at(ix, iy+1):][:3], src.Pix[at(ix+1, iy+1):][:3]
 		bx := 1 - ax
-		r0, g0, b0 := bx*p[0]+ax*p[3], bx*p[1]+ax*p[4], bx*p[2]+ax*p[5]
-		r1, g1, b1 := bx*q[0]+ax*q[3], bx*q[1]+ax*q[4], bx*q[2]+ax*q[5]
+		r0, g0, b0 := bx*p0[0]+ax*p1[0], bx*p0[1]+ax*p1[1], bx*p0[2]+ax*p1[2]
+		r1, g1, b1 := bx*q0[0]+ax*q1[0], bx*q0[1]+ax*q1[1], bx*q0[2]+ax*q1[2]
 		by := 1 - ay
 		return by*r0 + ay*r1, by*g0 + ay*g1, by*b0 + ay*b1
 	}
@@ -292,7 +315,7 @@ func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool
 				}
 				xx = min(max(xx, 0), w-1)
 			}
-			p := src.Pix[3*((yy-y0)*src.W+xx-x0):]
+			p := src.Pix[at(xx, yy):]
 			k := wy[j] * wx[i]
 			r += k * p[0]
 			g += k * p[1]
@@ -302,6 +325,9 @@ func sampleLinearRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool
 	return r, g, b
 }
 
+// sampleCubicRect is sampleCubic on an image w x h of which src holds the rectangle
+// of columns [x0, x0+src.W) and rows [y0, y0+src.H), which must include every
+// pixel the taps read.
 func sampleCubicRect(src *Image, x0, y0, w, h int, x, y float64, clampEdge bool) (float32, float32, float32) {
 	if clampEdge {
 		x = min(max(x, 0), float64(w-1))

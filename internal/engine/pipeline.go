@@ -325,7 +325,8 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 	occ := occurrences(edits)
 	cur := src
 	var chain rowChain
-	for _, i := range order {
+	var held *heldFlip
+	for k, i := range order {
 		e := edits[i]
 		entry := catalog[e.Op]
 		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i], bilinear: opt.Interpolation == "linear"}
@@ -344,6 +345,10 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 			continue
 		}
 		cur = chain.run(cur, src, own, pool)
+		if h := holdFlip(e, edits, order[k+1:], rc, cur); h != nil {
+			held = h
+			continue
+		}
 		var weight []float32
 		ya, yb := 0, cur.H // the rows the edit changes
 		if entry.stage != "geometry" && (e.Mask != nil || e.Strength < 1) {
@@ -371,7 +376,22 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 			xa, xb := weightCols(weight, cur.W, ya, yb)
 			rc.region = &[4]int{xa, ya, xb, yb}
 		}
+		rc.flip = held
 		out, err := entry.run(rc, in, e.Args)
+		if err == nil && held != nil && !held.taken {
+			// The edit did not warp the image (a quarter turn, no rotation): flip
+			// it now and render the edit again, on the flipped image.
+			if out != in {
+				pool.put(out.Pix)
+			}
+			flipped := flipSpec(cur.W, cur.H, held.hor, held.ver).whole(rc, cur)
+			if cur != src || own {
+				pool.put(cur.Pix)
+			}
+			cur, in, rc.flip = flipped, flipped, nil
+			out, err = entry.run(rc, in, e.Args)
+		}
+		held = nil
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
 		}
@@ -563,6 +583,54 @@ type runCtx struct {
 	// chain, when set, takes a row operation's function (mapRows) to run later
 	// with the others of its run, instead of rendering it now.
 	chain *rowChain
+	// flip, when set, is a flip of the whole image not yet rendered: a bilinear
+	// affine warp of that image takes it (see warpOf) and samples it mirrored.
+	flip *heldFlip
+}
+
+// heldFlip is a flip renderFrameOwn holds back for the warp after it: flipping
+// reads and writes every pixel, and the warp can read them mirrored instead.
+type heldFlip struct {
+	img      *Image // the image the flip applies to
+	hor, ver bool
+	taken    bool // a warp sampled img mirrored
+}
+
+// flipConsumers are the operations that render through warpOf with an affine map,
+// each with what says whether its arguments warp (a rotation by a multiple of 90
+// degrees turns the image instead); a flip just before one that will waits for it
+// (see holdFlip).
+var flipConsumers = map[string]func(Args) bool{
+	"rotate": func(a Args) bool {
+		r := args{a: a}
+		angle := r.num("angle")
+		return r.err == nil && !quarterTurn(angle)
+	},
+	"affine": func(Args) bool { return true },
+}
+
+// holdFlip returns the flip edit e as a held flip of cur when the next edit to
+// run (rest, in render order) can take it: a whole-image render, an unmasked flip,
+// a bilinear render on a CPU whose AVX2 warp loop reads mirrored, and an affine
+// warp next. Otherwise nil, and the flip renders as usual.
+func holdFlip(e Edit, edits []Edit, rest []int, rc *runCtx, cur *Image) *heldFlip {
+	if e.Op != "flip" || e.Mask != nil || e.Strength != 1 || rc.frame != (frame{}) || rc.pre != nil || !rc.bilinear || !useAVX2 {
+		return nil
+	}
+	r := args{a: e.Args}
+	hor, ver := r.flag("horizontal"), r.flag("vertical")
+	if r.err != nil || !hor && !ver {
+		return nil
+	}
+	for _, j := range rest {
+		if n := edits[j]; n.Strength != 0 {
+			if warps := flipConsumers[n.Op]; warps == nil || !warps(n.Args) {
+				return nil
+			}
+			return &heldFlip{img: cur, hor: hor, ver: ver}
+		}
+	}
+	return nil
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an

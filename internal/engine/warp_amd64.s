@@ -91,7 +91,8 @@ GLOBL pair01<>(SB), RODATA|NOPTR, $32
 // clamped in edge mode, floored), and when all four pixels' taps lie inside the
 // input and inside src (0 <= base <= lim) their colours as sampleLinearRect makes
 // them. A group that does not qualify is left for the Go loop: its first pixel's
-// index goes to skip. Returns how many went there.
+// index goes to skip. Returns how many went there. With p.xm or p.ym set, the
+// input it samples is src mirrored on that axis (see warpInfo.flipH).
 TEXT ·warpAffineAVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
@@ -167,13 +168,19 @@ floor:
 	CMPQ         AX, $15
 	JNE          skipgroup
 
-	// base = 3*((iy-y0)*inW + (ix-x0)), in X7, checked against 0 and lim.
+	// base = 3*((iy-y0)*inW + (ix-x0)), in X7, checked against 0 and lim; a
+	// mirrored axis (xm or ym -1, x0 or y0 then 1-n) reads its pair of taps from
+	// n-2-i instead of i, which is (i XOR -1) - (1-n).
 	VCVTTPD2DQY  Y4, X6
 	VCVTTPD2DQY  Y5, X7
+	VPBROADCASTD 144(R8), X0
+	VPXOR        X0, X7, X7
 	VPBROADCASTD 104(R8), X0
 	VPSUBD       X0, X7, X7
 	VPBROADCASTD 112(R8), X0
 	VPMULLD      X0, X7, X7
+	VPBROADCASTD 136(R8), X0
+	VPXOR        X0, X6, X6
 	VPBROADCASTD 96(R8), X0
 	VPSUBD       X0, X6, X6
 	VPADDD       X6, X7, X7
@@ -197,6 +204,23 @@ floor:
 	VMOVUPS    onef<>(SB), X11
 	VSUBPS     X9, X11, X11
 
+	// A mirrored axis has its taps the other way round: their weights swap, and
+	// each product and sum is the same (the sums' order does not change a sum of
+	// two).
+	CMPQ    136(R8), $0
+	JEQ     swapy
+	VMOVAPS X8, X0
+	VMOVAPS X10, X8
+	VMOVAPS X0, X10
+
+swapy:
+	CMPQ    144(R8), $0
+	JEQ     pairs
+	VMOVAPS X9, X0
+	VMOVAPS X11, X9
+	VMOVAPS X0, X11
+
+pairs:
 	PAIR($0, $1, Y12, 0)
 	PAIR($2, $3, Y13, 24)
 
