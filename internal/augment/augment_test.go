@@ -435,3 +435,62 @@ func TestWarm(t *testing.T) {
 		t.Errorf("the variants checked %d arguments more after Warm", got-warmed)
 	}
 }
+
+// A step of flips rendered together with the warp after it gives the variant of
+// rendering the steps one by one: the same pixels, records, annotations and
+// dropped annotations, wherever the flips stand, whatever fires between, with the
+// source lent or given.
+func TestHeldFlipSameAsStepByStep(t *testing.T) {
+	a := augmenter(t)
+	src := testImage(64, 48)
+	flipH := Step{Entry: "flip_horizontal", P: 0.7}
+	flipV := Step{Entry: "flip_vertical", P: 0.7}
+	rotate := Step{Entry: "rotate", Params: map[string]Value{"angle": {-30, 30}}, P: 0.8}
+	affine := Step{Entry: "affine", Params: map[string]Value{"scale": {0.8, 1.2}, "translate_x": {-0.1, 0.1}}, P: 1}
+	tone := Step{Entry: "brightness_contrast", Params: map[string]Value{"brightness": {-0.3, 0.3}}, P: 0.5}
+	blur := Step{Entry: "gaussian_blur", Params: map[string]Value{"radius": Fixed(0.01)}, P: 1}
+	pipelines := []Pipeline{
+		{flipH, rotate},
+		{flipV, affine, tone},
+		{flipH, flipV, rotate, blur},
+		{flipH, tone, rotate},
+		{flipV, {Entry: "no_such_entry", P: 1}, affine},
+		{rotate, flipH},
+		{flipH, blur, affine},
+		{flipH, {Entry: "rotate", Params: map[string]Value{"angle": Fixed(90)}, P: 1}},
+	}
+	boxes := [][4]float64{{3, 4, 30, 30}, {40, 2, 63, 20}}
+	for pi, p := range pipelines {
+		for n := range 8 {
+			for _, own := range []bool{false, true} {
+				ann := &Annotations{Boxes: &Boxes{Format: "pascal_voc", Boxes: boxes}, Keypoints: &Keypoints{Points: [][2]float64{{10, 10}, {60, 40}}}}
+				run := func(hold bool) *Variant {
+					was := holdFlips
+					holdFlips = hold
+					defer func() { holdFlips = was }()
+					img := src
+					if own {
+						img = src.Clone()
+					}
+					v, err := a.checkedVariant(img, p, 11, n, ann, own)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return v
+				}
+				got, want := run(true), run(false)
+				name := fmt.Sprintf("pipeline %d, variant %d, own %v", pi, n, own)
+				if !slices.Equal(got.Image.Pix, want.Image.Pix) || got.OutW != want.OutW || got.OutH != want.OutH {
+					t.Errorf("%s: the pixels differ from rendering step by step", name)
+				}
+				got.Image, want.Image = nil, nil
+				if diff := cmp.Diff(want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Duration" }, cmp.Ignore())); diff != "" {
+					t.Errorf("%s: (-step by step +held)\n%s", name, diff)
+				}
+			}
+		}
+	}
+	if !slices.Equal(src.Pix, testImage(64, 48).Pix) {
+		t.Error("a variant changed the image it was lent")
+	}
+}

@@ -2,6 +2,7 @@ package augment
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"darkroom"
@@ -107,10 +108,45 @@ func (a *Augmenter) checkedVariant(src *engine.Image, p Pipeline, seed uint64, n
 // variant makes variant n; own says whether src is the variant's to change or
 // recycle. Each step renders with engine.RenderOwned once the image is the
 // variant's own, which leaves it unchanged when the step fails (and is skipped).
+//
+// A fired step that only flips waits for the next step that fires: when that
+// step's first edit warps and can read the image mirrored (engine.TakesFlip), both
+// render in one call and the flip costs nothing. The pixels, annotations and
+// records are those of rendering the two one after the other; if the joint render
+// fails, they are rendered one after the other.
 func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations, own bool) (*Variant, error) {
 	v := &Variant{Index: n, InW: src.W, InH: src.H}
 	tr := newTracker(ann, src.W, src.H)
 	cur := src
+	render := func(edits []engine.Edit, opt engine.RenderOptions) (*engine.Image, error) {
+		if cur != src || own {
+			return engine.RenderOwned(cur, edits, opt) // cur is unchanged if it fails
+		}
+		return engine.Render(cur, edits, opt)
+	}
+	// applied records a rendered step: its maps move the annotations.
+	applied := func(out *engine.Image, maps []engine.GeoMap) {
+		for i := range maps {
+			tr.apply(&maps[i])
+		}
+		cur = out
+	}
+	var held *heldFlip
+	// flush renders the held flip on its own, in its place among the records.
+	flush := func() {
+		if held == nil {
+			return
+		}
+		h := held
+		held = nil
+		out, err := render(h.edits, h.opt)
+		if err != nil {
+			v.Applied = slices.Delete(v.Applied, h.applied, h.applied+1)
+			v.Skipped = slices.Insert(v.Skipped, h.skipped, Skipped{h.entry, err.Error(), darkroom.Code(err)})
+			return
+		}
+		applied(out, h.maps)
+	}
 	for t, s := range p {
 		e, ok := a.Vocab.Entry(s.Entry)
 		if !ok {
@@ -133,25 +169,37 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		if err == nil && tr != nil {
 			maps, err = engine.GeometryMaps(cur.W, cur.H, edits, opt)
 		}
-		var out *engine.Image
-		if err == nil {
-			if cur != src || own {
-				out, err = engine.RenderOwned(cur, edits, opt) // cur is unchanged if it fails
-			} else {
-				out, err = engine.Render(cur, edits, opt)
-			}
-		}
 		if err != nil {
 			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
 			continue
 		}
-		for i := range maps {
-			tr.apply(&maps[i])
+		if held != nil && len(edits) > 0 && engine.TakesFlip(edits[0], opt) {
+			if out, err := render(append(slices.Clip(held.edits), edits...), opt); err == nil {
+				applied(out, held.maps)
+				applied(out, maps)
+				held = nil
+				rec.Duration = time.Since(start)
+				v.Applied = append(v.Applied, rec)
+				continue
+			}
 		}
+		flush()
+		if holdFlips && onlyFlips(edits) {
+			rec.Duration = time.Since(start)
+			held = &heldFlip{entry: s.Entry, edits: edits, opt: opt, maps: maps, applied: len(v.Applied), skipped: len(v.Skipped)}
+			v.Applied = append(v.Applied, rec)
+			continue
+		}
+		out, err := render(edits, opt)
+		if err != nil {
+			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
+			continue
+		}
+		applied(out, maps)
 		rec.Duration = time.Since(start)
 		v.Applied = append(v.Applied, rec)
-		cur = out
 	}
+	flush()
 	if cur == src && !own {
 		cur = src.Clone()
 	}
@@ -160,6 +208,31 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		v.Annotations, v.Dropped = tr.result(cur.W, cur.H)
 	}
 	return v, nil
+}
+
+// holdFlips lets variant hold a step of flips for the next step (tests turn it off
+// to compare with rendering step by step).
+var holdFlips = true
+
+// heldFlip is a fired step of flips not yet rendered (see variant): its edits,
+// render options and geometry maps, and where its records go.
+type heldFlip struct {
+	entry   string
+	edits   []engine.Edit
+	opt     engine.RenderOptions
+	maps    []engine.GeoMap
+	applied int // its index in Variant.Applied
+	skipped int // where in Variant.Skipped it goes if it fails
+}
+
+// onlyFlips reports whether edits are unmasked flips, and at least one.
+func onlyFlips(edits []engine.Edit) bool {
+	for _, e := range edits {
+		if e.Op != "flip" || e.Mask != nil || e.Strength != 1 {
+			return false
+		}
+	}
+	return len(edits) > 0
 }
 
 // Warm does ahead of the first image what checking p's operation arguments needs:

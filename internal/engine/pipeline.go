@@ -624,13 +624,28 @@ func holdFlip(e Edit, edits []Edit, rest []int, rc *runCtx, cur *Image) *heldFli
 	}
 	for _, j := range rest {
 		if n := edits[j]; n.Strength != 0 {
-			if warps := flipConsumers[n.Op]; warps == nil || !warps(n.Args) {
+			if !takesFlip(n) {
 				return nil
 			}
 			return &heldFlip{img: cur, hor: hor, ver: ver}
 		}
 	}
 	return nil
+}
+
+// takesFlip reports whether e's warp reads a held flip of its input, given a
+// bilinear render on a CPU with the AVX2 warp loop.
+func takesFlip(e Edit) bool {
+	warps := flipConsumers[e.Op]
+	return warps != nil && warps(e.Args)
+}
+
+// TakesFlip reports whether an unmasked flip rendered with opt in one Render just
+// before e costs nothing: e's warp then reads its input mirrored instead of a
+// flipped copy (the pixels are the same either way). A caller that renders steps
+// one by one renders such a flip together with e.
+func TakesFlip(e Edit, opt RenderOptions) bool {
+	return useAVX2 && opt.Interpolation == "linear" && e.Strength != 0 && takesFlip(e)
 }
 
 // frame places the image an operation sees in the whole picture: a band of rows of an
