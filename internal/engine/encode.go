@@ -177,6 +177,41 @@ var srgb8Padded = sync.OnceValue(func() *[65536 + 3]uint8 {
 	return &t
 })
 
+// srgb8Search is srgb8 as the thresholds of a binary search, for the AVX-512 loop,
+// which compares where a table lookup would gather: srgb8[i] is the number of levels
+// k in 1..255 whose first index T[k] (the least i with srgb8[i] >= k) is at most i.
+// Step s of the search (s = 1..8, bit b = 256>>s) compares i with T[b + 2b*j], j
+// the bits found so far; its thresholds sit at 32-entry block 0 (step 1, T[128] in
+// every entry), 1 to 5 (steps 2 to 6), 6 and 7 (step 7) and 8 to 11 (step 8). Nil
+// unless srgb8 rises from 0 to 255 without falling, which makes the count exact.
+var srgb8Search = sync.OnceValue(func() *[12 * 32]uint16 {
+	t := srgb8()
+	if t[0] != 0 || t[65535] != 255 {
+		return nil
+	}
+	var first [256]int // T[k]
+	for i := 1; i < len(t); i++ {
+		if t[i] < t[i-1] {
+			return nil
+		}
+		for k := int(t[i-1]) + 1; k <= int(t[i]); k++ {
+			first[k] = i
+		}
+	}
+	var s [12 * 32]uint16
+	for j := range 32 {
+		s[j] = uint16(first[128])
+	}
+	block := [9]int{0, 0, 1, 2, 3, 4, 5, 6, 8} // by step
+	for step := 2; step <= 8; step++ {
+		b := 256 >> step
+		for j := range 1 << (step - 1) {
+			s[32*block[step]+j] = uint16(first[b+2*b*j])
+		}
+	}
+	return &s
+})
+
 func quant8(t *[65536]uint8, v float32) uint8 {
 	if !(v > 0) { // also NaN
 		return 0
@@ -212,10 +247,15 @@ func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 			// Pixel pairs share a chroma sample: sum both pixels' chroma at once,
 			// eight pixels at a time where the CPU has AVX2.
 			i0 := 0
-			if useAVX2 && w >= 8 {
-				n := w &^ 7
-				ycbcrRowAVX2(&px[0], n, &srgb8Padded()[0], &yrow[0], &cbSum[0], &crSum[0])
+			if s := srgb8Search(); useAVX2 && useAVX512BW && s != nil && w >= 16 { // turning AVX2 off turns both off
+				n := w &^ 15
+				ycbcrRowAVX512(&px[0], n, &s[0], &yrow[0], &cbSum[0], &crSum[0])
 				i0 = n / 2
+			}
+			if useAVX2 && w-2*i0 >= 8 {
+				n := (w - 2*i0) &^ 7
+				ycbcrRowAVX2(&px[6*i0], n, &srgb8Padded()[0], &yrow[2*i0], &cbSum[i0], &crSum[i0])
+				i0 += n / 2
 			}
 			for i := i0; i < w/2; i++ {
 				p := px[6*i : 6*i+6 : 6*i+6]

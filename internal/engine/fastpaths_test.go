@@ -245,9 +245,17 @@ func withAVX2(t *testing.T, on bool, fn func()) {
 	fn()
 }
 
-// The encoder's colour conversion makes the same luma and chroma with its AVX2 loop
-// as in Go, on values every branch of quant8 takes (NaN, below 0, above 1, the
-// table's ends) and on widths that leave every kind of remainder.
+func withAVX512BW(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	was := useAVX512BW
+	useAVX512BW = on
+	defer func() { useAVX512BW = was }()
+	fn()
+}
+
+// The encoder's colour conversion makes the same luma and chroma with its AVX-512
+// and AVX2 loops as in Go, on values every branch of quant8 takes (NaN, below 0,
+// above 1, the table's ends) and on widths that leave every kind of remainder.
 func TestYCbCr420RowsAVX2MatchesGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2 on this CPU or architecture")
@@ -270,16 +278,56 @@ func TestYCbCr420RowsAVX2MatchesGo(t *testing.T) {
 		}
 		mw := w + rng.IntN(2)
 		rows := h + rng.IntN(2)
-		var ms [2]*image.YCbCr
-		for k, on := range []bool{true, false} {
-			m := image.NewYCbCr(image.Rect(0, 0, mw, rows), image.YCbCrSubsampleRatio420)
-			sums := make([]int32, 2*((mw+1)/2))
-			withAVX2(t, on, func() { ycbcr420Rows(band, m, rows, sums) })
-			ms[k] = m
+		ms := ycbcrEachWay(t, band, mw, rows)
+		for k, loop := range []string{"AVX-512", "AVX2"} {
+			if !bytes.Equal(ms[k].Y, ms[2].Y) || !bytes.Equal(ms[k].Cb, ms[2].Cb) || !bytes.Equal(ms[k].Cr, ms[2].Cr) {
+				t.Fatalf("trial %d (%dx%d into %dx%d): the %s loop's planes differ from Go's", trial, w, h, mw, rows, loop)
+			}
 		}
-		if !bytes.Equal(ms[0].Y, ms[1].Y) || !bytes.Equal(ms[0].Cb, ms[1].Cb) || !bytes.Equal(ms[0].Cr, ms[1].Cr) {
-			t.Fatalf("trial %d (%dx%d into %dx%d): the AVX2 loop's planes differ from Go's", trial, w, h, mw, rows)
+	}
+}
+
+// ycbcrEachWay converts band with ycbcr420Rows into an mw x rows image with the
+// AVX-512 loop, with the AVX2 loop, and in Go.
+func ycbcrEachWay(t *testing.T, band *Image, mw, rows int) [3]*image.YCbCr {
+	var ms [3]*image.YCbCr
+	for k, on := range [][2]bool{{true, true}, {true, false}, {false, false}} {
+		m := image.NewYCbCr(image.Rect(0, 0, mw, rows), image.YCbCrSubsampleRatio420)
+		sums := make([]int32, 2*((mw+1)/2))
+		withAVX2(t, on[0], func() {
+			withAVX512BW(t, on[1], func() { ycbcr420Rows(band, m, rows, sums) })
+		})
+		ms[k] = m
+	}
+	return ms
+}
+
+// The AVX-512 loop's search gives srgb8 at every one of its 65536 indexes, and at
+// values either side of the rounding between two: grey pixels (r = g = b) whose luma
+// is the table's level itself.
+func TestSRGB8SearchEveryIndex(t *testing.T) {
+	if !useAVX2 || !useAVX512BW || srgb8Search() == nil {
+		t.Skip("no AVX-512 BW on this CPU or architecture")
+	}
+	const w = 1024
+	var vals []float32
+	for i := range 65536 {
+		vals = append(vals, float32(i)/65535, (float32(i)-0.499)/65535, (float32(i)+0.499)/65535)
+	}
+	band := NewImage(w, (len(vals)+w-1)/w)
+	for i := range band.W * band.H {
+		v := vals[min(i, len(vals)-1)]
+		band.Pix[3*i], band.Pix[3*i+1], band.Pix[3*i+2] = v, v, v
+	}
+	ms := ycbcrEachWay(t, band, w, band.H)
+	tab := srgb8()
+	for i, v := range vals {
+		if got, want := ms[0].Y[i], quant8(tab, v); got != want {
+			t.Fatalf("value %v (index %d): the search gives level %d, srgb8 %d", v, int(v*65535+0.5), got, want)
 		}
+	}
+	if !bytes.Equal(ms[0].Y, ms[2].Y) || !bytes.Equal(ms[0].Cb, ms[2].Cb) || !bytes.Equal(ms[0].Cr, ms[2].Cr) {
+		t.Fatal("the AVX-512 loop's planes differ from Go's")
 	}
 }
 

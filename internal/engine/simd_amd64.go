@@ -12,6 +12,8 @@ var (
 	useAVX    = cpu.X86.HasAVX
 	useAVX2   = cpu.X86.HasAVX2
 	useAVX512 = cpu.X86.HasAVX512F
+	// useAVX512BW is for the loops on 16-bit lanes (ycbcrRowAVX512).
+	useAVX512BW = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 )
 
 // tapSumAVX is tapSum's loop over the first n outputs, n a multiple of 8, taps
@@ -30,6 +32,12 @@ func tapSumAVX512(dst *float32, n int, src *float32, off *int, k *float32, ntap 
 //
 //go:noescape
 func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32)
+
+// ycbcrRowAVX512 is ycbcrRowAVX2 sixteen pixels at a time, n a multiple of 16,
+// searching s (srgb8Search) where ycbcrRowAVX2 reads srgb8.
+//
+//go:noescape
+func ycbcrRowAVX512(px *float32, n int, s *uint16, yrow *uint8, cbSum *int32, crSum *int32)
 
 // ycbcrLinAVX2 is ycbcrFull (pairs false) or ycbcrPairs (pairs true) over n pixels,
 // n a multiple of 8; lin is lin8.

@@ -2,9 +2,9 @@
 
 package engine
 
-// useAVX, useAVX2 and useAVX512 are false where there are no AVX loops: everything
+// useAVX, useAVX2, useAVX512 and useAVX512BW are false where there are no AVX loops: everything
 // runs in Go.
-var useAVX, useAVX2, useAVX512 = false, false, false
+var useAVX, useAVX2, useAVX512, useAVX512BW = false, false, false, false
 
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int) {
 	panic("engine: no AVX loop on this architecture")
@@ -16,6 +16,10 @@ func tapSumAVX512(dst *float32, n int, src *float32, off *int, k *float32, ntap 
 
 func ycbcrRowAVX2(px *float32, n int, t *uint8, yrow *uint8, cbSum *int32, crSum *int32) {
 	panic("engine: no AVX2 loop on this architecture")
+}
+
+func ycbcrRowAVX512(px *float32, n int, s *uint16, yrow *uint8, cbSum *int32, crSum *int32) {
+	panic("engine: no AVX-512 loop on this architecture")
 }
 
 func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32) {

@@ -183,6 +183,46 @@ DATA crb<>+24(SB)/4, $0xffffeb30
 DATA crb<>+28(SB)/4, $0xffffeb30
 GLOBL crb<>(SB), RODATA|NOPTR, $32
 
+DATA wdeR<>+0(SB)/8, $0x0009000600030000
+DATA wdeR<>+8(SB)/8, $0x00150012000f000c
+DATA wdeR<>+16(SB)/8, $0x0021001e001b0018
+DATA wdeR<>+24(SB)/8, $0x002d002a00270024
+DATA wdeR<>+32(SB)/8, $0x0000000000000000
+DATA wdeR<>+40(SB)/8, $0x0000000000000000
+DATA wdeR<>+48(SB)/8, $0x0000000000000000
+DATA wdeR<>+56(SB)/8, $0x0000000000000000
+GLOBL wdeR<>(SB), RODATA|NOPTR, $64
+
+DATA wdeG<>+0(SB)/8, $0x000a000700040001
+DATA wdeG<>+8(SB)/8, $0x001600130010000d
+DATA wdeG<>+16(SB)/8, $0x0022001f001c0019
+DATA wdeG<>+24(SB)/8, $0x002e002b00280025
+DATA wdeG<>+32(SB)/8, $0x0000000000000000
+DATA wdeG<>+40(SB)/8, $0x0000000000000000
+DATA wdeG<>+48(SB)/8, $0x0000000000000000
+DATA wdeG<>+56(SB)/8, $0x0000000000000000
+GLOBL wdeG<>(SB), RODATA|NOPTR, $64
+
+DATA wdeB<>+0(SB)/8, $0x000b000800050002
+DATA wdeB<>+8(SB)/8, $0x001700140011000e
+DATA wdeB<>+16(SB)/8, $0x00230020001d001a
+DATA wdeB<>+24(SB)/8, $0x002f002c00290026
+DATA wdeB<>+32(SB)/8, $0x0000000000000000
+DATA wdeB<>+40(SB)/8, $0x0000000000000000
+DATA wdeB<>+48(SB)/8, $0x0000000000000000
+DATA wdeB<>+56(SB)/8, $0x0000000000000000
+GLOBL wdeB<>(SB), RODATA|NOPTR, $64
+
+DATA w64<>+0(SB)/8, $0x0040004000400040
+DATA w64<>+8(SB)/8, $0x0040004000400040
+DATA w64<>+16(SB)/8, $0x0040004000400040
+DATA w64<>+24(SB)/8, $0x0040004000400040
+DATA w64<>+32(SB)/8, $0x0040004000400040
+DATA w64<>+40(SB)/8, $0x0040004000400040
+DATA w64<>+48(SB)/8, $0x0040004000400040
+DATA w64<>+56(SB)/8, $0x0040004000400040
+GLOBL w64<>(SB), RODATA|NOPTR, $64
+
 // quant8 of the eight float32 lanes of V, into V as int32 (clobbers Y6 to Y8):
 // quant8(t, v) is 0 for v <= 0 or NaN, 255 for v >= 1, else t[int(v*65535+0.5)].
 // The product and the sum are VMULPS and VADDPS, rounded as Go rounds them; an
@@ -290,5 +330,184 @@ loop:
 	JMP  loop
 
 done:
+	VZEROUPPER
+	RET
+
+// STEP2(TAB, U, J, V, K): one step of srgb8Search's binary search on the 32
+// indexes in U, the bits found so far in J, and at once on those in V with their
+// bits in K: compares each index with its threshold, the entry of the 32-entry
+// block TAB its bits pick, and appends the bit (Z14 is all ones, so subtracting it
+// adds one). The two searches interleave: each step waits on the one before.
+// Clobbers Z12, Z13, K1 and K2.
+#define STEP2(TAB, U, J, V, K) \
+	VPERMW  TAB, J, Z12; \
+	VPERMW  TAB, K, Z13; \
+	VPCMPUW $5, Z12, U, K1; \
+	VPCMPUW $5, Z13, V, K2; \
+	VPADDW  J, J, J; \
+	VPADDW  K, K, K; \
+	VPSUBW  Z14, J, K1, J; \
+	VPSUBW  Z14, K, K2, K
+
+// STEP2WIDE(T0, T1, U, J, V, K): STEP2 with a block of 64 thresholds, T0 and T1.
+#define STEP2WIDE(T0, T1, U, J, V, K) \
+	VMOVDQA64 J, Z12; \
+	VMOVDQA64 K, Z13; \
+	VPERMI2W  T1, T0, Z12; \
+	VPERMI2W  T1, T0, Z13; \
+	VPCMPUW   $5, Z12, U, K1; \
+	VPCMPUW   $5, Z13, V, K2; \
+	VPADDW    J, J, J; \
+	VPADDW    K, K, K; \
+	VPSUBW    Z14, J, K1, J; \
+	VPSUBW    Z14, K, K2, K
+
+// SEARCH2(U, J, V, K): srgb8[U] into J and srgb8[V] into K, for the 32 16-bit
+// indexes in each, by the eight steps of srgb8Search (tables in Z20 to Z31); the
+// last step's 128 thresholds are two blocks of 64, chosen by the seventh bit.
+// Clobbers Z10 to Z13 and K1 to K4.
+#define SEARCH2(U, J, V, K) \
+	VPCMPUW   $5, Z20, U, K1; \
+	VPCMPUW   $5, Z20, V, K2; \
+	VPXORD    J, J, J; \
+	VPXORD    K, K, K; \
+	VPSUBW    Z14, J, K1, J; \
+	VPSUBW    Z14, K, K2, K; \
+	STEP2(Z21, U, J, V, K); \
+	STEP2(Z22, U, J, V, K); \
+	STEP2(Z23, U, J, V, K); \
+	STEP2(Z24, U, J, V, K); \
+	STEP2(Z25, U, J, V, K); \
+	STEP2WIDE(Z26, Z27, U, J, V, K); \
+	VMOVDQA64 J, Z10; \
+	VMOVDQA64 K, Z11; \
+	VMOVDQA64 J, Z12; \
+	VMOVDQA64 K, Z13; \
+	VPERMI2W  Z29, Z28, Z10; \
+	VPERMI2W  Z29, Z28, Z11; \
+	VPERMI2W  Z31, Z30, Z12; \
+	VPERMI2W  Z31, Z30, Z13; \
+	VPTESTMW  w64<>(SB), J, K3; \
+	VPTESTMW  w64<>(SB), K, K4; \
+	VPBLENDMW Z12, Z10, K3, Z10; \
+	VPBLENDMW Z13, Z11, K4, Z11; \
+	VPCMPUW   $5, Z10, U, K1; \
+	VPCMPUW   $5, Z11, V, K2; \
+	VPADDW    J, J, J; \
+	VPADDW    K, K, K; \
+	VPSUBW    Z14, J, K1, J; \
+	VPSUBW    Z14, K, K2, K
+
+// INDEX(V): the sixteen floats in V as srgb8's indexes, int32: int(v*65535+0.5)
+// clamped to [0, 65535], and 65535 where v >= 1 (+Inf too; NaN gives 0), so that
+// srgb8[index] is quant8(v). Clobbers K1.
+#define INDEX(V) \
+	VCMPPS     $0x1d, Z18, V, K1; \
+	VMULPS     Z16, V, V; \
+	VADDPS     Z17, V, V; \
+	VCVTTPS2DQ V, V; \
+	VPMAXSD    Z15, V, V; \
+	VPMINSD    Z19, V, V; \
+	VMOVDQA32  Z19, K1, V
+
+// CHROMA16(kr, kg, kb, SUM): CHROMA for sixteen pixels (r, g, b in Z3, Z4, Z5), the
+// eight pair sums added to those at SUM.
+#define CHROMA16(kr, kg, kb, SUM) \
+	VPMULLD.BCST kr, Z3, Z0; \
+	VPMULLD.BCST kg, Z4, Z1; \
+	VPADDD       Z1, Z0, Z0; \
+	VPMULLD.BCST kb, Z5, Z1; \
+	VPADDD       Z1, Z0, Z0; \
+	VPADDD.BCST  coff<>(SB), Z0, Z0; \
+	VPSRAD       $16, Z0, Z0; \
+	VPMAXSD      Z15, Z0, Z0; \
+	VPMINSD.BCST iff<>(SB), Z0, Z0; \
+	VPSRLQ       $32, Z0, Z1; \
+	VPADDD       Z1, Z0, Z0; \
+	VPMOVQD      Z0, Y0; \
+	VPADDD       (SUM), Y0, Y0; \
+	VMOVDQU      Y0, (SUM)
+
+// func ycbcrRowAVX512(px *float32, n int, s *uint16, yrow *uint8, cbSum *int32, crSum *int32)
+//
+// ycbcrRowAVX2 sixteen pixels at a time (n a multiple of 16), with quant8 done by
+// srgb8Search's binary search on 16-bit lanes (s) instead of a gather from srgb8:
+// the same bytes and sums.
+TEXT ·ycbcrRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ px+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ s+16(FP), R10
+	MOVQ yrow+24(FP), DI
+	MOVQ cbSum+32(FP), R8
+	MOVQ crSum+40(FP), R9
+	VMOVDQU16    0(R10), Z20
+	VMOVDQU16    64(R10), Z21
+	VMOVDQU16    128(R10), Z22
+	VMOVDQU16    192(R10), Z23
+	VMOVDQU16    256(R10), Z24
+	VMOVDQU16    320(R10), Z25
+	VMOVDQU16    384(R10), Z26
+	VMOVDQU16    448(R10), Z27
+	VMOVDQU16    512(R10), Z28
+	VMOVDQU16    576(R10), Z29
+	VMOVDQU16    640(R10), Z30
+	VMOVDQU16    704(R10), Z31
+	VBROADCASTSS f65535<>(SB), Z16
+	VBROADCASTSS fhalf<>(SB), Z17
+	VBROADCASTSS fone<>(SB), Z18
+	VPBROADCASTD i65535<>(SB), Z19
+	VPXORD       Z15, Z15, Z15
+	VPTERNLOGD   $0xff, Z14, Z14, Z14
+
+loop16:
+	CMPQ CX, $16
+	JLT  done16
+
+	// The 48 values' indexes, as words: values 0 to 31 in Z6, 32 to 47 in Z7.
+	VMOVUPS      (SI), Z0
+	VMOVUPS      64(SI), Z1
+	VMOVUPS      128(SI), Z2
+	INDEX(Z0)
+	INDEX(Z1)
+	INDEX(Z2)
+	VPMOVDW      Z0, Y6
+	VPMOVDW      Z1, Y1
+	VINSERTI64X4 $1, Y1, Z6, Z6
+	VPMOVDW      Z2, Y7
+	SEARCH2(Z6, Z8, Z7, Z9)
+
+	// De-interleave the levels into r, g, b, sixteen int32 each.
+	VMOVDQU16 wdeR<>(SB), Z3
+	VPERMI2W  Z9, Z8, Z3
+	VPMOVZXWD Y3, Z3
+	VMOVDQU16 wdeG<>(SB), Z4
+	VPERMI2W  Z9, Z8, Z4
+	VPMOVZXWD Y4, Z4
+	VMOVDQU16 wdeB<>(SB), Z5
+	VPERMI2W  Z9, Z8, Z5
+	VPMOVZXWD Y5, Z5
+
+	// Luma: (19595 r + 38470 g + 7471 b + 1<<15) >> 16, sixteen bytes.
+	VPMULLD.BCST yr<>(SB), Z3, Z0
+	VPMULLD.BCST yg<>(SB), Z4, Z1
+	VPADDD       Z1, Z0, Z0
+	VPMULLD.BCST yb<>(SB), Z5, Z1
+	VPADDD       Z1, Z0, Z0
+	VPADDD.BCST  yround<>(SB), Z0, Z0
+	VPSRLD       $16, Z0, Z0
+	VPMOVDB      Z0, X0
+	VMOVDQU      X0, (DI)
+
+	CHROMA16(cbr<>(SB), cbg<>(SB), cbb<>(SB), R8)
+	CHROMA16(cbb<>(SB), crg<>(SB), crb<>(SB), R9)
+
+	ADDQ $192, SI
+	ADDQ $16, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	SUBQ $16, CX
+	JMP  loop16
+
+done16:
 	VZEROUPPER
 	RET
