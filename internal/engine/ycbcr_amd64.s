@@ -333,15 +333,13 @@ done:
 	VZEROUPPER
 	RET
 
-// STEP2(TAB, U, J, V, K): one step of srgb8Search's binary search on the 32
-// indexes in U, the bits found so far in J, and at once on those in V with their
-// bits in K: compares each index with its threshold, the entry of the 32-entry
-// block TAB its bits pick, and appends the bit (Z14 is all ones, so subtracting it
-// adds one). The two searches interleave: each step waits on the one before.
-// Clobbers Z12, Z13, K1 and K2.
-#define STEP2(TAB, U, J, V, K) \
-	VPERMW  TAB, J, Z12; \
-	VPERMW  TAB, K, Z13; \
+// BIT2(U, J, V, K): one step of srgb8Search's binary search on the 32 indexes in
+// U, the bits found so far in J, and at once on those in V with their bits in K,
+// once their thresholds are in Z12 and Z13: compares each index with its
+// threshold and appends the bit (Z14 is all ones, so subtracting it adds one).
+// The two searches interleave: each step waits on the one before. Clobbers K1
+// and K2.
+#define BIT2(U, J, V, K) \
 	VPCMPUW $5, Z12, U, K1; \
 	VPCMPUW $5, Z13, V, K2; \
 	VPADDW  J, J, J; \
@@ -349,30 +347,31 @@ done:
 	VPSUBW  Z14, J, K1, J; \
 	VPSUBW  Z14, K, K2, K
 
+// STEP2(TAB, U, J, V, K): BIT2 with the thresholds the bits pick from the 32-entry
+// block TAB.
+#define STEP2(TAB, U, J, V, K) \
+	VPERMW TAB, J, Z12; \
+	VPERMW TAB, K, Z13; \
+	BIT2(U, J, V, K)
+
 // STEP2WIDE(T0, T1, U, J, V, K): STEP2 with a block of 64 thresholds, T0 and T1.
 #define STEP2WIDE(T0, T1, U, J, V, K) \
 	VMOVDQA64 J, Z12; \
 	VMOVDQA64 K, Z13; \
 	VPERMI2W  T1, T0, Z12; \
 	VPERMI2W  T1, T0, Z13; \
-	VPCMPUW   $5, Z12, U, K1; \
-	VPCMPUW   $5, Z13, V, K2; \
-	VPADDW    J, J, J; \
-	VPADDW    K, K, K; \
-	VPSUBW    Z14, J, K1, J; \
-	VPSUBW    Z14, K, K2, K
+	BIT2(U, J, V, K)
 
 // SEARCH2(U, J, V, K): srgb8[U] into J and srgb8[V] into K, for the 32 16-bit
 // indexes in each, by the eight steps of srgb8Search (tables in Z20 to Z31); the
 // last step's 128 thresholds are two blocks of 64, chosen by the seventh bit.
 // Clobbers Z10 to Z13 and K1 to K4.
 #define SEARCH2(U, J, V, K) \
-	VPCMPUW   $5, Z20, U, K1; \
-	VPCMPUW   $5, Z20, V, K2; \
+	VMOVDQA64 Z20, Z12; \
+	VMOVDQA64 Z20, Z13; \
 	VPXORD    J, J, J; \
 	VPXORD    K, K, K; \
-	VPSUBW    Z14, J, K1, J; \
-	VPSUBW    Z14, K, K2, K; \
+	BIT2(U, J, V, K); \
 	STEP2(Z21, U, J, V, K); \
 	STEP2(Z22, U, J, V, K); \
 	STEP2(Z23, U, J, V, K); \
@@ -389,14 +388,9 @@ done:
 	VPERMI2W  Z31, Z30, Z13; \
 	VPTESTMW  w64<>(SB), J, K3; \
 	VPTESTMW  w64<>(SB), K, K4; \
-	VPBLENDMW Z12, Z10, K3, Z10; \
-	VPBLENDMW Z13, Z11, K4, Z11; \
-	VPCMPUW   $5, Z10, U, K1; \
-	VPCMPUW   $5, Z11, V, K2; \
-	VPADDW    J, J, J; \
-	VPADDW    K, K, K; \
-	VPSUBW    Z14, J, K1, J; \
-	VPSUBW    Z14, K, K2, K
+	VPBLENDMW Z12, Z10, K3, Z12; \
+	VPBLENDMW Z13, Z11, K4, Z13; \
+	BIT2(U, J, V, K)
 
 // INDEX(V): the sixteen floats in V as srgb8's indexes, int32: int(v*65535+0.5)
 // clamped to [0, 65535], and 65535 where v >= 1 (+Inf too; NaN gives 0), so that
