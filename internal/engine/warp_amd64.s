@@ -166,7 +166,7 @@ floor:
 	VANDPD       Y0, Y1, Y1
 	VMOVMSKPD    Y1, AX
 	CMPQ         AX, $15
-	JNE          skipgroup
+	JNE          outside
 
 	// base = 3*((iy-y0)*inW + (ix-x0)), in X7, checked against 0 and lim; a
 	// mirrored axis (xm or ym -1, x0 or y0 then 1-n) reads its pair of taps from
@@ -230,6 +230,32 @@ next:
 	ADDQ   $4, DX
 	SUBQ   $4, CX
 	JMP    loop
+
+	// In constant mode a pixel whose taps all fall outside the input (fx+1 < 0,
+	// fx >= w, fy+1 < 0 or fy >= h) is black, +0 as sampleLinearRect makes it: a
+	// group of four such, the corners a rotation uncovers, is written here.
+outside:
+	CMPQ         128(R8), $0
+	JNE          skipgroup
+	VXORPD       Y6, Y6, Y6
+	VADDPD       oned<>(SB), Y4, Y0
+	VCMPPD       $0x11, Y6, Y0, Y1
+	VADDPD       oned<>(SB), Y5, Y0
+	VCMPPD       $0x11, Y6, Y0, Y0
+	VORPD        Y0, Y1, Y1
+	VBROADCASTSD 80(R8), Y6
+	VCMPPD       $0x1d, Y6, Y4, Y0
+	VORPD        Y0, Y1, Y1
+	VBROADCASTSD 88(R8), Y6
+	VCMPPD       $0x1d, Y6, Y5, Y0
+	VORPD        Y0, Y1, Y1
+	VMOVMSKPD    Y1, AX
+	CMPQ         AX, $15
+	JNE          skipgroup
+	VXORPS       Y0, Y0, Y0
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      X0, 32(DI)
+	JMP          next
 
 skipgroup:
 	MOVL DX, (R9)(R10*4)
