@@ -46,10 +46,15 @@
 // separable convolution's taps (tapSum: every gaussian, so blur, sharpening and
 // the filters built on them), the decoder's YCbCr-to-linear rows and the encoder's
 // linear-to-YCbCr rows, the bilinear affine warp, flips, tone tables and
-// exposure's scaling. Each computes what its Go loop computes, operation for
+// exposure's scaling. Where the CPU also has AVX-512, tapSum and the encoder's rows
+// have wider loops (the encoder's searches sRGB thresholds instead of gathering
+// from a table). Each computes what its Go loop computes, operation for
 // operation (no fused multiply-add, integer arithmetic replicated exactly), so a
 // file's bytes do not depend on the machine; fastpaths_test.go holds every one to
 // its Go loop.
+//
+// A flip followed by a bilinear affine warp (rotate, affine) is not rendered: the
+// warp reads its input mirrored (heldFlip), the same pixels for one pass fewer.
 //
 // A render runs a sequence of unmasked row operations (exposure, tone, contrast,
 // curve, gamma: rowOps) as one pass, block by block while the rows are in cache.
