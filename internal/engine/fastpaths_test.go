@@ -17,22 +17,20 @@ import (
 	"unsafe"
 )
 
-// withAVX runs fn with tapSum's AVX loop on or off, and restores it.
-func withAVX(t *testing.T, on bool, fn func()) {
-	t.Helper()
-	was := useAVX
-	useAVX = on
-	defer func() { useAVX = was }()
+// withSwitch runs fn with the loops a switch (useAVX, useAVX2, ...) chooses on or
+// off, and restores it.
+func withSwitch(sw *bool, on bool, fn func()) {
+	was := *sw
+	*sw = on
+	defer func() { *sw = was }()
 	fn()
 }
 
-func withAVX512(t *testing.T, on bool, fn func()) {
-	t.Helper()
-	was := useAVX512
-	useAVX512 = on
-	defer func() { useAVX512 = was }()
-	fn()
-}
+// withAVX runs fn with tapSum's AVX loop on or off.
+func withAVX(t *testing.T, on bool, fn func()) { withSwitch(&useAVX, on, fn) }
+
+// withAVX512 runs fn with tapSum's AVX-512 loop on or off.
+func withAVX512(t *testing.T, on bool, fn func()) { withSwitch(&useAVX512, on, fn) }
 
 // sameBits reports whether a and b hold the same float32 values bit for bit (any NaN
 // matching any NaN: products of a NaN keep no payload a reader relies on).
@@ -236,22 +234,11 @@ func TestYCbCrConvMatchesAt(t *testing.T) {
 	}
 }
 
-// withAVX2 runs fn with the AVX2 loops on or off, and restores them.
-func withAVX2(t *testing.T, on bool, fn func()) {
-	t.Helper()
-	was := useAVX2
-	useAVX2 = on
-	defer func() { useAVX2 = was }()
-	fn()
-}
+// withAVX2 runs fn with the AVX2 loops on or off.
+func withAVX2(t *testing.T, on bool, fn func()) { withSwitch(&useAVX2, on, fn) }
 
-func withAVX512BW(t *testing.T, on bool, fn func()) {
-	t.Helper()
-	was := useAVX512BW
-	useAVX512BW = on
-	defer func() { useAVX512BW = was }()
-	fn()
-}
+// withAVX512BW runs fn with the encoder's AVX-512 loop on or off.
+func withAVX512BW(t *testing.T, on bool, fn func()) { withSwitch(&useAVX512BW, on, fn) }
 
 // The encoder's colour conversion makes the same luma and chroma with its AVX-512
 // and AVX2 loops as in Go, on values every branch of quant8 takes (NaN, below 0,
