@@ -234,7 +234,8 @@ func quant16(v float32) uint16 {
 // sums is scratch of 2*ceil(m's width/2).
 func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 	w, mw := band.W, m.Rect.Dx()
-	t := srgb8()
+	t, padded, search := srgb8(), srgb8Padded(), srgb8Search()
+	wide := useAVX2 && useAVX512BW && search != nil // turning AVX2 off turns both off
 	cw := (mw + 1) / 2
 	cbSum, crSum := sums[:cw], sums[cw:2*cw]
 	for cy := 0; 2*cy < rows; cy++ {
@@ -247,14 +248,14 @@ func ycbcr420Rows(band *Image, m *image.YCbCr, rows int, sums []int32) {
 			// Pixel pairs share a chroma sample: sum both pixels' chroma at once,
 			// eight pixels at a time where the CPU has AVX2.
 			i0 := 0
-			if s := srgb8Search(); useAVX2 && useAVX512BW && s != nil && w >= 16 { // turning AVX2 off turns both off
+			if wide && w >= 16 {
 				n := w &^ 15
-				ycbcrRowAVX512(&px[0], n, &s[0], &yrow[0], &cbSum[0], &crSum[0])
+				ycbcrRowAVX512(&px[0], n, &search[0], &yrow[0], &cbSum[0], &crSum[0])
 				i0 = n / 2
 			}
 			if useAVX2 && w-2*i0 >= 8 {
 				n := (w - 2*i0) &^ 7
-				ycbcrRowAVX2(&px[6*i0], n, &srgb8Padded()[0], &yrow[2*i0], &cbSum[i0], &crSum[i0])
+				ycbcrRowAVX2(&px[6*i0], n, &padded[0], &yrow[2*i0], &cbSum[i0], &crSum[i0])
 				i0 += n / 2
 			}
 			for i := i0; i < w/2; i++ {
