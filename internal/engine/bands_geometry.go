@@ -180,15 +180,16 @@ type affineParams struct {
 	bpy, dpy, e, f   float64
 	fwm1, fhm1       float64 // the clamp's bounds (edge mode)
 	fw, fh           float64
-	x0, y0, inW, lim int64 // lim: the largest tap offset whose six floats and the next row's lie in the input
+	x0, y0, inW, lim int64 // lim: the largest tap offset whose seven floats and the next row's lie in the input (the AVX-512 loop reads one past the six taps)
 	clamp            int64
 	xm, ym           int64 // -1 for an axis the input is sampled mirrored on (x0 or y0 is then 1-n)
+	ahead            int64 // bytes from a pixel's taps to where the same pixel two rows down reads (prefetched)
 }
 
 // newAffineRows prepares the loop for blocks of w pixels read from in, or returns
 // nil when the loop cannot take them (offsets beyond 32 bits).
 func newAffineRows(g *warpInfo, in *Image, x0, y0, w int) *affineRows {
-	lim := len(in.Pix) - 3*in.W - 6
+	lim := len(in.Pix) - 3*in.W - 7
 	if lim < 0 || len(in.Pix) > math.MaxInt32 {
 		return nil
 	}
@@ -206,6 +207,20 @@ func newAffineRows(g *warpInfo, in *Image, x0, y0, w int) *affineRows {
 	if g.flipV {
 		r.p.ym, r.p.y0 = -1, 1-int64(g.inH)
 	}
+	// Two output rows down, a pixel reads (2b, 2d) further into the input (the other
+	// way on a mirrored axis): rows the caches do not hold yet on a slanted map,
+	// whose diagonal the hardware's prefetchers do not follow, so the loops prefetch
+	// them. Only a hint: prefetching never faults, wherever it points.
+	dx, dy := math.Round(2*m.b), math.Round(2*m.d)
+	if g.flipH {
+		dx = -dx
+	}
+	if g.flipV {
+		dy = -dy
+	}
+	if math.Abs(dx) < 1<<20 && math.Abs(dy) < 1<<20 {
+		r.p.ahead = 12 * (int64(dx) + int64(dy)*int64(in.W))
+	}
 	return r
 }
 
@@ -217,7 +232,22 @@ func (r *affineRows) row(row []float32, in *Image, y, c0, n int) []int32 {
 	}
 	py := float64(y) + 0.5 - r.m.oy - r.m.oy2
 	r.p.bpy, r.p.dpy = r.m.b*py, r.m.d*py
-	k := warpAffineAVX2(&row[0], &in.Pix[0], n, float64(c0)+0.5, &r.p, &r.skip[0])
+	if !useAVX512 {
+		k := warpAffineAVX2(&row[0], &in.Pix[0], n, float64(c0)+0.5, &r.p, &r.skip[0])
+		return r.skip[:k]
+	}
+	n8 := n &^ 7
+	k := 0
+	if n8 > 0 {
+		k = warpAffineAVX512(&row[0], &in.Pix[0], n8, float64(c0)+0.5, &r.p, &r.skip[0])
+	}
+	if n8 < n {
+		// The last group of four.
+		if warpAffineAVX2(&row[3*n8], &in.Pix[0], 4, float64(c0+n8)+0.5, &r.p, &r.skip[k]) > 0 {
+			r.skip[k] = int32(n8)
+			k++
+		}
+	}
 	return r.skip[:k]
 }
 

@@ -379,7 +379,7 @@ func TestAffineParamsLayout(t *testing.T) {
 		{"ox", unsafe.Offsetof(p.ox), 0}, {"a", unsafe.Offsetof(p.a), 16}, {"bpy", unsafe.Offsetof(p.bpy), 32},
 		{"e", unsafe.Offsetof(p.e), 48}, {"fwm1", unsafe.Offsetof(p.fwm1), 64}, {"fw", unsafe.Offsetof(p.fw), 80},
 		{"x0", unsafe.Offsetof(p.x0), 96}, {"lim", unsafe.Offsetof(p.lim), 120}, {"clamp", unsafe.Offsetof(p.clamp), 128},
-		{"xm", unsafe.Offsetof(p.xm), 136}, {"ym", unsafe.Offsetof(p.ym), 144},
+		{"xm", unsafe.Offsetof(p.xm), 136}, {"ym", unsafe.Offsetof(p.ym), 144}, {"ahead", unsafe.Offsetof(p.ahead), 152},
 	} {
 		if f.got != f.want {
 			t.Errorf("affineParams.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
@@ -387,15 +387,32 @@ func TestAffineParamsLayout(t *testing.T) {
 	}
 }
 
-// A bilinear affine warp (rotate, affine) gives the same pixels with its AVX2 loop as
-// with the Go loop and as sampleLinearRect, in each border mode, for maps that
-// rotate, shear, scale and shift past every edge, on whole images and on blocks
-// read from a rectangle of the input; sampling its input mirrored, it gives the
-// warp of the flipped image, with either loop.
+// A bilinear affine warp (rotate, affine) gives the same pixels with its AVX2 loop,
+// and with its AVX-512 loop, as with the Go loop and as sampleLinearRect, in each
+// border mode, for maps that rotate, shear, scale and shift past every edge, on
+// whole images and on blocks read from a rectangle of the input; sampling its input
+// mirrored, it gives the warp of the flipped image, with each loop.
 func TestWarpAffineAVX2MatchesGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2 on this CPU or architecture")
 	}
+	for _, wide := range []bool{false, true} {
+		name := "AVX2"
+		if wide {
+			if !useAVX512 {
+				t.Log("no AVX-512 on this CPU: its warp loop is not tested")
+				continue
+			}
+			name = "AVX-512"
+		}
+		t.Run(name, func(t *testing.T) {
+			withAVX512(t, wide, func() { testWarpAffineLoop(t) })
+		})
+	}
+}
+
+// testWarpAffineLoop is TestWarpAffineAVX2MatchesGo for the loop the switches choose.
+func testWarpAffineLoop(t *testing.T) {
 	src := opPhoto(t, "chelsea")
 	W, H := float64(src.W), float64(src.H)
 	maps := []affine{
@@ -463,20 +480,33 @@ func TestWarpAffineAVX2MatchesGo(t *testing.T) {
 					}
 				}
 			}
-			c0, c1, a, b := 37, 290, 20, 90
-			x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
-			if x1 <= x0 || y1 <= y0 {
-				continue
-			}
-			in := &Image{W: x1 - x0, H: y1 - y0, Pix: make([]float32, 3*(x1-x0)*(y1-y0))}
-			for y := y0; y < y1; y++ {
-				copy(in.Pix[3*(y-y0)*in.W:], src.Pix[3*(y*src.W+x0):3*(y*src.W+x1)])
-			}
-			block := make([]float32, 3*(c1-c0)*(b-a))
-			g.render(block, c1-c0, in, x0, y0, a, b, c0, c1)
-			for y := a; y < b; y++ {
-				if i, ok := sameBits(block[3*(y-a)*(c1-c0):3*(y-a+1)*(c1-c0)], got[3*(y*src.W+c0):3*(y*src.W+c1)]); !ok {
-					t.Fatalf("map %d, %s: the block's row %d differs from the whole's at %d", mi, mode, y, i)
+			// Blocks 253 pixels wide (a last group of four after the groups of
+			// eight) and 256, written with a gap after each row that must stay
+			// as it was: the loops write nothing past a block's row.
+			for _, c1 := range []int{290, 293} {
+				c0, a, b := 37, 20, 90
+				x0, y0, x1, y1 := g.bounds(a, b, c0, c1)
+				if x1 <= x0 || y1 <= y0 {
+					continue
+				}
+				in := &Image{W: x1 - x0, H: y1 - y0, Pix: make([]float32, 3*(x1-x0)*(y1-y0))}
+				for y := y0; y < y1; y++ {
+					copy(in.Pix[3*(y-y0)*in.W:], src.Pix[3*(y*src.W+x0):3*(y*src.W+x1)])
+				}
+				stride := c1 - c0 + 1
+				block := make([]float32, 3*stride*(b-a))
+				for i := range block {
+					block[i] = -7
+				}
+				g.render(block, stride, in, x0, y0, a, b, c0, c1)
+				for y := a; y < b; y++ {
+					r := block[3*(y-a)*stride : 3*(y-a+1)*stride]
+					if i, ok := sameBits(r[:3*(c1-c0)], got[3*(y*src.W+c0):3*(y*src.W+c1)]); !ok {
+						t.Fatalf("map %d, %s: the block's row %d differs from the whole's at %d", mi, mode, y, i)
+					}
+					if gap := r[3*(c1-c0):]; gap[0] != -7 || gap[1] != -7 || gap[2] != -7 {
+						t.Fatalf("map %d, %s: the block's row %d wrote %v past its end", mi, mode, y, gap)
+					}
 				}
 			}
 		}

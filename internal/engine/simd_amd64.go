@@ -51,6 +51,12 @@ func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs boo
 //go:noescape
 func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int
 
+// warpAffineAVX512 is warpAffineAVX2 eight pixels at a time, n a multiple of 8; it
+// reads one float past a pixel's taps (affineParams.lim allows for it).
+//
+//go:noescape
+func warpAffineAVX512(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int
+
 // lutApplyAVX2 is fnLUT.at over n values, n a multiple of 8 (see lut_amd64.s).
 //
 //go:noescape

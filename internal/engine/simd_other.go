@@ -30,6 +30,10 @@ func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affinePara
 	panic("engine: no AVX2 loop on this architecture")
 }
 
+func warpAffineAVX512(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int {
+	panic("engine: no AVX-512 loop on this architecture")
+}
+
 func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last int) {
 	panic("engine: no AVX2 loop on this architecture")
 }
