@@ -513,7 +513,7 @@ func testWarpAffineLoop(t *testing.T) {
 	}
 }
 
-// A tone table applied with AVX2 gives what at gives, on values of every magnitude
+// A tone table applied with AVX2, or AVX-512, gives what at gives, on values of every magnitude
 // the table has bins for and past both of its ends, NaN, infinities and -0 among
 // them.
 func TestLUTApplyAVX2MatchesAt(t *testing.T) {
@@ -541,11 +541,17 @@ func TestLUTApplyAVX2MatchesAt(t *testing.T) {
 		"contrast": newFnLUT(func(v float64) float64 { return math.Pow(max(v, 0), 1.3) }),
 		"encode":   encLUT,
 	} {
-		got := make([]float32, len(s))
-		withAVX2(t, true, func() { lut.apply(got, s) })
-		for i, v := range s {
-			if want := lut.at(v); !(math.Float32bits(got[i]) == math.Float32bits(want) || (got[i] != got[i] && want != want)) {
-				t.Fatalf("%s: f(%v) is %v with AVX2, at says %v", name, v, got[i], want)
+		for _, wide := range []bool{false, true} {
+			if wide && !useAVX512 {
+				t.Log("no AVX-512 on this CPU: its table loop is not tested")
+				continue
+			}
+			got := make([]float32, len(s))
+			withAVX512(t, wide, func() { withAVX2(t, true, func() { lut.apply(got, s) }) })
+			for i, v := range s {
+				if want := lut.at(v); !(math.Float32bits(got[i]) == math.Float32bits(want) || (got[i] != got[i] && want != want)) {
+					t.Fatalf("%s: f(%v) is %v with AVX2 (AVX-512 %v), at says %v", name, v, got[i], wide, want)
+				}
 			}
 		}
 	}

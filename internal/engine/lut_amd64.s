@@ -65,3 +65,101 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+DATA evens<>+0(SB)/4, $0
+DATA evens<>+4(SB)/4, $2
+DATA evens<>+8(SB)/4, $4
+DATA evens<>+12(SB)/4, $6
+DATA evens<>+16(SB)/4, $8
+DATA evens<>+20(SB)/4, $10
+DATA evens<>+24(SB)/4, $12
+DATA evens<>+28(SB)/4, $14
+DATA evens<>+32(SB)/4, $16
+DATA evens<>+36(SB)/4, $18
+DATA evens<>+40(SB)/4, $20
+DATA evens<>+44(SB)/4, $22
+DATA evens<>+48(SB)/4, $24
+DATA evens<>+52(SB)/4, $26
+DATA evens<>+56(SB)/4, $28
+DATA evens<>+60(SB)/4, $30
+GLOBL evens<>(SB), RODATA|NOPTR, $64
+
+// BINS(o, X): the (a, s) pairs of the two values whose bin offsets are at o(SP),
+// as the two 64-bit lanes of X: plain loads, several a cycle, where the gathers of
+// some CPUs (AMD's among them) take two to three cycles an item.
+#define BINS(o, X) \
+	MOVQ    o(SP), AX; \
+	MOVL    AX, BX; \
+	SHRQ    $32, AX; \
+	VMOVQ   4(R8)(BX*1), X; \
+	VPINSRQ $1, 4(R8)(AX*1), X, X
+
+// func lutApplyAVX512(dst *float32, src *float32, n int, bins *lutBin, off int, last int)
+//
+// lutApplyAVX2 sixteen values at a time, n a multiple of 16, each bin's (a, s)
+// read by a load of its own rather than by a gather; the same operations, so the
+// same bits.
+TEXT ·lutApplyAVX512(SB), NOSPLIT, $64-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         bins+24(FP), R8
+	VPBROADCASTD off+32(FP), Z14
+	VPBROADCASTD last+40(FP), Z15
+	VPXORD       Z13, Z13, Z13
+	MOVL         $0xffff0000, AX
+	VPBROADCASTD AX, Z12
+	MOVQ         last+40(FP), R9
+	LEAQ         (R9)(R9*2), R9
+	VBROADCASTSS (R8)(R9*4), Z11 // the last bin's x
+	VMOVDQU32    evens<>(SB), Z16
+	VPTERNLOGD   $0xff, Z17, Z17, Z17
+	VPSUBD       Z17, Z16, Z17   // odds: evens + 1
+
+loop16:
+	CMPQ CX, $16
+	JLT  done16
+	VMOVUPS     (SI), Z0
+	VPSRAD      $16, Z0, Z1
+	VPSUBD      Z14, Z1, Z1 // the bin index, unclamped
+	VPMAXSD     Z13, Z1, Z6
+	VPMINSD     Z15, Z6, Z6 // held to 0..last
+	VPANDD      Z12, Z0, Z2 // x: the bits of the bin's start
+	VPCMPGTD    Z13, Z1, K1
+	VMOVDQA32.Z Z2, K1, Z2  // 0 at and below bin 0
+	VPCMPGTD    Z15, Z1, K2
+	VMOVDQA32   Z11, K2, Z2 // the last bin's x past it
+	VPSLLD      $2, Z6, Z3
+	VPADDD      Z3, Z3, Z4
+	VPADDD      Z4, Z3, Z3  // index*12: a bin is three float32s
+	VMOVDQU32   Z3, 0(SP)
+	BINS(0, X3)
+	BINS(8, X4)
+	BINS(16, X5)
+	BINS(24, X6)
+	BINS(32, X7)
+	BINS(40, X8)
+	BINS(48, X9)
+	BINS(56, X10)
+	VINSERTI128   $1, X4, Y3, Y3
+	VINSERTI128   $1, X6, Y5, Y5
+	VINSERTI128   $1, X8, Y7, Y7
+	VINSERTI128   $1, X10, Y9, Y9
+	VINSERTI64X4  $1, Y5, Z3, Z3 // a0 s0 .. a7 s7
+	VINSERTI64X4  $1, Y9, Z7, Z7 // a8 s8 .. a15 s15
+	VMOVDQA32     Z16, Z4
+	VPERMI2PS     Z7, Z3, Z4     // a0..a15
+	VMOVDQA32     Z17, Z5
+	VPERMI2PS     Z7, Z3, Z5     // s0..s15
+	VSUBPS        Z2, Z0, Z0
+	VMULPS        Z5, Z0, Z0
+	VADDPS        Z0, Z4, Z0
+	VMOVUPS       Z0, (DI)
+	ADDQ          $64, SI
+	ADDQ          $64, DI
+	SUBQ          $16, CX
+	JMP           loop16
+
+done16:
+	VZEROUPPER
+	RET

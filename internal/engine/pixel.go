@@ -96,6 +96,11 @@ func cachedLUT(op string, p [4]float64, build func(float64) float64) *fnLUT {
 // same values.
 func (t *fnLUT) apply(d, s []float32) {
 	d = d[:len(s)]
+	if useAVX512 && useAVX2 && len(s) >= 16 {
+		m := len(s) &^ 15
+		lutApplyAVX512(&d[0], &s[0], m, &t.bins[0], lutLo-1, lutBins+1)
+		d, s = d[m:], s[m:]
+	}
 	if useAVX2 && len(s) >= 8 {
 		m := len(s) &^ 7
 		lutApplyAVX2(&d[0], &s[0], m, &t.bins[0], lutLo-1, lutBins+1)

@@ -6,8 +6,8 @@ import "golang.org/x/sys/cpu"
 
 // The engine's assembly loops (the *_amd64.s files), declared here, and the
 // switches that choose them: useAVX for tapSum, useAVX2 for the others (the colour
-// conversions, the affine warp, tone tables, flips), useAVX512 for tapSum's wider
-// loop. Tests turn them off to compare each loop with its Go code.
+// conversions, the affine warp, tone tables, flips), useAVX512 for the wider loops
+// of tapSum, the affine warp and tone tables. Tests turn them off to compare each loop with its Go code.
 var (
 	useAVX    = cpu.X86.HasAVX
 	useAVX2   = cpu.X86.HasAVX2
@@ -61,6 +61,11 @@ func warpAffineAVX512(dst *float32, src *float32, n int, xs float64, p *affinePa
 //
 //go:noescape
 func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last int)
+
+// lutApplyAVX512 is lutApplyAVX2 sixteen values at a time, n a multiple of 16.
+//
+//go:noescape
+func lutApplyAVX512(dst *float32, src *float32, n int, bins *lutBin, off int, last int)
 
 // flipRowAVX2 writes the first n pixels (a multiple of 8) of a horizontally
 // flipped row of w pixels (see flip_amd64.s).

@@ -38,6 +38,10 @@ func lutApplyAVX2(dst *float32, src *float32, n int, bins *lutBin, off int, last
 	panic("engine: no AVX2 loop on this architecture")
 }
 
+func lutApplyAVX512(dst *float32, src *float32, n int, bins *lutBin, off int, last int) {
+	panic("engine: no AVX-512 loop on this architecture")
+}
+
 func flipRowAVX2(dst *float32, src *float32, n int, w int) {
 	panic("engine: no AVX2 loop on this architecture")
 }
