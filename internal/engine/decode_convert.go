@@ -246,6 +246,12 @@ func chromaShifts(r image.YCbCrSubsampleRatio) (hs, vs uint) {
 func ycbcrFull(dst []float32, yrow, cb, cr []uint8) {
 	n := len(yrow)
 	cb, cr, dst = cb[:n], cr[:n], dst[:3*n]
+	if useAVX512 && useAVX2 && n >= 16 {
+		m := n &^ 15
+		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, false, &lin8[0])
+		dst, yrow, cb, cr = dst[3*m:], yrow[m:], cb[m:], cr[m:]
+		n -= m
+	}
 	if useAVX2 && n >= 8 {
 		m := n &^ 7
 		ycbcrLinAVX2(&dst[0], &yrow[0], &cb[0], &cr[0], m, false, &lin8[0])
@@ -269,10 +275,15 @@ func ycbcrPairs(dst []float32, yrow, cb, cr []uint8) {
 	cb, cr = cb[:(len(yrow)+1)/2], cr[:(len(yrow)+1)/2]
 	dst = dst[:3*len(yrow)]
 	i0 := 0
-	if useAVX2 && len(yrow) >= 8 {
-		m := len(yrow) &^ 7
-		ycbcrLinAVX2(&dst[0], &yrow[0], &cb[0], &cr[0], m, true, &lin8[0])
+	if useAVX512 && useAVX2 && len(yrow) >= 16 {
+		m := len(yrow) &^ 15
+		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, true, &lin8[0])
 		i0 = m / 2
+	}
+	if useAVX2 && len(yrow)-2*i0 >= 8 {
+		m := (len(yrow) - 2*i0) &^ 7
+		ycbcrLinAVX2(&dst[6*i0], &yrow[2*i0], &cb[i0], &cr[i0], m, true, &lin8[0])
+		i0 += m / 2
 	}
 	for i := i0; i < n; i++ {
 		cb1 := int32(cb[i]) - 128

@@ -339,9 +339,9 @@ func TestJPEGSameWithAVX2(t *testing.T) {
 	}
 }
 
-// The decoder's row converters give the same floats with their AVX2 loop as in Go,
-// for random bytes (every clamp8 branch is reached: luma and chroma run the whole
-// byte range) and every remainder of the width.
+// The decoder's row converters give the same floats with their AVX2 and AVX-512
+// loops as in Go, for random bytes (every clamp8 branch is reached: luma and
+// chroma run the whole byte range) and every remainder of the width.
 func TestYCbCrRowsAVX2MatchesGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2 on this CPU or architecture")
@@ -358,11 +358,17 @@ func TestYCbCrRowsAVX2MatchesGo(t *testing.T) {
 			name string
 			fn   func(dst []float32, yrow, cb, cr []uint8)
 		}{{"full", ycbcrFull}, {"pairs", ycbcrPairs}} {
-			got, want := make([]float32, 3*w), make([]float32, 3*w)
-			withAVX2(t, true, func() { conv.fn(got, yrow, cb, cr) })
+			want := make([]float32, 3*w)
 			withAVX2(t, false, func() { conv.fn(want, yrow, cb, cr) })
-			if i, ok := sameBits(got, want); !ok {
-				t.Fatalf("%s, width %d: value %d is %v with AVX2, %v in Go", conv.name, w, i, got[i], want[i])
+			for _, wide := range []bool{false, true} {
+				if wide && !useAVX512 {
+					continue
+				}
+				got := make([]float32, 3*w)
+				withAVX512(t, wide, func() { withAVX2(t, true, func() { conv.fn(got, yrow, cb, cr) }) })
+				if i, ok := sameBits(got, want); !ok {
+					t.Fatalf("%s, width %d: value %d is %v with AVX2 (AVX-512 %v), %v in Go", conv.name, w, i, got[i], wide, want[i])
+				}
 			}
 		}
 	}

@@ -45,6 +45,11 @@ func ycbcrRowAVX512(px *float32, n int, s *uint16, yrow *uint8, cbSum *int32, cr
 //go:noescape
 func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
 
+// ycbcrLinAVX512 is ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16.
+//
+//go:noescape
+func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
+
 // warpAffineAVX2 samples a row of a bilinear affine warp (see warp_amd64.s) and
 // returns how many groups of four it left to the Go loop, listed in skip.
 //

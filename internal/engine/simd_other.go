@@ -26,6 +26,10 @@ func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs boo
 	panic("engine: no AVX2 loop on this architecture")
 }
 
+func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32) {
+	panic("engine: no AVX-512 loop on this architecture")
+}
+
 func warpAffineAVX2(dst *float32, src *float32, n int, xs float64, p *affineParams, skip *int32) int {
 	panic("engine: no AVX2 loop on this architecture")
 }

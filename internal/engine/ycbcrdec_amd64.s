@@ -202,3 +202,266 @@ chroma:
 done:
 	VZEROUPPER
 	RET
+
+DATA ilvRG0<>+0(SB)/4, $0
+DATA ilvRG0<>+4(SB)/4, $16
+DATA ilvRG0<>+8(SB)/4, $0
+DATA ilvRG0<>+12(SB)/4, $1
+DATA ilvRG0<>+16(SB)/4, $17
+DATA ilvRG0<>+20(SB)/4, $0
+DATA ilvRG0<>+24(SB)/4, $2
+DATA ilvRG0<>+28(SB)/4, $18
+DATA ilvRG0<>+32(SB)/4, $0
+DATA ilvRG0<>+36(SB)/4, $3
+DATA ilvRG0<>+40(SB)/4, $19
+DATA ilvRG0<>+44(SB)/4, $0
+DATA ilvRG0<>+48(SB)/4, $4
+DATA ilvRG0<>+52(SB)/4, $20
+DATA ilvRG0<>+56(SB)/4, $0
+DATA ilvRG0<>+60(SB)/4, $5
+GLOBL ilvRG0<>(SB), RODATA|NOPTR, $64
+
+DATA ilvB0<>+0(SB)/4, $0
+DATA ilvB0<>+4(SB)/4, $0
+DATA ilvB0<>+8(SB)/4, $0
+DATA ilvB0<>+12(SB)/4, $1
+DATA ilvB0<>+16(SB)/4, $1
+DATA ilvB0<>+20(SB)/4, $1
+DATA ilvB0<>+24(SB)/4, $2
+DATA ilvB0<>+28(SB)/4, $2
+DATA ilvB0<>+32(SB)/4, $2
+DATA ilvB0<>+36(SB)/4, $3
+DATA ilvB0<>+40(SB)/4, $3
+DATA ilvB0<>+44(SB)/4, $3
+DATA ilvB0<>+48(SB)/4, $4
+DATA ilvB0<>+52(SB)/4, $4
+DATA ilvB0<>+56(SB)/4, $4
+DATA ilvB0<>+60(SB)/4, $5
+GLOBL ilvB0<>(SB), RODATA|NOPTR, $64
+
+DATA ilvRG1<>+0(SB)/4, $21
+DATA ilvRG1<>+4(SB)/4, $0
+DATA ilvRG1<>+8(SB)/4, $6
+DATA ilvRG1<>+12(SB)/4, $22
+DATA ilvRG1<>+16(SB)/4, $0
+DATA ilvRG1<>+20(SB)/4, $7
+DATA ilvRG1<>+24(SB)/4, $23
+DATA ilvRG1<>+28(SB)/4, $0
+DATA ilvRG1<>+32(SB)/4, $8
+DATA ilvRG1<>+36(SB)/4, $24
+DATA ilvRG1<>+40(SB)/4, $0
+DATA ilvRG1<>+44(SB)/4, $9
+DATA ilvRG1<>+48(SB)/4, $25
+DATA ilvRG1<>+52(SB)/4, $0
+DATA ilvRG1<>+56(SB)/4, $10
+DATA ilvRG1<>+60(SB)/4, $26
+GLOBL ilvRG1<>(SB), RODATA|NOPTR, $64
+
+DATA ilvB1<>+0(SB)/4, $5
+DATA ilvB1<>+4(SB)/4, $5
+DATA ilvB1<>+8(SB)/4, $6
+DATA ilvB1<>+12(SB)/4, $6
+DATA ilvB1<>+16(SB)/4, $6
+DATA ilvB1<>+20(SB)/4, $7
+DATA ilvB1<>+24(SB)/4, $7
+DATA ilvB1<>+28(SB)/4, $7
+DATA ilvB1<>+32(SB)/4, $8
+DATA ilvB1<>+36(SB)/4, $8
+DATA ilvB1<>+40(SB)/4, $8
+DATA ilvB1<>+44(SB)/4, $9
+DATA ilvB1<>+48(SB)/4, $9
+DATA ilvB1<>+52(SB)/4, $9
+DATA ilvB1<>+56(SB)/4, $10
+DATA ilvB1<>+60(SB)/4, $10
+GLOBL ilvB1<>(SB), RODATA|NOPTR, $64
+
+DATA ilvRG2<>+0(SB)/4, $0
+DATA ilvRG2<>+4(SB)/4, $11
+DATA ilvRG2<>+8(SB)/4, $27
+DATA ilvRG2<>+12(SB)/4, $0
+DATA ilvRG2<>+16(SB)/4, $12
+DATA ilvRG2<>+20(SB)/4, $28
+DATA ilvRG2<>+24(SB)/4, $0
+DATA ilvRG2<>+28(SB)/4, $13
+DATA ilvRG2<>+32(SB)/4, $29
+DATA ilvRG2<>+36(SB)/4, $0
+DATA ilvRG2<>+40(SB)/4, $14
+DATA ilvRG2<>+44(SB)/4, $30
+DATA ilvRG2<>+48(SB)/4, $0
+DATA ilvRG2<>+52(SB)/4, $15
+DATA ilvRG2<>+56(SB)/4, $31
+DATA ilvRG2<>+60(SB)/4, $0
+GLOBL ilvRG2<>(SB), RODATA|NOPTR, $64
+
+DATA ilvB2<>+0(SB)/4, $10
+DATA ilvB2<>+4(SB)/4, $11
+DATA ilvB2<>+8(SB)/4, $11
+DATA ilvB2<>+12(SB)/4, $11
+DATA ilvB2<>+16(SB)/4, $12
+DATA ilvB2<>+20(SB)/4, $12
+DATA ilvB2<>+24(SB)/4, $12
+DATA ilvB2<>+28(SB)/4, $13
+DATA ilvB2<>+32(SB)/4, $13
+DATA ilvB2<>+36(SB)/4, $13
+DATA ilvB2<>+40(SB)/4, $14
+DATA ilvB2<>+44(SB)/4, $14
+DATA ilvB2<>+48(SB)/4, $14
+DATA ilvB2<>+52(SB)/4, $15
+DATA ilvB2<>+56(SB)/4, $15
+DATA ilvB2<>+60(SB)/4, $15
+GLOBL ilvB2<>(SB), RODATA|NOPTR, $64
+
+DATA dup16<>+0(SB)/4, $0
+DATA dup16<>+4(SB)/4, $0
+DATA dup16<>+8(SB)/4, $1
+DATA dup16<>+12(SB)/4, $1
+DATA dup16<>+16(SB)/4, $2
+DATA dup16<>+20(SB)/4, $2
+DATA dup16<>+24(SB)/4, $3
+DATA dup16<>+28(SB)/4, $3
+DATA dup16<>+32(SB)/4, $4
+DATA dup16<>+36(SB)/4, $4
+DATA dup16<>+40(SB)/4, $5
+DATA dup16<>+44(SB)/4, $5
+DATA dup16<>+48(SB)/4, $6
+DATA dup16<>+52(SB)/4, $6
+DATA dup16<>+56(SB)/4, $7
+DATA dup16<>+60(SB)/4, $7
+GLOBL dup16<>(SB), RODATA|NOPTR, $64
+
+DATA linj<>+0(SB)/4, $0
+DATA linj<>+4(SB)/4, $1
+DATA linj<>+8(SB)/4, $2
+DATA linj<>+12(SB)/4, $3
+DATA linj<>+16(SB)/4, $4
+DATA linj<>+20(SB)/4, $5
+DATA linj<>+24(SB)/4, $6
+DATA linj<>+28(SB)/4, $7
+GLOBL linj<>(SB), RODATA|NOPTR, $32
+// LIN512(V): V holds sixteen 16.16 fixed-point channel values; clamp8 them and look
+// each up in lin8, held in Z16-Z31 (entries 32j..32j+31 in Z(16+2j) and Z(17+2j)):
+// the lanes whose value is in that range take it from there, by a permute under a
+// mask, eight in all. Clobbers Z6 and K1.
+#define LIN512(V) \
+	VPSRAD        $16, V, V; \
+	VPMAXSD       Z8, V, V; \
+	VPMINSD       Z9, V, V; \
+	VPSRLD        $5, V, Z6; \
+	VPCMPEQD.BCST linj<>+0(SB), Z6, K1; \
+	VPERMI2PS     Z17, Z16, K1, V; \
+	VPCMPEQD.BCST linj<>+4(SB), Z6, K1; \
+	VPERMI2PS     Z19, Z18, K1, V; \
+	VPCMPEQD.BCST linj<>+8(SB), Z6, K1; \
+	VPERMI2PS     Z21, Z20, K1, V; \
+	VPCMPEQD.BCST linj<>+12(SB), Z6, K1; \
+	VPERMI2PS     Z23, Z22, K1, V; \
+	VPCMPEQD.BCST linj<>+16(SB), Z6, K1; \
+	VPERMI2PS     Z25, Z24, K1, V; \
+	VPCMPEQD.BCST linj<>+20(SB), Z6, K1; \
+	VPERMI2PS     Z27, Z26, K1, V; \
+	VPCMPEQD.BCST linj<>+24(SB), Z6, K1; \
+	VPERMI2PS     Z29, Z28, K1, V; \
+	VPCMPEQD.BCST linj<>+28(SB), Z6, K1; \
+	VPERMI2PS     Z31, Z30, K1, V
+
+// ILV512(rg, b, mask, o): one of the three output vectors of sixteen pixels' RGB
+// triples, at o(DI): its R (Z3) and G (Z4) lanes by a two-table permute with
+// indexes rg, its B (Z5) lanes by a permute with indexes b under mask.
+#define ILV512(rg, b, mask, o) \
+	VMOVDQU32 rg, Z6; \
+	VPERMI2PS Z4, Z3, Z6; \
+	VMOVDQU32 b, Z7; \
+	VPERMPS   Z5, Z7, mask, Z6; \
+	VMOVUPS   Z6, o(DI)
+
+// func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
+//
+// ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16, the table in registers
+// instead of gathered from: the same integer arithmetic, so the same values.
+TEXT ·ycbcrLinAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         y+8(FP), SI
+	MOVQ         cb+16(FP), R8
+	MOVQ         cr+24(FP), R9
+	MOVQ         n+32(FP), CX
+	MOVBQZX      pairs+40(FP), DX
+	MOVQ         lin+48(FP), R10
+	VMOVUPS      0(R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	VMOVUPS      256(R10), Z20
+	VMOVUPS      320(R10), Z21
+	VMOVUPS      384(R10), Z22
+	VMOVUPS      448(R10), Z23
+	VMOVUPS      512(R10), Z24
+	VMOVUPS      576(R10), Z25
+	VMOVUPS      640(R10), Z26
+	VMOVUPS      704(R10), Z27
+	VMOVUPS      768(R10), Z28
+	VMOVUPS      832(R10), Z29
+	VMOVUPS      896(R10), Z30
+	VMOVUPS      960(R10), Z31
+	VPXORD       Z8, Z8, Z8
+	VPBROADCASTD k255<>(SB), Z9
+	VPBROADCASTD k10101<>(SB), Z10
+	VPBROADCASTD k128<>(SB), Z11
+	VPBROADCASTD kcrR<>(SB), Z12
+	VPBROADCASTD kcbG<>(SB), Z13
+	VPBROADCASTD kcrG<>(SB), Z14
+	VPBROADCASTD kcbB<>(SB), Z15
+	MOVL         $0x4924, AX
+	KMOVW        AX, K3
+	MOVL         $0x2492, AX
+	KMOVW        AX, K4
+	MOVL         $0x9249, AX
+	KMOVW        AX, K5
+
+loop16:
+	CMPQ      CX, $16
+	JLT       done16
+	VPMOVZXBD (SI), Z0
+	VPMULLD   Z10, Z0, Z0
+	TESTQ     DX, DX
+	JNZ       halves16
+	VPMOVZXBD (R8), Z1
+	VPMOVZXBD (R9), Z2
+	ADDQ      $16, R8
+	ADDQ      $16, R9
+	JMP       chroma16
+
+halves16:
+	VMOVDQU32 dup16<>(SB), Z3
+	VPMOVZXBD (R8), Y1
+	VPMOVZXBD (R9), Y2
+	VPERMD    Z1, Z3, Z1
+	VPERMD    Z2, Z3, Z2
+	ADDQ      $8, R8
+	ADDQ      $8, R9
+
+chroma16:
+	VPSUBD  Z11, Z1, Z1 // cb1
+	VPSUBD  Z11, Z2, Z2 // cr1
+	VPMULLD Z12, Z2, Z3
+	VPADDD  Z0, Z3, Z3 // r
+	VPMULLD Z13, Z1, Z4
+	VPADDD  Z0, Z4, Z4
+	VPMULLD Z14, Z2, Z5
+	VPADDD  Z5, Z4, Z4 // g
+	VPMULLD Z15, Z1, Z5
+	VPADDD  Z0, Z5, Z5 // b
+	LIN512(Z3)
+	LIN512(Z4)
+	LIN512(Z5)
+	ILV512(ilvRG0<>(SB), ilvB0<>(SB), K3, 0)
+	ILV512(ilvRG1<>(SB), ilvB1<>(SB), K4, 64)
+	ILV512(ilvRG2<>(SB), ilvB2<>(SB), K5, 128)
+
+	ADDQ $16, SI
+	ADDQ $192, DI
+	SUBQ $16, CX
+	JMP  loop16
+
+done16:
+	VZEROUPPER
+	RET
