@@ -6,8 +6,11 @@ import "math"
 // uses a fine table with linear interpolation, accurate to well under one 16-bit level.
 
 var (
-	lin8  [256]float32
-	lin16 [65536]float32
+	lin8 [256]float32
+	// lin8Planes is lin8 as four planes of 256 bytes, the least significant
+	// byte of each value's bits first: what ycbcrLinAVX512 looks up.
+	lin8Planes [4 * 256]uint8
+	lin16      [65536]float32
 	// enc holds LinearToSRGB at encSteps+1 evenly spaced points of [0, 1].
 	enc [encSteps + 1]float32
 )
@@ -17,6 +20,9 @@ const encSteps = 1 << 14
 func init() {
 	for i := range lin8 {
 		lin8[i] = float32(srgbToLinear(float64(i) / 255))
+		for b := range 4 {
+			lin8Planes[256*b+i] = uint8(math.Float32bits(lin8[i]) >> (8 * b))
+		}
 	}
 	for i := range lin16 {
 		lin16[i] = float32(srgbToLinear(float64(i) / 65535))

@@ -246,9 +246,9 @@ func chromaShifts(r image.YCbCrSubsampleRatio) (hs, vs uint) {
 func ycbcrFull(dst []float32, yrow, cb, cr []uint8) {
 	n := len(yrow)
 	cb, cr, dst = cb[:n], cr[:n], dst[:3*n]
-	if useAVX512 && useAVX2 && n >= 16 {
+	if useAVX512VBMI && useAVX2 && n >= 16 {
 		m := n &^ 15
-		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, false, &lin8[0])
+		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, false, &lin8Planes[0])
 		dst, yrow, cb, cr = dst[3*m:], yrow[m:], cb[m:], cr[m:]
 		n -= m
 	}
@@ -275,9 +275,9 @@ func ycbcrPairs(dst []float32, yrow, cb, cr []uint8) {
 	cb, cr = cb[:(len(yrow)+1)/2], cr[:(len(yrow)+1)/2]
 	dst = dst[:3*len(yrow)]
 	i0 := 0
-	if useAVX512 && useAVX2 && len(yrow) >= 16 {
+	if useAVX512VBMI && useAVX2 && len(yrow) >= 16 {
 		m := len(yrow) &^ 15
-		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, true, &lin8[0])
+		ycbcrLinAVX512(&dst[0], &yrow[0], &cb[0], &cr[0], m, true, &lin8Planes[0])
 		i0 = m / 2
 	}
 	if useAVX2 && len(yrow)-2*i0 >= 8 {

@@ -361,11 +361,11 @@ func TestYCbCrRowsAVX2MatchesGo(t *testing.T) {
 			want := make([]float32, 3*w)
 			withAVX2(t, false, func() { conv.fn(want, yrow, cb, cr) })
 			for _, wide := range []bool{false, true} {
-				if wide && !useAVX512 {
+				if wide && !useAVX512VBMI {
 					continue
 				}
 				got := make([]float32, 3*w)
-				withAVX512(t, wide, func() { withAVX2(t, true, func() { conv.fn(got, yrow, cb, cr) }) })
+				withSwitch(&useAVX512VBMI, wide, func() { withAVX2(t, true, func() { conv.fn(got, yrow, cb, cr) }) })
 				if i, ok := sameBits(got, want); !ok {
 					t.Fatalf("%s, width %d: value %d is %v with AVX2 (AVX-512 %v), %v in Go", conv.name, w, i, got[i], wide, want[i])
 				}

@@ -14,6 +14,9 @@ var (
 	useAVX512 = cpu.X86.HasAVX512F
 	// useAVX512BW is for the loops on 16-bit lanes (ycbcrRowAVX512).
 	useAVX512BW = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+	// useAVX512VBMI is for the loops that permute bytes across a register
+	// (ycbcrLinAVX512).
+	useAVX512VBMI = useAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
 // tapSumAVX is tapSum's loop over the first n outputs, n a multiple of 8, taps
@@ -45,10 +48,11 @@ func ycbcrRowAVX512(px *float32, n int, s *uint16, yrow *uint8, cbSum *int32, cr
 //go:noescape
 func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
 
-// ycbcrLinAVX512 is ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16.
+// ycbcrLinAVX512 is ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16,
+// looking lin8 up in its byte planes (lin8Planes).
 //
 //go:noescape
-func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
+func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, planes *uint8)
 
 // warpAffineAVX2 samples a row of a bilinear affine warp (see warp_amd64.s) and
 // returns how many groups of four it left to the Go loop, listed in skip.

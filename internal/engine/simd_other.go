@@ -26,7 +26,7 @@ func ycbcrLinAVX2(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs boo
 	panic("engine: no AVX2 loop on this architecture")
 }
 
-func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32) {
+func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, planes *uint8) {
 	panic("engine: no AVX-512 loop on this architecture")
 }
 

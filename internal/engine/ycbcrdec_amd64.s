@@ -203,114 +203,6 @@ done:
 	VZEROUPPER
 	RET
 
-DATA ilvRG0<>+0(SB)/4, $0
-DATA ilvRG0<>+4(SB)/4, $16
-DATA ilvRG0<>+8(SB)/4, $0
-DATA ilvRG0<>+12(SB)/4, $1
-DATA ilvRG0<>+16(SB)/4, $17
-DATA ilvRG0<>+20(SB)/4, $0
-DATA ilvRG0<>+24(SB)/4, $2
-DATA ilvRG0<>+28(SB)/4, $18
-DATA ilvRG0<>+32(SB)/4, $0
-DATA ilvRG0<>+36(SB)/4, $3
-DATA ilvRG0<>+40(SB)/4, $19
-DATA ilvRG0<>+44(SB)/4, $0
-DATA ilvRG0<>+48(SB)/4, $4
-DATA ilvRG0<>+52(SB)/4, $20
-DATA ilvRG0<>+56(SB)/4, $0
-DATA ilvRG0<>+60(SB)/4, $5
-GLOBL ilvRG0<>(SB), RODATA|NOPTR, $64
-
-DATA ilvB0<>+0(SB)/4, $0
-DATA ilvB0<>+4(SB)/4, $0
-DATA ilvB0<>+8(SB)/4, $0
-DATA ilvB0<>+12(SB)/4, $1
-DATA ilvB0<>+16(SB)/4, $1
-DATA ilvB0<>+20(SB)/4, $1
-DATA ilvB0<>+24(SB)/4, $2
-DATA ilvB0<>+28(SB)/4, $2
-DATA ilvB0<>+32(SB)/4, $2
-DATA ilvB0<>+36(SB)/4, $3
-DATA ilvB0<>+40(SB)/4, $3
-DATA ilvB0<>+44(SB)/4, $3
-DATA ilvB0<>+48(SB)/4, $4
-DATA ilvB0<>+52(SB)/4, $4
-DATA ilvB0<>+56(SB)/4, $4
-DATA ilvB0<>+60(SB)/4, $5
-GLOBL ilvB0<>(SB), RODATA|NOPTR, $64
-
-DATA ilvRG1<>+0(SB)/4, $21
-DATA ilvRG1<>+4(SB)/4, $0
-DATA ilvRG1<>+8(SB)/4, $6
-DATA ilvRG1<>+12(SB)/4, $22
-DATA ilvRG1<>+16(SB)/4, $0
-DATA ilvRG1<>+20(SB)/4, $7
-DATA ilvRG1<>+24(SB)/4, $23
-DATA ilvRG1<>+28(SB)/4, $0
-DATA ilvRG1<>+32(SB)/4, $8
-DATA ilvRG1<>+36(SB)/4, $24
-DATA ilvRG1<>+40(SB)/4, $0
-DATA ilvRG1<>+44(SB)/4, $9
-DATA ilvRG1<>+48(SB)/4, $25
-DATA ilvRG1<>+52(SB)/4, $0
-DATA ilvRG1<>+56(SB)/4, $10
-DATA ilvRG1<>+60(SB)/4, $26
-GLOBL ilvRG1<>(SB), RODATA|NOPTR, $64
-
-DATA ilvB1<>+0(SB)/4, $5
-DATA ilvB1<>+4(SB)/4, $5
-DATA ilvB1<>+8(SB)/4, $6
-DATA ilvB1<>+12(SB)/4, $6
-DATA ilvB1<>+16(SB)/4, $6
-DATA ilvB1<>+20(SB)/4, $7
-DATA ilvB1<>+24(SB)/4, $7
-DATA ilvB1<>+28(SB)/4, $7
-DATA ilvB1<>+32(SB)/4, $8
-DATA ilvB1<>+36(SB)/4, $8
-DATA ilvB1<>+40(SB)/4, $8
-DATA ilvB1<>+44(SB)/4, $9
-DATA ilvB1<>+48(SB)/4, $9
-DATA ilvB1<>+52(SB)/4, $9
-DATA ilvB1<>+56(SB)/4, $10
-DATA ilvB1<>+60(SB)/4, $10
-GLOBL ilvB1<>(SB), RODATA|NOPTR, $64
-
-DATA ilvRG2<>+0(SB)/4, $0
-DATA ilvRG2<>+4(SB)/4, $11
-DATA ilvRG2<>+8(SB)/4, $27
-DATA ilvRG2<>+12(SB)/4, $0
-DATA ilvRG2<>+16(SB)/4, $12
-DATA ilvRG2<>+20(SB)/4, $28
-DATA ilvRG2<>+24(SB)/4, $0
-DATA ilvRG2<>+28(SB)/4, $13
-DATA ilvRG2<>+32(SB)/4, $29
-DATA ilvRG2<>+36(SB)/4, $0
-DATA ilvRG2<>+40(SB)/4, $14
-DATA ilvRG2<>+44(SB)/4, $30
-DATA ilvRG2<>+48(SB)/4, $0
-DATA ilvRG2<>+52(SB)/4, $15
-DATA ilvRG2<>+56(SB)/4, $31
-DATA ilvRG2<>+60(SB)/4, $0
-GLOBL ilvRG2<>(SB), RODATA|NOPTR, $64
-
-DATA ilvB2<>+0(SB)/4, $10
-DATA ilvB2<>+4(SB)/4, $11
-DATA ilvB2<>+8(SB)/4, $11
-DATA ilvB2<>+12(SB)/4, $11
-DATA ilvB2<>+16(SB)/4, $12
-DATA ilvB2<>+20(SB)/4, $12
-DATA ilvB2<>+24(SB)/4, $12
-DATA ilvB2<>+28(SB)/4, $13
-DATA ilvB2<>+32(SB)/4, $13
-DATA ilvB2<>+36(SB)/4, $13
-DATA ilvB2<>+40(SB)/4, $14
-DATA ilvB2<>+44(SB)/4, $14
-DATA ilvB2<>+48(SB)/4, $14
-DATA ilvB2<>+52(SB)/4, $15
-DATA ilvB2<>+56(SB)/4, $15
-DATA ilvB2<>+60(SB)/4, $15
-GLOBL ilvB2<>(SB), RODATA|NOPTR, $64
-
 DATA dup16<>+0(SB)/4, $0
 DATA dup16<>+4(SB)/4, $0
 DATA dup16<>+8(SB)/4, $1
@@ -329,106 +221,74 @@ DATA dup16<>+56(SB)/4, $7
 DATA dup16<>+60(SB)/4, $7
 GLOBL dup16<>(SB), RODATA|NOPTR, $64
 
-DATA linj<>+0(SB)/4, $0
-DATA linj<>+4(SB)/4, $1
-DATA linj<>+8(SB)/4, $2
-DATA linj<>+12(SB)/4, $3
-DATA linj<>+16(SB)/4, $4
-DATA linj<>+20(SB)/4, $5
-DATA linj<>+24(SB)/4, $6
-DATA linj<>+28(SB)/4, $7
-GLOBL linj<>(SB), RODATA|NOPTR, $32
-// LIN512(V): V holds sixteen 16.16 fixed-point channel values; clamp8 them and look
-// each up in lin8, held in Z16-Z31 (entries 32j..32j+31 in Z(16+2j) and Z(17+2j)):
-// the lanes whose value is in that range take it from there, by a permute under a
-// mask, eight in all. Clobbers Z6 and K1.
-#define LIN512(V) \
-	VPSRAD        $16, V, V; \
-	VPMAXSD       Z8, V, V; \
-	VPMINSD       Z9, V, V; \
-	VPSRLD        $5, V, Z6; \
-	VPCMPEQD.BCST linj<>+0(SB), Z6, K1; \
-	VPERMI2PS     Z17, Z16, K1, V; \
-	VPCMPEQD.BCST linj<>+4(SB), Z6, K1; \
-	VPERMI2PS     Z19, Z18, K1, V; \
-	VPCMPEQD.BCST linj<>+8(SB), Z6, K1; \
-	VPERMI2PS     Z21, Z20, K1, V; \
-	VPCMPEQD.BCST linj<>+12(SB), Z6, K1; \
-	VPERMI2PS     Z23, Z22, K1, V; \
-	VPCMPEQD.BCST linj<>+16(SB), Z6, K1; \
-	VPERMI2PS     Z25, Z24, K1, V; \
-	VPCMPEQD.BCST linj<>+20(SB), Z6, K1; \
-	VPERMI2PS     Z27, Z26, K1, V; \
-	VPCMPEQD.BCST linj<>+24(SB), Z6, K1; \
-	VPERMI2PS     Z29, Z28, K1, V; \
-	VPCMPEQD.BCST linj<>+28(SB), Z6, K1; \
-	VPERMI2PS     Z31, Z30, K1, V
+DATA rgbpos<>+0(SB)/8, $0x1606251501201000
+DATA rgbpos<>+8(SB)/8, $0x000000002b1b0b2a
+DATA rgbpos<>+16(SB)/8, $0x2717072612022111
+DATA rgbpos<>+24(SB)/8, $0x000000000d2c1c0c
+DATA rgbpos<>+32(SB)/8, $0x0928180823130322
+DATA rgbpos<>+40(SB)/8, $0x000000001e0e2d1d
+DATA rgbpos<>+48(SB)/8, $0x1a0a291905241404
+DATA rgbpos<>+56(SB)/8, $0x000000002f1f0f2e
+GLOBL rgbpos<>(SB), RODATA|NOPTR, $64
 
-// ILV512(rg, b, mask, o): one of the three output vectors of sixteen pixels' RGB
-// triples, at o(DI): its R (Z3) and G (Z4) lanes by a two-table permute with
-// indexes rg, its B (Z5) lanes by a permute with indexes b under mask.
-#define ILV512(rg, b, mask, o) \
-	VMOVDQU32 rg, Z6; \
-	VPERMI2PS Z4, Z3, Z6; \
-	VMOVDQU32 b, Z7; \
-	VPERMPS   Z5, Z7, mask, Z6; \
-	VMOVUPS   Z6, o(DI)
+DATA kzero<>+0(SB)/4, $0
+GLOBL kzero<>(SB), RODATA|NOPTR, $4
 
-// func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, lin *float32)
+// PLANE(lo0, lo1, hi0, hi1, P): byte plane P of sixteen pixels' lin8 values, from
+// the indexes in Z6: the lanes below 128 (K2) from the plane's first 128 entries
+// (lo0, lo1), the others (K1) from its last 128, each by a two-table byte permute
+// under a mask into a copy of the indexes.
+#define PLANE(lo0, lo1, hi0, hi1, P) \
+	VMOVDQA64 Z6, P; \
+	VPERMI2B  lo1, lo0, K2, P; \
+	VPERMI2B  hi1, hi0, K1, P
+
+// func ycbcrLinAVX512(dst *float32, y *uint8, cb *uint8, cr *uint8, n int, pairs bool, planes *uint8)
 //
-// ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16, the table in registers
-// instead of gathered from: the same integer arithmetic, so the same values.
+// ycbcrLinAVX2 sixteen pixels at a time, n a multiple of 16, with lin8 in
+// registers instead of gathered from: its four byte planes (lin8Planes), 256
+// bytes each, in Z16-Z31. The same integer arithmetic and clamp8 give each
+// channel's byte; the 48 bytes, put in the order the unpacking below leaves the
+// floats in their R, G, B order (rgbpos), index each plane, and the planes are
+// unpacked into the floats.
 TEXT ·ycbcrLinAVX512(SB), NOSPLIT, $0-56
-	MOVQ         dst+0(FP), DI
-	MOVQ         y+8(FP), SI
-	MOVQ         cb+16(FP), R8
-	MOVQ         cr+24(FP), R9
-	MOVQ         n+32(FP), CX
-	MOVBQZX      pairs+40(FP), DX
-	MOVQ         lin+48(FP), R10
-	VMOVUPS      0(R10), Z16
-	VMOVUPS      64(R10), Z17
-	VMOVUPS      128(R10), Z18
-	VMOVUPS      192(R10), Z19
-	VMOVUPS      256(R10), Z20
-	VMOVUPS      320(R10), Z21
-	VMOVUPS      384(R10), Z22
-	VMOVUPS      448(R10), Z23
-	VMOVUPS      512(R10), Z24
-	VMOVUPS      576(R10), Z25
-	VMOVUPS      640(R10), Z26
-	VMOVUPS      704(R10), Z27
-	VMOVUPS      768(R10), Z28
-	VMOVUPS      832(R10), Z29
-	VMOVUPS      896(R10), Z30
-	VMOVUPS      960(R10), Z31
-	VPXORD       Z8, Z8, Z8
-	VPBROADCASTD k255<>(SB), Z9
-	VPBROADCASTD k10101<>(SB), Z10
-	VPBROADCASTD k128<>(SB), Z11
-	VPBROADCASTD kcrR<>(SB), Z12
-	VPBROADCASTD kcbG<>(SB), Z13
-	VPBROADCASTD kcrG<>(SB), Z14
-	VPBROADCASTD kcbB<>(SB), Z15
-	MOVL         $0x4924, AX
-	KMOVW        AX, K3
-	MOVL         $0x2492, AX
-	KMOVW        AX, K4
-	MOVL         $0x9249, AX
-	KMOVW        AX, K5
+	MOVQ      dst+0(FP), DI
+	MOVQ      y+8(FP), SI
+	MOVQ      cb+16(FP), R8
+	MOVQ      cr+24(FP), R9
+	MOVQ      n+32(FP), CX
+	MOVBQZX   pairs+40(FP), DX
+	MOVQ      planes+48(FP), R10
+	VMOVDQU64 0(R10), Z16
+	VMOVDQU64 64(R10), Z17
+	VMOVDQU64 128(R10), Z18
+	VMOVDQU64 192(R10), Z19
+	VMOVDQU64 256(R10), Z20
+	VMOVDQU64 320(R10), Z21
+	VMOVDQU64 384(R10), Z22
+	VMOVDQU64 448(R10), Z23
+	VMOVDQU64 512(R10), Z24
+	VMOVDQU64 576(R10), Z25
+	VMOVDQU64 640(R10), Z26
+	VMOVDQU64 704(R10), Z27
+	VMOVDQU64 768(R10), Z28
+	VMOVDQU64 832(R10), Z29
+	VMOVDQU64 896(R10), Z30
+	VMOVDQU64 960(R10), Z31
+	VMOVDQU64 rgbpos<>(SB), Z15
 
 loop16:
-	CMPQ      CX, $16
-	JLT       done16
-	VPMOVZXBD (SI), Z0
-	VPMULLD   Z10, Z0, Z0
-	TESTQ     DX, DX
-	JNZ       halves16
-	VPMOVZXBD (R8), Z1
-	VPMOVZXBD (R9), Z2
-	ADDQ      $16, R8
-	ADDQ      $16, R9
-	JMP       chroma16
+	CMPQ         CX, $16
+	JLT          done16
+	VPMOVZXBD    (SI), Z0
+	VPMULLD.BCST k10101<>(SB), Z0, Z0
+	TESTQ        DX, DX
+	JNZ          halves16
+	VPMOVZXBD    (R8), Z1
+	VPMOVZXBD    (R9), Z2
+	ADDQ         $16, R8
+	ADDQ         $16, R9
+	JMP          chroma16
 
 halves16:
 	VMOVDQU32 dup16<>(SB), Z3
@@ -440,22 +300,51 @@ halves16:
 	ADDQ      $8, R9
 
 chroma16:
-	VPSUBD  Z11, Z1, Z1 // cb1
-	VPSUBD  Z11, Z2, Z2 // cr1
-	VPMULLD Z12, Z2, Z3
-	VPADDD  Z0, Z3, Z3 // r
-	VPMULLD Z13, Z1, Z4
-	VPADDD  Z0, Z4, Z4
-	VPMULLD Z14, Z2, Z5
-	VPADDD  Z5, Z4, Z4 // g
-	VPMULLD Z15, Z1, Z5
-	VPADDD  Z0, Z5, Z5 // b
-	LIN512(Z3)
-	LIN512(Z4)
-	LIN512(Z5)
-	ILV512(ilvRG0<>(SB), ilvB0<>(SB), K3, 0)
-	ILV512(ilvRG1<>(SB), ilvB1<>(SB), K4, 64)
-	ILV512(ilvRG2<>(SB), ilvB2<>(SB), K5, 128)
+	VPSUBD.BCST  k128<>(SB), Z1, Z1 // cb1
+	VPSUBD.BCST  k128<>(SB), Z2, Z2 // cr1
+	VPMULLD.BCST kcrR<>(SB), Z2, Z3
+	VPADDD       Z0, Z3, Z3 // r
+	VPMULLD.BCST kcbG<>(SB), Z1, Z4
+	VPADDD       Z0, Z4, Z4
+	VPMULLD.BCST kcrG<>(SB), Z2, Z5
+	VPADDD       Z5, Z4, Z4 // g
+	VPMULLD.BCST kcbB<>(SB), Z1, Z5
+	VPADDD       Z0, Z5, Z5 // b
+
+	// clamp8: v>>16 held to 0..255 (the narrowing saturates at 255).
+	VPSRAD       $16, Z3, Z3
+	VPSRAD       $16, Z4, Z4
+	VPSRAD       $16, Z5, Z5
+	VPMAXSD.BCST kzero<>(SB), Z3, Z3
+	VPMAXSD.BCST kzero<>(SB), Z4, Z4
+	VPMAXSD.BCST kzero<>(SB), Z5, Z5
+	VPMOVUSDB    Z3, X3
+	VPMOVUSDB    Z4, X4
+	VPMOVUSDB    Z5, X5
+	VINSERTI32X4 $1, X4, Z3, Z3
+	VINSERTI32X4 $2, X5, Z3, Z3
+	VPERMB       Z3, Z15, Z6 // the 48 indexes in rgbpos's order
+
+	VPMOVB2M Z6, K1 // 128..255
+	KNOTQ    K1, K2
+	PLANE(Z16, Z17, Z18, Z19, Z7)
+	PLANE(Z20, Z21, Z22, Z23, Z8)
+	PLANE(Z24, Z25, Z26, Z27, Z9)
+	PLANE(Z28, Z29, Z30, Z31, Z10)
+
+	// Bytes to floats: within each 128-bit lane, bytes 0-3 of the four planes
+	// make Z0's floats, 4-7 Z1's, 8-11 Z2's; rgbpos put there the floats
+	// 0-15, 16-31 and 32-47 of the sixteen pixels' triples.
+	VPUNPCKLBW Z8, Z7, Z11
+	VPUNPCKLBW Z10, Z9, Z12
+	VPUNPCKHBW Z8, Z7, Z13
+	VPUNPCKHBW Z10, Z9, Z14
+	VPUNPCKLWD Z12, Z11, Z0
+	VPUNPCKHWD Z12, Z11, Z1
+	VPUNPCKLWD Z14, Z13, Z2
+	VMOVUPS    Z0, (DI)
+	VMOVUPS    Z1, 64(DI)
+	VMOVUPS    Z2, 128(DI)
 
 	ADDQ $16, SI
 	ADDQ $192, DI
