@@ -88,9 +88,10 @@
 // then append the record to the journal in one write. So every journal line is a
 // record of files fully written, and memory holds one source image (and one variant)
 // per worker. No worker waits for the disk (two fsyncs cost a variant more than its
-// augmentation): a few goroutines fsync each written file behind the run, the journal
-// is fsynced at most once a second, and before the manifest is written the last
-// files and their folders are made durable. When ctx ends, workers stop before their
+// augmentation): the journal is fsynced at most once a second, and before the
+// manifest is written the files and their folders are made durable, on Linux by one
+// flush of the output's file system, elsewhere by a few goroutines that fsync each
+// written file behind the run. When ctx ends, workers stop before their
 // next variant; the journal stays and no manifest is written. A failure to write the
 // output (a full disk) stops the run the same way, with unavailable: it is no image's
 // fault and the next image would fail alike. A crash can leave a torn last journal
