@@ -117,6 +117,10 @@ type warpInfo struct {
 	// mirrored on that axis, as if a flip had rendered it first: the same taps
 	// with the same weights, read from the other side (see warpOf).
 	flipH, flipV bool
+	// post, when set, are row functions (of rowOps) to run on each output row
+	// as soon as it is sampled, while it is in cache: the row operations after
+	// the warp (see warpOf).
+	post []func(d, s []float32)
 }
 
 // whole applies the edit to a whole image.

@@ -114,15 +114,18 @@ func (g *warpInfo) render(dst []float32, stride int, in *Image, x0, y0, a, b, c0
 		row = row[:3*(c1-c0)]
 		if rows == nil {
 			g.span(row, in, x0, y0, y, c0, c0, c1)
-			continue
+		} else {
+			// Groups of four pixels whose taps all lie inside in are sampled by
+			// the AVX2 loop; the others, and the last few, here.
+			n := (c1 - c0) &^ 3
+			for _, k := range rows.row(row, in, y, c0, n) {
+				g.span(row, in, x0, y0, y, c0, c0+int(k), c0+int(k)+4)
+			}
+			g.span(row, in, x0, y0, y, c0, c0+n, c1)
 		}
-		// Groups of four pixels whose taps all lie inside in are sampled by the
-		// AVX2 loop; the others, and the last few, here.
-		n := (c1 - c0) &^ 3
-		for _, k := range rows.row(row, in, y, c0, n) {
-			g.span(row, in, x0, y0, y, c0, c0+int(k), c0+int(k)+4)
+		for _, f := range g.post {
+			f(row, row)
 		}
-		g.span(row, in, x0, y0, y, c0, c0+n, c1)
 	}
 }
 

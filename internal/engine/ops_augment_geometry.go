@@ -214,13 +214,18 @@ func warpLinear(rc *runCtx, src *Image, w, h int, mode string, m affine) *Image 
 }
 
 // warpOf is warp, with aff the map as an affine one when it is (the AVX2 loop and a
-// held flip need it).
+// held flip need it). Every operation that calls it returns its image as its own
+// result, so the row functions of the row operations after it (rc.post) may run on
+// each row as it is sampled.
 func warpOf(rc *runCtx, src *Image, w, h int, mode string, aff *affine, to func(x, y float64) (float64, float64)) *Image {
 	g := warpSpec(src.W, src.H, w, h, mode, aff != nil, to)
 	g.warp.aff = aff
 	g.warp.bilinear = rc != nil && rc.bilinear
 	if rc != nil && rc.plan != nil {
 		return rc.plan.record(g)
+	}
+	if rc != nil && rc.post != nil {
+		g.warp.post, rc.postTaken = rc.post, true
 	}
 	if f := rc.heldFlipOf(src); f != nil && aff != nil && g.warp.bilinear {
 		// A flip held back for this warp: sample src mirrored instead (the AVX2

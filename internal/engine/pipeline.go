@@ -192,6 +192,38 @@ func (c *rowChain) run(cur, src *Image, own bool, pool *bufPool) *Image {
 	return out
 }
 
+// postRows returns the row functions of the unmasked row operations at the start
+// of rest (render order) and how many edits they span, for the geometry operation
+// before them to run on its rows (runCtx.post); none when rest does not start with
+// one. A row operation hands its function over without reading its image (the
+// rowOps protocol), so cur, the image before the geometry, serves.
+func postRows(edits []Edit, rest []int, occ []int, opt RenderOptions, fr frame, pool *bufPool, cur *Image) ([]func(d, s []float32), int, error) {
+	var c rowChain
+	n := 0
+	for _, j := range rest {
+		e := edits[j]
+		if e.Strength != 0 && !(rowOps[e.Op] && e.Mask == nil && e.Strength == 1 && opt.pre[j] == nil) {
+			break
+		}
+		n++
+		if e.Strength == 0 {
+			continue
+		}
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[j]), pool: pool, frame: fr, bilinear: opt.Interpolation == "linear", chain: &c}
+		out, err := catalog[e.Op].run(rc, cur, e.Args)
+		if err != nil {
+			return nil, 0, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", j, e.Op)
+		}
+		if out != cur {
+			return nil, 0, darkroom.Errorf(darkroom.InternalError, "edit %d (%s): a row operation rendered an image of its own", j, e.Op)
+		}
+	}
+	if len(c.fns) == 0 {
+		return nil, 0, nil
+	}
+	return c.fns, n, nil
+}
+
 // localOps are the operations that, given runCtx.region, render only that rectangle
 // of the image: a masked edit of one of them costs in proportion to what its mask
 // reaches, not to the frame.
@@ -326,7 +358,12 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 	cur := src
 	var chain rowChain
 	var held *heldFlip
+	skip := 0 // edits a warp has run already (rc.post)
 	for k, i := range order {
+		if skip > 0 {
+			skip--
+			continue
+		}
 		e := edits[i]
 		entry := catalog[e.Op]
 		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[i]), pool: pool, frame: fr, pre: opt.pre[i], bilinear: opt.Interpolation == "linear"}
@@ -377,7 +414,17 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 			rc.region = &[4]int{xa, ya, xb, yb}
 		}
 		rc.flip = held
+		var postN int
+		if entry.stage == "geometry" && weight == nil {
+			var err error
+			if rc.post, postN, err = postRows(edits, order[k+1:], occ, opt, fr, pool, cur); err != nil {
+				return nil, err
+			}
+		}
 		out, err := entry.run(rc, in, e.Args)
+		if rc.postTaken {
+			skip = postN
+		}
 		if err == nil && held != nil && !held.taken {
 			// The edit did not warp the image (a quarter turn, no rotation): flip
 			// it now and render the edit again, on the flipped image.
@@ -586,6 +633,11 @@ type runCtx struct {
 	// flip, when set, is a flip of the whole image not yet rendered: a bilinear
 	// affine warp of that image takes it (see warpOf) and samples it mirrored.
 	flip *heldFlip
+	// post, when set, are the row functions of the row operations right after a
+	// geometry operation; a warp takes them (postTaken) and runs them on its rows
+	// as it samples them, so they need no pass of their own.
+	post      []func(d, s []float32)
+	postTaken bool
 }
 
 // heldFlip is a flip renderFrameOwn holds back for the warp after it: flipping

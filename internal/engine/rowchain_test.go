@@ -85,3 +85,45 @@ func TestRowChain(t *testing.T) {
 		t.Errorf("with a masked edit between: differs at value %d", i)
 	}
 }
+
+// Row operations right after a warp run on its rows as it samples them
+// (runCtx.post): the render is what rendering the warp and then the row
+// operations gives, for each warp, a quarter turn (which does not warp), a flip the
+// warp reads mirrored, a zero-strength edit among the row operations, bilinear or
+// not, with the AVX2 loops or without; and the row operations do not run twice.
+func TestRowOpsAfterWarp(t *testing.T) {
+	src := opPhoto(t, "chelsea")
+	const seed = 9
+	rows := []Edit{opSample(t, "exposure"), opSample(t, "contrast"), opSample(t, "random_tone_curve")}
+	off := opSample(t, "gamma")
+	off.Strength = 0
+	rows = append(rows[:2], off, rows[2])
+	quarter := opEdit("rotate", opArgs(t, "rotate", map[string]any{"angle": 90.0}))
+	geo := map[string][]Edit{"quarter turn": {quarter}, "flip then rotate": {opSample(t, "flip"), opSample(t, "rotate")}}
+	for _, op := range []string{"rotate", "affine", "perspective", "elastic", "grid_distortion", "lens_distortion"} {
+		geo[op] = []Edit{opSample(t, op)}
+	}
+	for _, name := range slices.Sorted(maps.Keys(geo)) {
+		for _, interp := range []string{"linear", "cubic"} {
+			for _, simd := range []bool{true, false} {
+				opt := RenderOptions{Seed: seed, Interpolation: interp}
+				var got, warped, want *Image
+				withAVX2(t, simd, func() {
+					var err error
+					if got, err = Render(src, append(slices.Clone(geo[name]), rows...), opt); err != nil {
+						t.Fatal(err)
+					}
+					if warped, err = Render(src, geo[name], opt); err != nil {
+						t.Fatal(err)
+					}
+					if want, err = Render(warped, rows, opt); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if i, ok := sameBits(got.Pix, want.Pix); !ok || got.W != want.W {
+					t.Errorf("%s, %s, AVX2 %v: differs at value %d from the warp rendered, then the row operations", name, interp, simd, i)
+				}
+			}
+		}
+	}
+}
