@@ -243,6 +243,8 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 // the job's own seed, encode.
 func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) dataset.AugmentFunc {
 	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
+		// One job per worker, one worker per core: the job keeps to its core.
+		defer engine.Occupy()()
 		src, err := engine.Decode(job.Image, engine.DecodeOptions{Context: ctx})
 		if err != nil {
 			if darkroom.Code(err) == darkroom.InvalidInput {

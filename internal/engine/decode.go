@@ -74,11 +74,17 @@ type codec struct {
 }
 
 var codecs = map[string]codec{
-	"jpeg": {jpeg.DecodeConfig, func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegdec.Options{}) }},
+	"jpeg": {jpeg.DecodeConfig, func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegDecodeOptions(1)) }},
 	"png":  {png.DecodeConfig, png.Decode},
 	"gif":  {gif.DecodeConfig, gif.Decode},
 	"tiff": {tiff.DecodeConfig, tiff.Decode},
 	"webp": {webp.DecodeConfig, webp.Decode},
+}
+
+// jpegDecodeOptions are the options of a JPEG decode at scale: on the caller's
+// goroutine alone when other work holds the other cores (see Occupy).
+func jpegDecodeOptions(scale int) jpegdec.Options {
+	return jpegdec.Options{Scale: scale, Serial: !freeCores()}
 }
 
 // Decode reads a JPEG, PNG, TIFF, WebP or GIF (first frame) into linear-light RGB,
@@ -209,7 +215,7 @@ func decodeFile(ctx context.Context, data []byte, maxPixels int64, shrinkTo int,
 	scale := 1
 	if format == "jpeg" && shrinkTo > 0 {
 		if scale = jpegScale(max(cfg.Width, cfg.Height), shrinkTo); scale > 1 {
-			decode = func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegdec.Options{Scale: scale}) }
+			decode = func(r io.Reader) (image.Image, error) { return jpegdec.Decode(r, jpegDecodeOptions(scale)) }
 		}
 	}
 	o := src.Meta.Orientation

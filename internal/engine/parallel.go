@@ -44,6 +44,23 @@ func helpers(want int) (got int, release func()) {
 	}
 }
 
+// Occupy counts the calling goroutine as one that keeps a core busy until release
+// is called, so the engine's own parallel work (row splits, the JPEG decoder's
+// workers) takes only the cores left. A caller that runs one render per core (a
+// dataset run's workers) calls it around each job: each image then stays on its
+// core, where splitting it across cores the other jobs hold costs hand-offs and
+// waits for nothing. Parallel work the caller starts itself counts it once more, so
+// it takes a helper only where two cores are free: the last job of a run, with the
+// other workers done, keeps to one core.
+func Occupy() (release func()) {
+	busy.Add(1)
+	return func() { busy.Add(-1) }
+}
+
+// freeCores reports whether a goroutine starting parallel work now would get a
+// core no one holds.
+func freeCores() bool { return busy.Load()+1 < int64(runtime.GOMAXPROCS(0)) }
+
 // parallelN is parallelRows with a chosen minimum range length.
 func parallelN(n, minPer int, fn func(lo, hi int)) {
 	if n <= 0 {

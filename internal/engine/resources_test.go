@@ -94,6 +94,34 @@ func TestParallelSharesCores(t *testing.T) {
 	}
 }
 
+// Beside a goroutine that occupies a core (Occupy, as each worker of a dataset run
+// does), a render keeps to its caller and a JPEG decodes without worker
+// goroutines; once it is released, both spread again.
+func TestOccupyKeepsRendersOnTheirCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	ways := func() int {
+		var mu sync.Mutex
+		n := 0
+		parallelN(100, 1, func(lo, hi int) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+		})
+		return n
+	}
+	release := Occupy()
+	if n, serial := ways(), jpegDecodeOptions(1).Serial; n != 1 || !serial {
+		t.Errorf("beside an occupied core: a render split %d ways (want 1), a decode serial %v (want true)", n, serial)
+	}
+	release()
+	if n, serial := ways(), jpegDecodeOptions(1).Serial; n != 2 || serial {
+		t.Errorf("released: a render split %d ways (want 2), a decode serial %v (want false)", n, serial)
+	}
+	if b := busy.Load(); b != 0 {
+		t.Errorf("%d goroutines still counted busy", b)
+	}
+}
+
 // Recycled pixels do not outlive their use: once nothing takes or gives a buffer for
 // spareIdle, the spare buffers are let go.
 func TestSpareBuffersDrainWhenIdle(t *testing.T) {

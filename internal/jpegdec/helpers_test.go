@@ -68,6 +68,7 @@ var configs = []struct {
 	{"default", defaultConfig()},
 	{"pipeline1", config{batchBlocks: 3, workers: 1}},
 	{"pipeline3", config{batchBlocks: 17, workers: 3}},
+	{"serial", config{batchBlocks: 5, serial: true}},
 }
 
 // decodeWith decodes b with the given scale and configuration and returns
@@ -305,4 +306,22 @@ func smallEnough(b []byte) bool {
 func isInternal(err error) bool {
 	_, ok := err.(*internalError)
 	return ok || (err != nil && strings.Contains(err.Error(), "internal error"))
+}
+
+// Options.Serial keeps a decode on the caller's goroutine: a sequential scan
+// big enough for worker goroutines starts none.
+func TestSerialStartsNoWorkers(t *testing.T) {
+	for _, serial := range []bool{false, true} {
+		d, err := newDecoder(Options{Serial: serial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.cfg.workers = 2
+		p := d.startPipeline(1 << 20)
+		started := !p.sync
+		p.stop()
+		if started == serial {
+			t.Errorf("Serial %v: worker goroutines started: %v", serial, started)
+		}
+	}
 }

@@ -720,6 +720,10 @@ type Options struct {
 	// dimension (ceil), the way libjpeg's DCT scaling does, so a preview of a large
 	// photo does not pay for pixels it throws away. 0 means 1.
 	Scale int
+	// Serial decodes on the caller's goroutine alone, where the decoder would
+	// otherwise hand blocks to a goroutine per core to reconstruct: for a
+	// caller whose other work already keeps every core busy.
+	Serial bool
 }
 
 // Decode reads a JPEG. It returns the same image types image/jpeg.Decode does
@@ -756,6 +760,7 @@ func newDecoder(opt Options) (*decoder, error) {
 		return nil, errInvalidScale
 	}
 	d.cfg = defaultConfig()
+	d.cfg.serial = opt.Serial
 	return d, nil
 }
 

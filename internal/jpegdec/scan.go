@@ -622,6 +622,9 @@ func (d *decoder) reconstructProgressiveImage() error {
 	if d.cfg.workers > 0 {
 		nw = min(d.cfg.workers, len(jobs))
 	}
+	if d.cfg.serial {
+		nw = 1
+	}
 	if nw <= 1 || total < d.cfg.minParallel {
 		for _, j := range jobs {
 			run(j)

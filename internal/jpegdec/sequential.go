@@ -28,6 +28,8 @@ type config struct {
 	// sequential scans they run besides the entropy-decoding goroutine,
 	// which leaves its processor to them while it waits for a batch.
 	workers int
+	// serial decodes without worker goroutines (Options.Serial).
+	serial bool
 	// exact8 disables the DC-only approximation at scale 8.
 	exact8 bool
 	// testPanic makes reconstruction panic, to test the recovery.
@@ -99,6 +101,9 @@ func (d *decoder) startPipeline(totalBlocks int) *pipeline {
 		if nw < 2 || totalBlocks < d.cfg.minParallel {
 			p.sync = true
 		}
+	}
+	if d.cfg.serial {
+		p.sync = true
 	}
 	p.cur = p.newBatch()
 	if p.sync {
