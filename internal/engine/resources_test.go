@@ -61,17 +61,7 @@ func TestDecodeIntoRecycledPixels(t *testing.T) {
 // takes every core again.
 func TestParallelSharesCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	ranges := func(fn func()) int {
-		var mu sync.Mutex
-		n := 0
-		parallelN(100, 1, func(lo, hi int) {
-			mu.Lock()
-			n++
-			mu.Unlock()
-			fn()
-		})
-		return n
-	}
+	ranges := splitWays
 	started, hold := make(chan struct{}, 2), make(chan struct{})
 	first := make(chan int)
 	go func() {
@@ -94,21 +84,26 @@ func TestParallelSharesCores(t *testing.T) {
 	}
 }
 
+// splitWays returns how many ranges parallelN splits 100 rows into, each range
+// calling fn.
+func splitWays(fn func()) int {
+	var mu sync.Mutex
+	n := 0
+	parallelN(100, 1, func(lo, hi int) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		fn()
+	})
+	return n
+}
+
 // Beside a goroutine that occupies a core (Occupy, as each worker of a dataset run
 // does), a render keeps to its caller and a JPEG decodes without worker
 // goroutines; once it is released, both spread again.
 func TestOccupyKeepsRendersOnTheirCore(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	ways := func() int {
-		var mu sync.Mutex
-		n := 0
-		parallelN(100, 1, func(lo, hi int) {
-			mu.Lock()
-			n++
-			mu.Unlock()
-		})
-		return n
-	}
+	ways := func() int { return splitWays(func() {}) }
 	release := Occupy()
 	if n, serial := ways(), jpegDecodeOptions(1).Serial; n != 1 || !serial {
 		t.Errorf("beside an occupied core: a render split %d ways (want 1), a decode serial %v (want true)", n, serial)
