@@ -46,9 +46,12 @@
 // separable convolution's taps (tapSum: every gaussian, so blur, sharpening and
 // the filters built on them), the decoder's YCbCr-to-linear rows and the encoder's
 // linear-to-YCbCr rows, the bilinear affine warp, flips, tone tables and
-// exposure's scaling. Where the CPU also has AVX-512, tapSum and the encoder's rows
-// have wider loops (the encoder's searches sRGB thresholds instead of gathering
-// from a table). Each computes what its Go loop computes, operation for
+// exposure's scaling. Where the CPU also has AVX-512, tapSum, the warp, tone tables,
+// the decoder's rows and the encoder's rows have wider loops that gather nothing
+// (gathers are slow on some CPUs): the encoder's searches sRGB thresholds, the
+// decoder's looks lin8 up in byte planes held in registers, tone tables load each
+// bin by itself, and the warp samples each pixel in its own register and
+// prefetches the input rows a slanted map reaches next. Each computes what its Go loop computes, operation for
 // operation (no fused multiply-add, integer arithmetic replicated exactly), so a
 // file's bytes do not depend on the machine; fastpaths_test.go holds every one to
 // its Go loop.
@@ -57,7 +60,8 @@
 // warp reads its input mirrored (heldFlip), the same pixels for one pass fewer.
 //
 // A render runs a sequence of unmasked row operations (exposure, tone, contrast,
-// curve, gamma: rowOps) as one pass, block by block while the rows are in cache.
+// curve, gamma: rowOps) as one pass, block by block while the rows are in cache;
+// right after a warp, the warp runs them on each row as it samples it (postRows).
 // Memory is the other cost a dataset run pays per image. Pixel buffers go back to
 // a pool (spare), as do the decoder's planes and the encoder's strips. Buffers of
 // 4 MiB or more start on a 2 MiB boundary and are advised for transparent huge

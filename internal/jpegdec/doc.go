@@ -39,8 +39,9 @@
 // memory. The inverse DCT skips rows of zeros, and blocks whose only non-zero
 // coefficient is the DC coefficient skip it altogether (the results are the
 // same). Progressive images keep all coefficients, as image/jpeg does, and
-// are reconstructed by GOMAXPROCS goroutines at the end. Small scans are
-// decoded without goroutines. A panic in a worker is recovered and returned
+// are reconstructed by GOMAXPROCS goroutines at the end. Small scans, and
+// every scan with Options.Serial (a caller already keeping every core busy),
+// are decoded without goroutines. A panic in a worker is recovered and returned
 // as an error, and no goroutine outlives Decode.
 //
 // SIMD: on amd64 CPUs with AVX2, full blocks at scale 1 are transformed,
