@@ -2,9 +2,9 @@
 
 package engine
 
-// useAVX, useAVX2, useAVX512 and useAVX512BW are false where there are no AVX loops: everything
-// runs in Go.
-var useAVX, useAVX2, useAVX512, useAVX512BW = false, false, false, false
+// useAVX, useAVX2, useAVX512, useAVX512BW and useAVX512VBMI are false where there
+// are no AVX loops: everything runs in Go.
+var useAVX, useAVX2, useAVX512, useAVX512BW, useAVX512VBMI = false, false, false, false, false
 
 func tapSumAVX(dst *float32, n int, src *float32, off *int, k *float32, ntap int) {
 	panic("engine: no AVX loop on this architecture")
