@@ -202,26 +202,42 @@ func postRows(edits []Edit, rest []int, occ []int, opt RenderOptions, fr frame, 
 	n := 0
 	for _, j := range rest {
 		e := edits[j]
-		if e.Strength != 0 && !(rowOps[e.Op] && e.Mask == nil && e.Strength == 1 && opt.pre[j] == nil) {
+		if e.Strength != 0 && !chainable(e, opt.pre[j]) {
 			break
 		}
 		n++
 		if e.Strength == 0 {
 			continue
 		}
-		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[j]), pool: pool, frame: fr, bilinear: opt.Interpolation == "linear", chain: &c}
-		out, err := catalog[e.Op].run(rc, cur, e.Args)
-		if err != nil {
-			return nil, 0, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", j, e.Op)
-		}
-		if out != cur {
-			return nil, 0, darkroom.Errorf(darkroom.InternalError, "edit %d (%s): a row operation rendered an image of its own", j, e.Op)
+		rc := &runCtx{key: editKey(opt.Seed, e.Op, occ[j]), pool: pool, frame: fr, bilinear: opt.Interpolation == "linear"}
+		if err := chainRowOp(rc, &c, e, j, cur); err != nil {
+			return nil, 0, err
 		}
 	}
 	if len(c.fns) == 0 {
 		return nil, 0, nil
 	}
 	return c.fns, n, nil
+}
+
+// chainable reports whether edit e (pre, its precomputed pass) runs as part of a
+// rowChain: an unmasked row operation at full strength.
+func chainable(e Edit, pre any) bool {
+	return rowOps[e.Op] && e.Mask == nil && e.Strength == 1 && pre == nil
+}
+
+// chainRowOp has the row operation e (edit i) hand its function to c instead of
+// rendering; cur is the image it would render.
+func chainRowOp(rc *runCtx, c *rowChain, e Edit, i int, cur *Image) error {
+	rc.chain = c
+	out, err := catalog[e.Op].run(rc, cur, e.Args)
+	if err != nil {
+		return darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
+	}
+	if out != cur {
+		return darkroom.Errorf(darkroom.InternalError, "edit %d (%s): a row operation rendered an image of its own", i, e.Op)
+	}
+	return nil
 }
 
 // localOps are the operations that, given runCtx.region, render only that rectangle
@@ -370,14 +386,9 @@ func renderFrameOwn(src *Image, edits []Edit, order []int, opt RenderOptions, fr
 		if e.Strength == 0 {
 			continue
 		}
-		if rowOps[e.Op] && e.Mask == nil && e.Strength == 1 && rc.pre == nil {
-			rc.chain = &chain
-			out, err := entry.run(rc, cur, e.Args)
-			if err != nil {
-				return nil, darkroom.Wrap(darkroom.Code(err), err, "edit %d (%s)", i, e.Op)
-			}
-			if out != cur {
-				return nil, darkroom.Errorf(darkroom.InternalError, "edit %d (%s): a row operation rendered an image of its own", i, e.Op)
+		if chainable(e, rc.pre) {
+			if err := chainRowOp(rc, &chain, e, i, cur); err != nil {
+				return nil, err
 			}
 			continue
 		}
