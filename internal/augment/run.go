@@ -225,10 +225,10 @@ type heldFlip struct {
 	skipped int // where in Variant.Skipped it goes if it fails
 }
 
-// onlyFlips reports whether edits are unmasked flips, and at least one.
+// onlyFlips reports whether edits are flips a warp may take, and at least one.
 func onlyFlips(edits []engine.Edit) bool {
 	for _, e := range edits {
-		if e.Op != "flip" || e.Mask != nil || e.Strength != 1 {
+		if !engine.HoldableFlip(e) {
 			return false
 		}
 	}

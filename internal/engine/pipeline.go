@@ -677,7 +677,7 @@ var flipConsumers = map[string]func(Args) bool{
 // a bilinear render on a CPU whose AVX2 warp loop reads mirrored, and an affine
 // warp next. Otherwise nil, and the flip renders as usual.
 func holdFlip(e Edit, edits []Edit, rest []int, rc *runCtx, cur *Image) *heldFlip {
-	if e.Op != "flip" || e.Mask != nil || e.Strength != 1 || rc.frame != (frame{}) || rc.pre != nil || !rc.bilinear || !useAVX2 {
+	if !HoldableFlip(e) || rc.frame != (frame{}) || rc.pre != nil || !rc.bilinear || !useAVX2 {
 		return nil
 	}
 	r := args{a: e.Args}
@@ -702,6 +702,10 @@ func takesFlip(e Edit) bool {
 	warps := flipConsumers[e.Op]
 	return warps != nil && warps(e.Args)
 }
+
+// HoldableFlip reports whether e is a flip a warp after it may take (TakesFlip):
+// unmasked, at full strength.
+func HoldableFlip(e Edit) bool { return e.Op == "flip" && e.Mask == nil && e.Strength == 1 }
 
 // TakesFlip reports whether an unmasked flip rendered with opt in one Render just
 // before e costs nothing: e's warp then reads its input mirrored instead of a
