@@ -1,4 +1,4 @@
-module darkroom
+module github.com/darkroom-mcp/darkroom
 
 go 1.26.8
 

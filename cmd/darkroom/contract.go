@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 const contractUsage = "usage: darkroom contract export [DIR] | darkroom contract diff [--json] [--base REV | --snapshot DIR | OLD] [NEW]"

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing/fstest"
 
-	"darkroom/internal/compat"
-	"darkroom/internal/contract"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/compat"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 const contractDiffDoc = `usage: darkroom contract diff [--json] [--release DIR] OLD [NEW]

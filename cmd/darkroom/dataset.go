@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/dataset"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
 )
 
 const mergeSynopsis = `augment-dataset merge OUT MANIFEST...

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"net/url"
 	"os"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
+	"github.com/darkroom-mcp/darkroom"
 )
 
 const demoSynopsis = `demo [--dir DIR]

@@ -2,17 +2,17 @@ package main
 
 import (
 	"bytes"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 const docsSynopsis = `docs [--root DIR]

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/auth"
-	"darkroom/internal/edit"
-	"darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/auth"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/server"
 )
 
 // httpFlags are serve's flags for the Streamable HTTP transport.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // TestTypeScriptClientHTTP runs an editing session through the TypeScript SDK's own

@@ -15,21 +15,21 @@ package main
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
-	"darkroom/internal/server"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 func main() {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/server"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
 )

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Outside clients: the TypeScript MCP SDK's client and MCP Inspector's CLI drive the

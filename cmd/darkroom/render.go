@@ -2,18 +2,18 @@ package main
 
 import (
 	"bytes"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 const renderSynopsis = `render IN OUT [--size N] [--op NAME[:ARG=V,ARG=V...]]... [--seed N] [--quality Q] [--format jpeg|png|tiff] [--depth 8|16]

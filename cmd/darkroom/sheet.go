@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"darkroom/internal/edit"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 const sheetSynopsis = `contact-sheet IN OUT [--cell N] [--quality Q]

@@ -5,11 +5,11 @@ import (
 	"runtime/debug"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/edit"
-	"darkroom/internal/server"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Start-up. Loading the contracts and the packs takes a few hundred milliseconds,

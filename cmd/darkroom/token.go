@@ -6,9 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"darkroom"
-	"darkroom/internal/auth"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/auth"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 const tokenUsage = `usage: darkroom token add NAME --grants G[,G...] [--workspace-name W] [--requests-per-minute N] [--burst N] [--concurrent-calls N] [--max-input-bytes N] [--tokens FILE]

@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
 	"regexp"
@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/server"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Every contract tool is also a CLI verb: its name in kebab-case (apply_primitive is

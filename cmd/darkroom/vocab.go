@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"darkroom"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 const vocabUsage = `usage: darkroom vocab list [--layer L1|L2|L3] [--category C] [--tag T]... [--vocab DIR]... [--json]

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"darkroom/internal/edit"
 	"flag"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 
-	"darkroom"
+	"github.com/darkroom-mcp/darkroom"
 )
 
 // workspaceFlags are the flags of every command that keeps state: where the

@@ -8,8 +8,8 @@ import (
 	"image/png"
 	"math"
 
-	"darkroom"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Annotations are what moves with the pixels: bounding boxes, keypoints and a label

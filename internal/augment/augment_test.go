@@ -14,10 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 var testAug = sync.OnceValues(func() (*Augmenter, error) {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"darkroom"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // BenchmarkVariant4 is one variant of the 4-transform pipeline scripts/bench-augment.sh

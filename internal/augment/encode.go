@@ -4,8 +4,8 @@ import (
 	"io"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Formats are the output formats of augmented images.

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Pipeline is an augmentation recipe: steps applied in order. Its JSON is the list

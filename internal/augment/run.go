@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // MaxVariants is the most variants one Run makes (the contract's count bound).

@@ -17,9 +17,9 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/limits"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/limits"
 )
 
 func TestMetadataURL(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"darkroom/internal/limits"
+	"github.com/darkroom-mcp/darkroom/internal/limits"
 )
 
 // wellKnown is the RFC 9728 path prefix of a protected resource's metadata.

@@ -7,8 +7,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Principal is who a verified request comes from.

@@ -23,8 +23,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // TokenPrefix starts every token Add makes.

@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 func TestStoreAddVerify(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Verdict says what a change does to the agents and authors that use the contract.

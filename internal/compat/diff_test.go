@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // The differ compares contracts on a model of each CUE value: the JSON values it

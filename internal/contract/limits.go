@@ -9,7 +9,7 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Grant is what one grant allows (contracts/grants.cue): the tools of Groups, only

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Every tool is reachable by some grant, and the grants mean what their names say:

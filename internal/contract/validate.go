@@ -15,7 +15,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/errors"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Limits on untrusted arguments. CUE interns every distinct object key for the life

@@ -7,7 +7,7 @@ import (
 	"math"
 	"path"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // cocoInput is what darkroom reads of a COCO instances file. Categories, info and

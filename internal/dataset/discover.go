@@ -17,7 +17,7 @@ import (
 	_ "golang.org/x/image/tiff"
 	_ "golang.org/x/image/webp"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Limits on what one input file may hold; over them is limit_exceeded.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // behind makes the variant files durable behind the run, before the manifest names

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing/fstest"
 
-	"darkroom/internal/dataset"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
 )
 
 // How the augmentation plugs in: one function value that turns a Job into a Result.

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/image/tiff"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // flipBright is the test's AugmentFunc: a real, deterministic transformation driven

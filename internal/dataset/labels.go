@@ -13,7 +13,7 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/encoding/yaml"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Label formats, as they appear in dataset.json and in Labels.Format.

@@ -27,7 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Job is one variant to make: the source image's bytes as they are on disk, its

@@ -1,6 +1,6 @@
 package dataset
 
-import "darkroom/internal/bytepool"
+import "github.com/darkroom-mcp/darkroom/internal/bytepool"
 
 // scratch keeps the byte buffers of images and variants already finished (a
 // source's file, a variant's encoded bytes) for the next ones to reuse.

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Shard is a share of a dataset: the images whose ShardOf is Index, of Count shards.

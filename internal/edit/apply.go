@@ -8,9 +8,9 @@ import (
 	"math"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Checking an edit before it is committed: the entry named, its values, its mask.

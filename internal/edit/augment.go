@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/augment"
-	"darkroom/internal/engine"
-	"darkroom/internal/prompt"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/prompt"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // AugmentDir is the workspace directory of augmentation sessions:

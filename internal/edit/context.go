@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/fsx"
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The context tools keep what an agent should know beyond the pixels, as files under

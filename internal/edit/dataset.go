@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/augment"
-	"darkroom/internal/dataset"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // DatasetDir is the workspace directory augment_dataset writes its outputs under.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/augment"
-	"darkroom/internal/dataset"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // BenchmarkDatasetJob is what augment-dataset pays per image, file system aside:

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The verbs that set and remove entries beyond one primitive: apply_per_region,

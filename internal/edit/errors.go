@@ -3,7 +3,7 @@ package edit
 import (
 	"fmt"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // FieldError is invalid_input about one argument, named by its path, with the

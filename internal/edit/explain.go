@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Errors about values said in the user's terms: the parameter to fix and its range,

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The files darkroom keeps under the workspace are formats: renaming a Go field

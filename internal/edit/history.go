@@ -1,7 +1,7 @@
 package edit
 
 import (
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The history verbs: snapshot, checkout, branch, tag, log and diff, each a thin map

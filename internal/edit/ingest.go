@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Ingest: a photo's bytes become an image of the workspace, with its source copy,

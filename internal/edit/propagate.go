@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // PropagateRequest copies one image's edits to others. Exclude names the entries

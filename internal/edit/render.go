@@ -8,8 +8,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"darkroom"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Rendering: previews and comparisons draw from the cached proxy; an export renders

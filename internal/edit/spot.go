@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The retouching verbs that place an entry from where it lies in the frame:

@@ -1,19 +1,19 @@
 package edit
 
 import (
-	"darkroom/internal/prompt"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"log/slog"
 	"slices"
 	"sort"
 	"sync"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // What the editing verbs share: turning an image's edit state into engine edits,

@@ -7,10 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 func testEditor(t testing.TB) *Editor {

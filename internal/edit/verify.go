@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom"
-	"darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augment"
 )
 
 // Question is one sampling request verify_augmentation needs answered: an id

@@ -19,10 +19,10 @@ import (
 	"syscall"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/fsx"
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // Workspace is where darkroom keeps everything of an editing session (layout in the

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Streamed renders: bands with halos.

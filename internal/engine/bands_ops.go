@@ -5,7 +5,7 @@ package engine
 import (
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // streamer returns how an operation with arguments a streams on a w x h input. It

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // DefaultDecodeBudget is the process-wide decode budget when none is set: 1.5 GiB of

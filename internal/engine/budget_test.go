@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // bombPNG is a small PNG that declares a large black image: w x h RGB pixels of

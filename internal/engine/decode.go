@@ -15,8 +15,8 @@ import (
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 
-	"darkroom"
-	"darkroom/internal/jpegdec"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/jpegdec"
 )
 
 // DefaultMaxPixels is the pixel cap used when DecodeOptions.MaxPixels is zero: 250

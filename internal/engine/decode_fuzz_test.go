@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // ioSeeds adds every decode fixture to a fuzz corpus.

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"darkroom"
-	"darkroom/internal/bytepool"
-	"darkroom/internal/jpegenc"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/bytepool"
+	"github.com/darkroom-mcp/darkroom/internal/jpegenc"
 )
 
 // DefaultQuality is the JPEG quality used when EncodeOptions.Quality is zero.

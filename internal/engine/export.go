@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // exportBandBytes bounds the float rows of one strip of a streamed export: with a

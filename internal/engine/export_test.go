@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // ioBandEdits are edits that render band by band: every band operation at its sample

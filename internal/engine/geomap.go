@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Geometry maps: where each geometry operation moves a position, so that boxes,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Image is linear-light RGB in float32, row-major, three values per pixel:

@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Mask rasterization (contracts/mask.cue). Coordinates are normalized to the image that

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // opMask rasterizes m on a w x h grey image.

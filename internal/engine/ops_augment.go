@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"math"
 
-	"darkroom"
-	"darkroom/internal/jpegdec"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/jpegdec"
 )
 
 // Augmentation operations after geometry: the albumentations transforms that change

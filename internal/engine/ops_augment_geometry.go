@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Augmentation geometry: rotate90, transpose, center_crop, pad, affine, perspective,

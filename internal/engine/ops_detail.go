@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Detail: clarity, sharpen, denoise, blur. Radii are fractions of the long edge, so the

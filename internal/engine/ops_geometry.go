@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Geometry: crop, random_crop, rotate, flip. These run first, cannot be masked, and may

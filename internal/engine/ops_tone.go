@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Tone: tone, contrast, curve, clahe, dehaze. Perceptual curves work on display values

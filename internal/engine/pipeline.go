@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // RenderOptions are the settings of one render that are not edits.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 const (

@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Ranges of the white_balance operation's arguments (contracts/operations.cue), which

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // A grey seen through the inverse of white_balance(t, tint) is recovered as (t, tint):

@@ -7,7 +7,7 @@ import (
 
 	"github.com/HugoSmits86/nativewebp"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // WebP output. golang.org/x/image/webp only decodes; the encoder is

@@ -5,7 +5,7 @@ import (
 	"image/png"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 
 	"golang.org/x/image/webp"
 )

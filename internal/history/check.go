@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Report is what Check found besides damage: what a crash left behind and what

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // tempPrefix starts every temporary file and directory the store creates: the

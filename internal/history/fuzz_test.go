@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 func FuzzValidateName(f *testing.F) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 var testTime = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Reading an image's files under its lock: HEAD, refs, objects, and resolving a spec.

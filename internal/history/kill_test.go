@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // The kill test re-executes this test binary as a child that edits a workspace until it

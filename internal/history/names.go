@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // MaxNameLen bounds image ids, branch and tag names.

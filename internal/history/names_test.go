@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 func TestValidateName(t *testing.T) {

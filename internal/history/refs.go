@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // The operations on refs: checkout, branch, tag, and the combined ones that report

@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"darkroom"
-	"darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // Names of the files and directories of an image (see doc.go).

@@ -3,7 +3,7 @@ package jpegdec
 import (
 	"image"
 
-	"darkroom/internal/bytepool"
+	"github.com/darkroom-mcp/darkroom/internal/bytepool"
 )
 
 // planes keeps the pixel buffers of YCbCr images that callers gave back with

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // clock is a fake time source that only moves when the test says so.

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"darkroom/internal/contract"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 var (

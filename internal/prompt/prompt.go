@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // MaxPromptBytes bounds what Parse reads; a longer prompt is one validation error.

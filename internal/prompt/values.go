@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // quantity is a number as written, with its unit: "", "%", "deg", "px", "k", "ev", "x".

@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"darkroom"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom"
 	"io/fs"
 	"os"
 	"strings"
@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // aliasContract is the repository's contract plus one more file in contracts/.

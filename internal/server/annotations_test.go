@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"image"
 	"image/color"
 	"image/jpeg"

@@ -3,7 +3,7 @@ package server
 import (
 	"encoding/json"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // decodeArgs decodes a call's arguments, already checked and completed with their

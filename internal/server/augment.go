@@ -10,11 +10,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/augment"
-	"darkroom/internal/dataset"
-	"darkroom/internal/edit"
-	"darkroom/internal/prompt"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/prompt"
 )
 
 // The augmentation tools (contracts/tools_augment.cue): augment_image,

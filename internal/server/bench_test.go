@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 func connect(b *testing.B, srv *mcp.Server) *mcp.ClientSession {

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"darkroom/internal/edit"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Every reply of concurrent edits on one image describes its own commit: state_after

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // The context tools: read_context, log_vocabulary_gap and the proposals to update

@@ -2,14 +2,14 @@ package server
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"maps"
 	"slices"
 	"strings"
 
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The edit tools: apply_primitive, apply_per_region, apply_spot, wb_from_gray_card,

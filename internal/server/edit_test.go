@@ -1,9 +1,9 @@
 package server
 
 import (
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,10 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // stateView is a state entry as the tests compare it: the mask decoded so key order

@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"strings"
 	"time"
 
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // The history tools: snapshot, checkout, branch, tag, log and diff, each a thin map

@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -17,10 +17,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // The contract and the vocabulary take a while to load and are safe to share.

@@ -12,7 +12,7 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom/internal/auth"
+	"github.com/darkroom-mcp/darkroom/internal/auth"
 )
 
 // HTTPOptions configure the Streamable HTTP transport.

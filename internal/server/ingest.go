@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // The ingest tools: ingest, get_state and bind_layers.

@@ -3,9 +3,9 @@ package server
 import (
 	"bytes"
 	"context"
-	"darkroom/internal/edit"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Fixtures of the ingest and edit tests: a server over a fresh workspace whose one

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"darkroom"
-	"darkroom/internal/auth"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/auth"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Every refusal the HTTP policy can make, for every tool, reaches the client with

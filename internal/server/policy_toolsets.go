@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // ToolFilter is which of the contract's tools a server offers: those of Groups

@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"fmt"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -21,9 +21,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/engine"
-	"darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // decodeFile decodes a written picture and returns its size.

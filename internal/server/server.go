@@ -23,10 +23,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/edit"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Server serves the contract's tools over MCP. Every tool is registered from the

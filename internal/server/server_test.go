@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"darkroom/internal/edit"
 	"encoding/json"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 	"sort"
 	"testing"
@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 func testServer(t testing.TB) *Server {

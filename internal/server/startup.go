@@ -5,8 +5,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom/internal/contract"
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // A server may start before its contract is evaluated. Built from a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // snapshotOf is the snapshot the cache would give for c: what a start-up reads

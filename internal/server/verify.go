@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
-	"darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // Verification through the client's own model (MCP sampling): verify_augmentation,

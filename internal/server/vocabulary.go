@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 
-	"darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 type entryView struct {

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // A file inside the allowed root is swapped, again and again, for a symbolic link to

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // bigPack writes a legal YAML pack of about size bytes: many entries with one

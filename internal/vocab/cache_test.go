@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // summary is what a vocabulary offers, for comparing loads.

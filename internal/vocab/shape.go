@@ -12,7 +12,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	cueerrors "cuelang.org/go/cue/errors"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Checking entries one shape at a time.

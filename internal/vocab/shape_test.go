@@ -17,7 +17,7 @@ import (
 	"cuelang.org/go/encoding/yaml"
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // goodPack has three entries of one shape (only their prose differs), one of

@@ -24,8 +24,8 @@ import (
 	cuejson "cuelang.org/go/encoding/json"
 	"cuelang.org/go/encoding/yaml"
 
-	"darkroom"
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // Vocabulary is every loaded pack, resolved.

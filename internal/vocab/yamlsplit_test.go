@@ -11,7 +11,7 @@ import (
 	"cuelang.org/go/encoding/yaml"
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // A large pack read in pieces is the pack read whole: the same data, every entry

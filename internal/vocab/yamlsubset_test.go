@@ -12,7 +12,7 @@ import (
 	"cuelang.org/go/cue/token"
 	"github.com/google/go-cmp/cmp"
 
-	"darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // dumpSyntax writes a syntax tree as the check and its messages read it: node

@@ -31,7 +31,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"darkroom"
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 type bearer struct {

@@ -20,9 +20,9 @@ import (
 	"sort"
 	"time"
 
-	"darkroom"
-	"darkroom/internal/contract"
-	"darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 func main() {
