@@ -28,6 +28,7 @@ import (
 	"time"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // Job is one variant to make: the source image's bytes as they are on disk, its
@@ -656,7 +657,7 @@ func openJournal(out *os.Root, name string) (*os.File, error) {
 	}
 	// Two runs of one shard into one folder (a scheduler starting a replacement
 	// while the first still runs) would write the journal over each other.
-	if ok, err := tryLock(f); err != nil || !ok {
+	if ok, err := fsx.TryLock(f); err != nil || !ok {
 		f.Close()
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.Unavailable, err, "lock %s", name)

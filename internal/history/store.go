@@ -144,10 +144,10 @@ func (s *Store) Init(id string, baseline State, meta json.RawMessage) (string, e
 		return "", ioError(err, "init image %q", id)
 	}
 	defer lf.Close()
-	if err := lockFD(lf, true); err != nil {
+	if err := fsx.Lock(lf, true); err != nil {
 		return "", ioError(err, "init image %q: lock workspace", id)
 	}
-	defer unlockFD(lf)
+	defer fsx.Unlock(lf)
 
 	final := filepath.Join(s.dir, DirName(id))
 	if _, err := os.Lstat(final); err == nil {
@@ -667,13 +667,13 @@ func (s *Store) lock(id string, exclusive bool) (*image, func(), error) {
 		unlock()
 		return nil, nil, ioError(err, "lock image %q", id)
 	}
-	if err := lockFD(f, exclusive); err != nil {
+	if err := fsx.Lock(f, exclusive); err != nil {
 		f.Close()
 		unlock()
 		return nil, nil, ioError(err, "lock image %q", id)
 	}
 	release := func() {
-		unlockFD(f)
+		fsx.Unlock(f)
 		f.Close()
 		unlock()
 	}
