@@ -100,8 +100,11 @@
 //
 // A rerun into the same folder reads the manifest and the journal of its shard (and,
 // for a shard, the merged manifest) and reuses a variant whose record has the seed it
-// would get and whose files all exist with the recorded size and SHA-256 (every
-// reused file is hashed again); it makes the rest. Because nothing is reused
+// would get, names exactly the files that variant's name gives (its image
+// <stem>_v<n>.<ext>, its <stem>.txt, <stem>.xml or masks/<stem>.png once each: a
+// record edited to name classes.txt or another variant's file is not trusted), and
+// whose files all exist with the recorded size and SHA-256 (every reused file is
+// hashed again); it makes the rest. Because nothing is reused
 // unchecked, a power loss that undoes a variant's data, rename or journal line costs
 // that variant being made again. A temporary file a killed run left beside one of
 // the shard's outputs is removed when the rerun completes (only that shard writes

@@ -358,7 +358,7 @@ func (r *runner) image(ctx context.Context, rel string) {
 			return
 		}
 		seed := VariantSeed(r.opts.Seed, rel, v)
-		if p, ok := r.prev[recordKey{rel, v}]; ok && p.Seed == seed && verify(r.out, &p) {
+		if p, ok := r.prev[recordKey{rel, v}]; ok && p.Seed == seed && p.namedFor(rel, v) && verify(r.out, &p) {
 			r.done(p, false, true)
 			continue
 		}
