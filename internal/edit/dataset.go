@@ -66,6 +66,9 @@ func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 	if err != nil {
 		return nil, FieldError("input", "%s cannot be made absolute", p)
 	}
+	if err := w.checkNameLength("input", p, abs); err != nil {
+		return nil, err
+	}
 	root, rel, ok := w.locate(abs)
 	if !ok {
 		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s is outside the allowed roots (the --allow-root directories and the client's roots)", p)
@@ -103,6 +106,9 @@ func (w *Workspace) datasetOutput(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", FieldError("output", "%s cannot be made absolute", p)
+	}
+	if err := w.checkNameLength("output", p, abs); err != nil {
+		return "", err
 	}
 	w.mu.RLock()
 	roots := slices.Clone(w.write)

@@ -211,6 +211,8 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		p = w.Rel(abs)
 	}
 	switch {
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return nil, "", nameTooLong("path", p)
 	case errors.Is(err, errOutside):
 		return nil, "", darkroom.Errorf(darkroom.PermissionError, "path %s leads outside the allowed roots through a symbolic link", p)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
@@ -249,6 +251,31 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", tooBig(int64(buf.Len()))
 	}
 	return buf.Bytes(), filepath.ToSlash(filepath.Join(filepath.Base(root), rel)), nil
+}
+
+// nameTooLong is invalid_input for a path over the system's limits (the whole path,
+// or one of its names), found by the kernel's ENAMETOOLONG. The path is shown cut:
+// repeating a 5000-character argument helps no one.
+func nameTooLong(field, p string) error {
+	shown := p
+	if r := []rune(p); len(r) > 80 {
+		shown = fmt.Sprintf("%s... (%d characters)", string(r[:60]), len(r))
+	}
+	return FieldError(field, "%s is longer than the file system allows (the whole path, or one name in it)", shown)
+}
+
+// checkNameLength reports a path over the system's limits as nameTooLong, asking
+// the kernel (lstat) rather than restating its limits; nil when the kernel takes it.
+// A name over the limit under a folder that does not exist yet is found when the
+// folder is made (FSError).
+func (w *Workspace) checkNameLength(field, p, abs string) error {
+	if _, err := os.Lstat(abs); errors.Is(err, syscall.ENAMETOOLONG) {
+		if filepath.IsAbs(p) {
+			p = w.Rel(abs)
+		}
+		return nameTooLong(field, p)
+	}
+	return nil
 }
 
 // isURL reports whether p looks like a URL (a scheme and "://", or "file:") rather
@@ -386,7 +413,8 @@ func WriteFileFrom(name string, write func(io.Writer) error) error {
 // FSError codes a failure of the file system under the workspace, naming files
 // relative to it: permission_error when the workspace refuses access (or is
 // read-only), unavailable when the disk is full (freeing space and retrying helps),
-// internal_error for the rest.
+// invalid_input for a name longer than the system allows (ENAMETOOLONG: a client's
+// name), internal_error for the rest.
 func (w *Workspace) FSError(err error, format string, args ...any) error {
 	code := darkroom.InternalError
 	switch {
@@ -394,6 +422,9 @@ func (w *Workspace) FSError(err error, format string, args ...any) error {
 		code = darkroom.PermissionError
 	case errors.Is(err, syscall.ENOSPC):
 		code = darkroom.Unavailable
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		// Only a name the caller chose is that long: darkroom's own names are short.
+		code = darkroom.InvalidInput
 	}
 	e := darkroom.Wrap(code, w.scrub(err), format, args...)
 	if code == darkroom.Unavailable {
