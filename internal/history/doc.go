@@ -101,5 +101,9 @@
 //
 // Mutations of one image are serialized by an in-process lock plus an flock on its
 // lock file, so several processes can share a workspace; reads take the shared form of
-// both. Different images proceed in parallel.
+// both. Different images proceed in parallel. The lock file is opened for reading
+// (flock needs no more), so a workspace this process cannot write (a read-only mount,
+// another user's files) is still read under the writers' lock; where it has no lock
+// file yet, no writer has used the image and none can, and a read goes without. A
+// write there is permission_error.
 package history

@@ -377,19 +377,20 @@ func readLogBackward(path string, limit int) ([]LogEntry, int64, error) {
 
 // ioError codes an operating-system failure: unavailable when the disk is full or the
 // workspace over its quota (freeing space and retrying succeeds, and the call changed
-// nothing), permission_error when the workspace refuses access, internal_error for the
-// rest (an I/O error).
+// nothing), permission_error when the workspace refuses access or is read-only,
+// internal_error for the rest (an I/O error).
 func ioError(err error, format string, args ...any) error {
 	if isNoSpace(err) {
 		e := darkroom.Wrap(darkroom.Unavailable, osReason(err), "%s: the workspace's disk is full or over its quota; nothing was changed: free space and retry", fmt.Sprintf(format, args...))
 		e.Details = map[string]any{"resource": "disk"}
 		return e
 	}
-	code := darkroom.InternalError
-	if errors.Is(err, fs.ErrPermission) {
-		code = darkroom.PermissionError
+	if readOnly(err) {
+		e := darkroom.Wrap(darkroom.PermissionError, err, "%s: the workspace cannot be written by this server (read-only, or not its user's)", fmt.Sprintf(format, args...))
+		e.Details = map[string]any{"fix": "give darkroom a workspace it can write (--workspace), or only read this one"}
+		return e
 	}
-	return darkroom.Wrap(code, err, format, args...)
+	return darkroom.Wrap(darkroom.InternalError, err, format, args...)
 }
 
 // isNoSpace reports whether err means the file system has no room left: no space, no

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -662,7 +663,15 @@ func (s *Store) lock(id string, exclusive bool) (*image, func(), error) {
 		lock, unlock = m.Lock, m.Unlock
 	}
 	lock()
-	f, err := os.OpenFile(filepath.Join(im.dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLockFile(filepath.Join(im.dir, lockFile))
+	if err != nil && !exclusive && readOnly(err) {
+		// A workspace this process cannot write (mounted read-only, or another
+		// user's) that has no lock file yet: no writer of this workspace has run
+		// since it was made, and this process cannot become one, so a read needs
+		// no lock; the in-process one still orders it with this process's calls.
+		release := func() { unlock() }
+		return im, release, nil
+	}
 	if err != nil {
 		unlock()
 		return nil, nil, ioError(err, "lock image %q", id)
@@ -678,6 +687,24 @@ func (s *Store) lock(id string, exclusive bool) (*image, func(), error) {
 		unlock()
 	}
 	return im, release, nil
+}
+
+// openLockFile opens an image's lock file, creating it if it is missing. It is
+// opened for reading: flock takes either kind of lock through any open file, so a
+// workspace that is read-only to this process (a read-only mount, another user's
+// files) can still be read under the lock the writers take.
+func openLockFile(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o644)
+	}
+	return f, err
+}
+
+// readOnly reports whether err means the file system refuses this process a write:
+// mounted read-only, or not writable by its user.
+func readOnly(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 // read runs fn under a shared lock. If a crash left the last logged operation
