@@ -99,7 +99,7 @@ func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
 		return nil, unusable(err)
 	}
 	w := &Workspace{Root: abs, History: h, Previews: engine.NewPreviewer(previewCacheBytes)}
-	w.removeStaleTemps(staleTempAge)
+	w.removeStaleTemps()
 	for _, r := range allowRoots {
 		if err := w.Allow(r); err != nil {
 			return nil, err
@@ -337,26 +337,34 @@ func (w *Workspace) Dir(kind, imageID string) (string, error) {
 	return d, nil
 }
 
-// Temporary files of the workspace's writes start with tempPrefix; staleTempAge is
-// how old one must be to be removed when the workspace opens. The age keeps a
-// workspace opened by a second process from pulling a file from under a write in
-// progress in the first; no write takes an hour.
+// Temporary files of the workspace's writes start with tempPrefix. legacyTempAge is
+// how old a temporary file named as earlier versions named theirs must be to be
+// removed: those carry no owner's lock, and the age keeps a sweep from pulling one
+// from under a write in progress in an older process; no write takes an hour.
 const (
-	tempPrefix   = fsx.TempPrefix
-	staleTempAge = time.Hour
+	tempPrefix    = fsx.TempPrefix
+	legacyTempAge = time.Hour
 )
 
-// removeStaleTemps removes the temporary files of writes a crash interrupted in the
-// workspace's file directories (the history cleans up its own), older than age. It
-// returns how many it removed.
-func (w *Workspace) removeStaleTemps(age time.Duration) int {
-	n := 0
+// removeStaleTemps removes the temporary files of writes that a crash (kill -9, a
+// power cut) interrupted, and only those: in the workspace's file directories the
+// ones no live process holds the owner's lock of (fsx.RemoveOrphan), in the history
+// the ones of images no process is writing (history.Store.RemoveStaleTemps). It
+// returns how many it removed. On a workspace it cannot write it removes nothing.
+func (w *Workspace) removeStaleTemps() int {
+	n := w.History.RemoveStaleTemps()
 	for _, kind := range []string{"sources", "previews", "exports", ContextDir, AugmentDir} {
 		filepath.WalkDir(filepath.Join(w.Root, kind), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() || !isTempName(d.Name()) {
 				return nil
 			}
-			if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > age && os.Remove(p) == nil {
+			if strings.HasPrefix(d.Name(), tempPrefix) {
+				if ok, _ := fsx.RemoveOrphan(p); ok {
+					n++
+				}
+				return nil
+			}
+			if info, err := d.Info(); err == nil && time.Since(info.ModTime()) > legacyTempAge && os.Remove(p) == nil {
 				n++
 			}
 			return nil

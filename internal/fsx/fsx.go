@@ -4,7 +4,14 @@
 // atomic only within one file system), is fsynced, renamed over the target, and the
 // directory is fsynced so the rename itself survives a power cut. A crash at any
 // point leaves the old file or the new one, never a mix, and at worst a temporary
-// file whose name starts with TempPrefix for its owner to remove.
+// file whose name starts with TempPrefix. WriteFile and WriteFileFrom hold an
+// exclusive lock (flock) on their temporary file while it lives, which the kernel
+// drops when the process dies, even by kill -9: RemoveOrphan, run when a workspace
+// opens, removes exactly the temporary files whose writer is gone. Stage's callers
+// (the history) own theirs by a lock of their own.
+//
+// It also holds darkroom's one file lock (Lock, TryLock, Unlock: flock, or
+// LockFileEx on Windows).
 //
 // Every function takes a Step, called before each step that changes what is on
 // disk; nil in production. The history's tests pass one to make any single step
@@ -57,46 +64,74 @@ func (w stepWriter) Write(p []byte) (int, error) {
 // needs not. On an error nothing is left behind, and an error write returned is
 // returned as it is.
 func Stage(dir, pattern string, write func(io.Writer) error, durable bool, step Step) (tmp string, err error) {
+	tmp, _, err = stage(dir, pattern, write, durable, step, false)
+	return tmp, err
+}
+
+// stage is Stage; with own it also takes an owner's lock on the temporary file
+// (ownTemp) before writing a byte, and returns it for the caller to hold until the
+// file is renamed or removed.
+func stage(dir, pattern string, write func(io.Writer) error, durable bool, step Step, own bool) (tmp string, owner *os.File, err error) {
 	if err := step.do("create", dir); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", err
+	var f *os.File
+	for {
+		if f, err = os.CreateTemp(dir, pattern); err != nil {
+			return "", nil, err
+		}
+		if !own {
+			break
+		}
+		var swept bool
+		if owner, swept, err = ownTemp(f); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", nil, err
+		}
+		if !swept {
+			break
+		}
+		// A sweep took the new file for a dead writer's between its creation and
+		// the lock: make another.
+		f.Close()
 	}
 	name := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(name)
+			if owner != nil {
+				owner.Close()
+			}
 		}
 	}()
 	if err = write(stepWriter{f, step}); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	// CreateTemp makes 0600 files; darkroom's files are as readable as its
 	// directories.
 	if err = step.do("chmod", name); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if durable {
 		if err = step.do("sync", name); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if err = f.Sync(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if err = step.do("close", name); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = f.Close(); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return name, nil
+	return name, owner, nil
 }
 
 // Replace renames a staged file over name and fsyncs name's directory. On a failed
@@ -138,10 +173,16 @@ func WriteFileFrom(name string, write func(io.Writer) error, step Step) error {
 	}, step)
 }
 
+// replaceWith holds an owner's lock on its temporary file from its creation until
+// it is renamed or removed, so that RemoveOrphan, run by any process, never takes
+// it from under the write.
 func replaceWith(name string, write func(io.Writer) error, step Step) error {
-	tmp, err := Stage(filepath.Dir(name), TempPrefix+filepath.Base(name)+"-*", write, true, step)
+	tmp, owner, err := stage(filepath.Dir(name), TempPrefix+filepath.Base(name)+"-*", write, true, step, true)
 	if err != nil {
 		return err
+	}
+	if owner != nil {
+		defer owner.Close()
 	}
 	return Replace(tmp, name, step)
 }

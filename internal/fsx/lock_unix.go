@@ -44,3 +44,54 @@ func retryEINTR(fn func() error) error {
 		}
 	}
 }
+
+// ownTemp takes the owner's lock of a temporary file f just created: an exclusive
+// flock through a second open file, which stays open (and locked) after f is closed,
+// until the caller closes it once the file is renamed or removed. swept reports that
+// a RemoveOrphan took the name between its creation and the lock (it removes only
+// what it could lock); the caller then makes another file.
+func ownTemp(f *os.File) (owner *os.File, swept bool, err error) {
+	owner, err = os.Open(f.Name())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := Lock(owner, true); err != nil {
+		owner.Close()
+		return nil, false, err
+	}
+	// Locked: from now on no sweep removes the name. Check it still is f's.
+	now, err := os.Lstat(f.Name())
+	mine, ferr := f.Stat()
+	if err != nil || ferr != nil || !os.SameFile(now, mine) {
+		owner.Close()
+		return nil, true, nil
+	}
+	return owner, false, nil
+}
+
+// RemoveOrphan removes the temporary file at name if no live process owns it: if
+// its owner's lock (ownTemp) can be taken, the writer died (the kernel released its
+// lock) and the file is removed while the lock is held, so a writer never loses a
+// file it holds. It reports whether it removed the file. A symbolic link is never
+// followed (nor removed).
+func RemoveOrphan(name string) (bool, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
+	ok, err := TryLock(f)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := os.Remove(name); err != nil {
+		return false, err
+	}
+	return true, nil
+}

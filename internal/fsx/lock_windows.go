@@ -5,6 +5,7 @@ package fsx
 import (
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -32,4 +33,27 @@ func TryLock(f *os.File) (bool, error) {
 // Unlock releases a lock Lock or TryLock took.
 func Unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+}
+
+// ownTemp takes no lock on Windows: a file open there cannot be renamed, so a
+// temporary file cannot stay open while it is renamed into place. RemoveOrphan
+// goes by age instead.
+func ownTemp(f *os.File) (owner *os.File, swept bool, err error) { return nil, false, nil }
+
+// orphanAge is how old an unowned temporary file must be for RemoveOrphan to take it
+// on Windows: no write lasts an hour.
+const orphanAge = time.Hour
+
+// RemoveOrphan removes the temporary file at name if it is older than an hour (no
+// lock can tell whether its writer lives on Windows). It reports whether it removed
+// the file.
+func RemoveOrphan(name string) (bool, error) {
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < orphanAge {
+		return false, err
+	}
+	if err := os.Remove(name); err != nil {
+		return false, err
+	}
+	return true, nil
 }

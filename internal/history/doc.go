@@ -28,7 +28,8 @@
 //	    log.jsonl            the operation log, one JSON object per line, append-only
 //	    meta.json            the caller's metadata object (canonical JSON), unversioned
 //	    lock                 flock target serializing the image's mutations across processes
-//	    .tmp-*               a write in progress, or left by a crash (Check removes them)
+//	    .tmp-*               a write in progress, or left by a crash (removed when a workspace
+//	                         opens, by RemoveStaleTemps, once no writer holds the lock)
 //
 // Image ids, branch and tag names are 1 to 64 characters of a-z, 0-9, '_', '-', '.',
 // starting with a letter or digit, without "..". Init creates branch main and tag

@@ -3,17 +3,24 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // The kill test re-executes this test binary as a child that edits a workspace until it
@@ -137,7 +144,7 @@ func TestKill(t *testing.T) {
 	start := time.Now()
 
 	var total Report
-	var acked, repairedKills int
+	var acked, repairedKills, swept int
 	for k := range kills {
 		// Short delays land in start-up and Init, long ones in a stream of edits.
 		var delay time.Duration
@@ -156,6 +163,12 @@ func TestKill(t *testing.T) {
 		s, err := Open(ws)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Opening the workspace sweeps what the kill left: no temporary file
+		// survives it (Check below finds none to remove).
+		swept += s.RemoveStaleTemps()
+		if left := tempsUnder(t, ws); len(left) > 0 {
+			t.Fatalf("kill %d after %v (seed %d): temporary files survive the sweep: %v", k, delay, seed, left)
 		}
 		ids, err := s.ListImages()
 		if err != nil {
@@ -198,8 +211,11 @@ func TestKill(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d kills in %v: %d operations acknowledged; %d kills left an operation to complete, %d torn log bytes, %d stale temporary files, %d orphan snapshots",
-		kills, time.Since(start).Round(time.Millisecond), acked, repairedKills, total.TornLogBytes, total.StaleTemp, total.Orphans)
+	t.Logf("%d kills in %v: %d operations acknowledged; %d kills left an operation to complete, %d torn log bytes, %d temporary files swept, %d orphan snapshots",
+		kills, time.Since(start).Round(time.Millisecond), acked, repairedKills, total.TornLogBytes, swept, total.Orphans)
+	if total.StaleTemp > 0 {
+		t.Errorf("Check removed %d temporary files the sweep had left", total.StaleTemp)
+	}
 }
 
 // runAndKill starts the child on ws, lets it work for delay after it is ready, kills it
@@ -252,4 +268,74 @@ func runAndKill(t *testing.T, ws string, seed uint64, run int, delay time.Durati
 		t.Fatalf("child run %d failed:\n%s\n%s", run, strings.Join(fatals, "\n"), stderr.String())
 	}
 	return acks
+}
+
+// tempsUnder lists the temporary files and directories under dir.
+func tempsUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
+			out = append(out, p[len(dir):])
+		}
+		return nil
+	})
+	return out
+}
+
+// TestRemoveStaleTemps: the sweep removes an image's temporary files (and a dead
+// Init's build directory) unless a writer holds the image's lock.
+func TestRemoveStaleTemps(t *testing.T) {
+	ws := t.TempDir()
+	s, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"busy", "idle"} {
+		if _, err := s.Init(id, State{}, json.RawMessage(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(id, State{}, "x"); err != nil { // creates the lock file
+			t.Fatal(err)
+		}
+	}
+	planted := []string{"objects/" + tempPrefix + "1", "refs/heads/" + tempPrefix + "2", tempPrefix + "3"}
+	for _, id := range []string{"busy", "idle"} {
+		for _, p := range planted {
+			if err := os.WriteFile(filepath.Join(ws, "images", DirName(id), filepath.FromSlash(p)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	os.Mkdir(filepath.Join(ws, "images", tempPrefix+"init-dead"), 0o755)
+	// Another process writing "busy": its lock is held (an open file of our own
+	// conflicts with it just as another process's does).
+	lf, err := os.Open(filepath.Join(ws, "images", DirName("busy"), lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := fsx.Lock(lf, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.RemoveStaleTemps(); n != len(planted)+1 {
+		t.Errorf("removed %d, want %d (idle's and the dead Init's)", n, len(planted)+1)
+	}
+	var want []string
+	for _, p := range planted {
+		want = append(want, "/images/"+DirName("busy")+"/"+p)
+	}
+	slices.Sort(want)
+	got := tempsUnder(t, ws)
+	for i := range got {
+		got[i] = filepath.ToSlash(got[i])
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("temporary files left (-want +got):\n%s", diff)
+	}
+	fsx.Unlock(lf)
+	if n := s.RemoveStaleTemps(); n != len(planted) {
+		t.Errorf("after the writer let go: removed %d, want %d", n, len(planted))
+	}
 }

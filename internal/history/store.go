@@ -239,16 +239,18 @@ func (s *Store) Init(id string, baseline State, meta json.RawMessage) (string, e
 
 // removeStaleInits deletes build directories of Inits that died before publishing.
 // The caller holds the workspace lock, so no live Init owns one.
-func (s *Store) removeStaleInits() {
+func (s *Store) removeStaleInits() int {
 	des, err := os.ReadDir(s.dir)
 	if err != nil {
-		return
+		return 0
 	}
+	n := 0
 	for _, de := range des {
-		if strings.HasPrefix(de.Name(), tempPrefix+"init-") {
-			os.RemoveAll(filepath.Join(s.dir, de.Name()))
+		if strings.HasPrefix(de.Name(), tempPrefix+"init-") && os.RemoveAll(filepath.Join(s.dir, de.Name())) == nil {
+			n++
 		}
 	}
+	return n
 }
 
 func encodeMeta(meta json.RawMessage) ([]byte, error) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // A file inside the allowed root is swapped, again and again, for a symbolic link to
@@ -344,8 +345,10 @@ func TestFSErrorCodes(t *testing.T) {
 }
 
 // Temporary files a crash left in the workspace's file directories are removed when
-// it opens; the files themselves, and a temporary file young enough to belong to a
-// write in progress in another process, stay.
+// it opens, however young: their writer is gone. The files themselves, a temporary
+// file whose writer still holds its owner's lock (a write in progress in another
+// process), and one named as earlier versions named theirs (no lock) that is young
+// enough to be in progress, stay.
 func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 	root := t.TempDir()
 	old := time.Now().Add(-2 * time.Hour)
@@ -354,8 +357,10 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 		"exports/cup/.tmp-cup-abc.jpg-9":    true,
 		"sources/cup/.source.png.tmp4567":   true, // as earlier versions named them
 		"context/.tmp-proposals.json-1":     true,
+		"context/.tmp-young-2":              true,
 		"previews/cup/preview.jpg":          false,
-		"context/.tmp-young-2":              false,
+		"exports/cup/.tmp-cup.jpg-owned":    false,
+		"sources/cup/.young.png.tmp4568":    false,
 	}
 	for name := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -363,9 +368,18 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(name, "young") {
+		if !strings.Contains(name, "young") && !strings.Contains(name, "owned") {
 			os.Chtimes(p, old, old)
 		}
+	}
+	// A live writer's lock, as fsx's writer holds it.
+	owned, err := os.Open(filepath.Join(root, "exports/cup/.tmp-cup.jpg-owned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owned.Close()
+	if err := fsx.Lock(owned, true); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := edit.OpenWorkspace(root, nil); err != nil {
 		t.Fatal(err)
