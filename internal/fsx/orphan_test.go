@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 		// Write half the file, then wait to be killed.
 		WriteFileFrom(filepath.Join(dir, "export.tiff"), func(w io.Writer) error {
 			w.Write(make([]byte, 4<<20)) // past the buffer: on disk
-			time.Sleep(time.Hour) // not select{}: with no other goroutine the runtime would end the process
+			time.Sleep(time.Hour)        // not select{}: with no other goroutine the runtime would end the process
 			return nil
 		}, nil)
 		os.Exit(2)
