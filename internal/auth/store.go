@@ -25,6 +25,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // TokenPrefix starts every token Add makes.
@@ -305,37 +306,13 @@ func (s *Store) Records() []Record {
 	return out
 }
 
+// writeAtomic replaces path with b through darkroom's one atomic and durable writer
+// (internal/fsx), readable by its owner only: the file holds token hashes.
 func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tokens-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after the rename this finds nothing
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return fsx.WriteFilePerm(path, b, 0o600, nil)
 }
 
 // Verify returns the principal of a token, or an error wrapping

@@ -17,6 +17,8 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
+
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
 // Cache keeps what start-up derives from the contracts between runs, so that a CLI
@@ -94,14 +96,9 @@ func (k *Cache) Put(file, key string, payload []byte) {
 	if err != nil || os.MkdirAll(k.Dir, 0o755) != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(k.Dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(k.Dir, file)) != nil {
-		os.Remove(tmp.Name())
-	}
+	// darkroom's one atomic writer: another process starting at the same time
+	// reads the old entry or the new one, never half of one.
+	fsx.WriteFile(filepath.Join(k.Dir, file), b, nil)
 }
 
 var exeID struct {

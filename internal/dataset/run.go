@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
@@ -689,7 +688,8 @@ func openJournal(out *os.Root, name string) (*os.File, error) {
 // unsharded run, and removes the journal.
 // removeStale removes what an earlier run of this shard, killed while writing, left
 // of its outputs: the temporary files writeAtomic renames into place, named
-// ".<name>.tmp-<pid>-<n>" beside <name>. Only this shard writes files of the names
+// ".tmp-<name>-<n>" beside <name> (fsx's writer), or ".<name>.tmp-<pid>-<n>" as
+// earlier versions named them. Only this shard writes files of the names
 // its records hold, and its journal's lock keeps any other run of it from writing
 // them now; another shard's temporary files, and anything else, stay. A file that
 // cannot be removed is left: it is not an output, and the outputs are complete.
@@ -718,15 +718,24 @@ func removeStale(out *os.Root, recs []Record) {
 		for _, e := range entries {
 			n := e.Name()
 			i := strings.LastIndex(n, ".tmp-")
-			if strings.HasPrefix(n, ".") && i > 1 && own[n[1:i]] && staleSuffix.MatchString(n[i:]) {
+			legacy := strings.HasPrefix(n, ".") && i > 1 && own[n[1:i]] && staleSuffix.MatchString(n[i:])
+			if legacy || ownTemp(n, own) {
 				out.Remove(path.Join(dir, n))
 			}
 		}
 	}
 }
 
-// staleSuffix is the end of writeAtomic's temporary names.
+// staleSuffix is the end of the temporary names of earlier versions' writeAtomic.
 var staleSuffix = regexp.MustCompile(`^\.tmp-[0-9]+-[0-9]+$`)
+
+// ownTemp reports whether n is fsx's temporary name (".tmp-<name>-<digits>") for
+// one of the names in own.
+func ownTemp(n string, own map[string]bool) bool {
+	rest, ok := strings.CutPrefix(n, fsx.TempPrefix)
+	i := strings.LastIndexByte(rest, '-')
+	return ok && i > 0 && own[rest[:i]] && rest[i+1:] != "" && strings.Trim(rest[i+1:], "0123456789") == ""
+}
 
 func finish(out *os.Root, info *Info, recs []Record, s Shard) error {
 	slices.SortFunc(recs, compareRecords)
@@ -790,11 +799,11 @@ func writeIfChanged(out *os.Root, name string, data []byte) error {
 	return err
 }
 
-var tmpCounter atomic.Uint64
-
-// writeFile writes name atomically: a temporary file in the same folder, fsynced,
-// renamed over name, and the folder fsynced. The temporary name is unique per
-// process and call, so shards sharing an output folder never write the same one.
+// writeFile writes name atomically and durably through darkroom's one writer
+// (fsx.WriteFileIn): a temporary file in the same folder, fsynced, renamed over
+// name, and the folder fsynced. Its temporary name is unique, and owned by this
+// process while it lives, so shards sharing an output folder never write the same
+// one and a sweep never takes a live one.
 func writeFile(out *os.Root, name string, data []byte) (FileRef, error) {
 	return writeAtomic(out, name, data, true)
 }
@@ -814,37 +823,11 @@ func writeAtomic(out *os.Root, name string, data []byte, durable bool) (FileRef,
 	if err := out.MkdirAll(dir, 0o755); err != nil {
 		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "create folder %s", dir)
 	}
-	tmp := path.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", path.Base(name), os.Getpid(), tmpCounter.Add(1)))
-	f, err := out.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "create %s", name)
-	}
-	_, err = f.Write(data)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = out.Rename(tmp, name)
-	}
-	if err == nil && durable {
-		err = syncDir(out, dir)
-	}
-	if err != nil {
-		out.Remove(tmp)
+	if err := fsx.WriteFileIn(out, name, data, durable); err != nil {
 		return FileRef{}, darkroom.Wrap(darkroom.Unavailable, err, "write %s", name)
 	}
 	sum := sha256.Sum256(data)
 	return FileRef{Path: name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, nil
 }
 
-func syncDir(out *os.Root, dir string) error {
-	f, err := out.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
+func syncDir(out *os.Root, dir string) error { return fsx.SyncDirIn(out, dir) }

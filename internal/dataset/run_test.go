@@ -344,8 +344,8 @@ func TestResume(t *testing.T) {
 	}
 	// A run killed while writing leaves a temporary file beside the output it was
 	// writing: the rerun removes it, and leaves another shard's and a user's files.
-	stale := []string{"n/.img04_v2.png.tmp-999999-1", "a/.cat_v0.txt.tmp-999999-2"}
-	kept := []string{"n/.img99_v0.png.tmp-888888-1", "n/.img04_v2.png.notes", ".keep"}
+	stale := []string{"n/.img04_v2.png.tmp-999999-1", "a/.cat_v0.txt.tmp-999999-2", "n/.tmp-img05_v1.png-12345", "a/.tmp-cat_v1.txt-678"}
+	kept := []string{"n/.img99_v0.png.tmp-888888-1", "n/.tmp-img99_v0.png-1", "n/.tmp-img05_v1.png-x", "n/.img04_v2.png.notes", ".keep"}
 	for _, name := range append(slices.Clone(stale), kept...) {
 		os.WriteFile(filepath.Join(out, name), []byte("partial"), 0o644)
 	}

@@ -20,10 +20,16 @@ package fsx
 
 import (
 	"bufio"
+	"errors"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 )
 
 // TempPrefix starts every temporary file the writer creates. darkroom's own names
@@ -64,29 +70,30 @@ func (w stepWriter) Write(p []byte) (int, error) {
 // needs not. On an error nothing is left behind, and an error write returned is
 // returned as it is.
 func Stage(dir, pattern string, write func(io.Writer) error, durable bool, step Step) (tmp string, err error) {
-	tmp, _, err = stage(dir, pattern, write, durable, step, false)
+	tmp, _, err = stage(osDir{}, dir, pattern, write, durable, step, false, 0o644)
 	return tmp, err
 }
 
 // stage is Stage; with own it also takes an owner's lock on the temporary file
 // (ownTemp) before writing a byte, and returns it for the caller to hold until the
-// file is renamed or removed.
-func stage(dir, pattern string, write func(io.Writer) error, durable bool, step Step, own bool) (tmp string, owner *os.File, err error) {
+// file is renamed or removed. perm is the file's mode.
+func stage(d dirFS, dir, pattern string, write func(io.Writer) error, durable bool, step Step, own bool, perm fs.FileMode) (tmp string, owner *os.File, err error) {
 	if err := step.do("create", dir); err != nil {
 		return "", nil, err
 	}
 	var f *os.File
+	var name string
 	for {
-		if f, err = os.CreateTemp(dir, pattern); err != nil {
+		if f, name, err = d.createTemp(dir, pattern); err != nil {
 			return "", nil, err
 		}
 		if !own {
 			break
 		}
 		var swept bool
-		if owner, swept, err = ownTemp(f); err != nil {
+		if owner, swept, err = ownTemp(d, f, name); err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			d.remove(name)
 			return "", nil, err
 		}
 		if !swept {
@@ -96,11 +103,10 @@ func stage(dir, pattern string, write func(io.Writer) error, durable bool, step 
 		// the lock: make another.
 		f.Close()
 	}
-	name := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(name)
+			d.remove(name)
 			if owner != nil {
 				owner.Close()
 			}
@@ -110,11 +116,11 @@ func stage(dir, pattern string, write func(io.Writer) error, durable bool, step 
 		return "", nil, err
 	}
 	// CreateTemp makes 0600 files; darkroom's files are as readable as its
-	// directories.
+	// directories, but for secrets (WriteFilePerm).
 	if err = step.do("chmod", name); err != nil {
 		return "", nil, err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return "", nil, err
 	}
 	if durable {
@@ -154,10 +160,16 @@ func Replace(tmp, name string, step Step) error {
 
 // WriteFile replaces name with data, atomically and durably, in one write call.
 func WriteFile(name string, data []byte, step Step) error {
+	return WriteFilePerm(name, data, 0o644, step)
+}
+
+// WriteFilePerm is WriteFile for a file of mode perm: 0600 for a secret, which is
+// never readable by others, not even as its temporary file (created 0600).
+func WriteFilePerm(name string, data []byte, perm fs.FileMode, step Step) error {
 	return replaceWith(name, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, step)
+	}, perm, step)
 }
 
 // WriteFileFrom replaces name with what write produces, atomically and durably,
@@ -170,14 +182,14 @@ func WriteFileFrom(name string, write func(io.Writer) error, step Step) error {
 			return err
 		}
 		return bw.Flush()
-	}, step)
+	}, 0o644, step)
 }
 
 // replaceWith holds an owner's lock on its temporary file from its creation until
 // it is renamed or removed, so that RemoveOrphan, run by any process, never takes
 // it from under the write.
-func replaceWith(name string, write func(io.Writer) error, step Step) error {
-	tmp, owner, err := stage(filepath.Dir(name), TempPrefix+filepath.Base(name)+"-*", write, true, step, true)
+func replaceWith(name string, write func(io.Writer) error, perm fs.FileMode, step Step) error {
+	tmp, owner, err := stage(osDir{}, filepath.Dir(name), TempPrefix+filepath.Base(name)+"-*", write, true, step, true, perm)
 	if err != nil {
 		return err
 	}
@@ -204,3 +216,93 @@ func SyncDir(dir string) error {
 	}
 	return err
 }
+
+// WriteFileIn replaces name, a slash-separated path inside root, with data: the same
+// writer through an os.Root, which no name (a symbolic link, "..") can leave. The
+// temporary file beside name is owned as WriteFile's is. durable false leaves out
+// both fsyncs, for a caller that makes the file durable later itself (a dataset's
+// variants, which the run fsyncs behind it before its manifest names them).
+func WriteFileIn(root *os.Root, name string, data []byte, durable bool) error {
+	d := rootDir{root}
+	dir := path.Dir(name)
+	tmp, owner, err := stage(d, dir, TempPrefix+path.Base(name)+"-*", func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, durable, nil, true, 0o644)
+	if err != nil {
+		return err
+	}
+	if owner != nil {
+		defer owner.Close()
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	if !durable {
+		return nil
+	}
+	return SyncDirIn(root, dir)
+}
+
+// SyncDirIn is SyncDir for a directory inside root.
+func SyncDirIn(root *os.Root, dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// dirFS is where the writer makes its files: plain paths, or paths inside an
+// os.Root.
+type dirFS interface {
+	createTemp(dir, pattern string) (f *os.File, name string, err error)
+	open(name string) (*os.File, error)
+	lstat(name string) (fs.FileInfo, error)
+	remove(name string) error
+}
+
+type osDir struct{}
+
+func (osDir) createTemp(dir, pattern string) (*os.File, string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, f.Name(), nil
+}
+func (osDir) open(name string) (*os.File, error)     { return os.Open(name) }
+func (osDir) lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+func (osDir) remove(name string) error               { return os.Remove(name) }
+
+type rootDir struct{ r *os.Root }
+
+// createTemp is os.CreateTemp inside the root: pattern's last "*" becomes a random
+// number, tried again while the name exists. The number only makes names unique;
+// nothing darkroom outputs depends on it. The name returned is inside the root (the
+// file's own Name is the root's path joined to it).
+func (d rootDir) createTemp(dir, pattern string) (*os.File, string, error) {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	for range 10000 {
+		name := path.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := d.r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, "", err
+		}
+	}
+	return nil, "", &fs.PathError{Op: "createtemp", Path: path.Join(dir, pattern), Err: fs.ErrExist}
+}
+func (d rootDir) open(name string) (*os.File, error)     { return d.r.Open(name) }
+func (d rootDir) lstat(name string) (fs.FileInfo, error) { return d.r.Lstat(name) }
+func (d rootDir) remove(name string) error               { return d.r.Remove(name) }

@@ -50,8 +50,8 @@ func retryEINTR(fn func() error) error {
 // until the caller closes it once the file is renamed or removed. swept reports that
 // a RemoveOrphan took the name between its creation and the lock (it removes only
 // what it could lock); the caller then makes another file.
-func ownTemp(f *os.File) (owner *os.File, swept bool, err error) {
-	owner, err = os.Open(f.Name())
+func ownTemp(d dirFS, f *os.File, name string) (owner *os.File, swept bool, err error) {
+	owner, err = d.open(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, true, nil
 	}
@@ -63,7 +63,7 @@ func ownTemp(f *os.File) (owner *os.File, swept bool, err error) {
 		return nil, false, err
 	}
 	// Locked: from now on no sweep removes the name. Check it still is f's.
-	now, err := os.Lstat(f.Name())
+	now, err := d.lstat(name)
 	mine, ferr := f.Stat()
 	if err != nil || ferr != nil || !os.SameFile(now, mine) {
 		owner.Close()

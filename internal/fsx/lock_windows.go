@@ -38,7 +38,9 @@ func Unlock(f *os.File) error {
 // ownTemp takes no lock on Windows: a file open there cannot be renamed, so a
 // temporary file cannot stay open while it is renamed into place. RemoveOrphan
 // goes by age instead.
-func ownTemp(f *os.File) (owner *os.File, swept bool, err error) { return nil, false, nil }
+func ownTemp(d dirFS, f *os.File, name string) (owner *os.File, swept bool, err error) {
+	return nil, false, nil
+}
 
 // orphanAge is how old an unowned temporary file must be for RemoveOrphan to take it
 // on Windows: no write lasts an hour.
