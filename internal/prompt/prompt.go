@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
@@ -603,10 +604,12 @@ func (p *Parser) nearest(words []string) []string {
 		best := 99
 		for _, pw := range strings.Fields(ph) {
 			for _, w := range words {
-				if len(w) < 3 || len(pw) < 3 {
+				// Words over 64 characters are no typo of a phrase's, and would
+				// cost the distance len(w)*len(pw) steps.
+				if len(w) < 3 || len(pw) < 3 || utf8.RuneCountInString(w) > 64 || utf8.RuneCountInString(pw) > 64 {
 					continue
 				}
-				if d := levenshtein(w, pw); d < best && d <= len(w)/3+1 {
+				if d := vocab.EditDistance(w, pw); d < best && d <= len(w)/3+1 {
 					best = d
 				}
 			}
@@ -624,30 +627,6 @@ func (p *Parser) nearest(words []string) []string {
 		out = append(out, c.phrase)
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 99
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func quoteList(xs []string) string {

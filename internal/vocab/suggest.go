@@ -25,7 +25,7 @@ func (v *Vocabulary) Suggest(name string) []string {
 	}
 	var cs []cand
 	for _, e := range v.Entries {
-		d := editDistance(n, e.Name)
+		d := EditDistance(n, e.Name)
 		for _, a := range e.Aliases {
 			if norm(a) == n {
 				d = 0
@@ -46,23 +46,27 @@ func (v *Vocabulary) Suggest(name string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// EditDistance is the Levenshtein distance between a and b, in characters (runes):
+// darkroom's one, for the names suggested when an entry is unknown and the phrases
+// suggested when a prompt is not understood (internal/prompt). It costs
+// len(a)*len(b) steps: callers bound what they pass.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }
