@@ -84,7 +84,8 @@
 // # Journal, cancellation and resume
 //
 // A worker takes one image, reads it once, and makes its variants one at a time:
-// augment, write the label files then the image (each to a temporary file, renamed),
+// augment, write the label files then the image (each to a temporary file, renamed:
+// darkroom's one writer, internal/fsx, inside the output folder's os.Root),
 // then append the record to the journal in one write. So every journal line is a
 // record of files fully written, and memory holds one source image (and one variant)
 // per worker. No worker waits for the disk (two fsyncs cost a variant more than its
@@ -122,7 +123,8 @@
 // The seed does not enter it, so an image stays in its shard across runs. A shard
 // writes manifest.shard-<i>-of-<n>.jsonl (and its journal
 // manifest.shard-<i>-of-<n>.partial.jsonl) and no COCO file; the shards may share one
-// output folder (their temporary files have per-process names, and the files they
+// output folder (their temporary files have unique names, each locked by its
+// writer while it lives, and the files they
 // both write, darkroom-dataset.json and the names files, have the same bytes).
 // Merge checks that the manifests are exactly the shards 0..n-1, that each record is
 // in its shard and its files are present, and writes manifest.jsonl and the COCO file:

@@ -351,6 +351,8 @@ const (
 // ones no live process holds the owner's lock of (fsx.RemoveOrphan), in the history
 // the ones of images no process is writing (history.Store.RemoveStaleTemps). It
 // returns how many it removed. On a workspace it cannot write it removes nothing.
+// datasets/ is left to the runs (dataset.Run removes its shard's on a rerun): a
+// walk of a dataset's folders at every opening would cost more than it saves.
 func (w *Workspace) removeStaleTemps() int {
 	n := w.History.RemoveStaleTemps()
 	for _, kind := range []string{"sources", "previews", "exports", ContextDir, AugmentDir} {
