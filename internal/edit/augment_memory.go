@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"math"
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
@@ -184,7 +185,7 @@ func checkMaskHeader(data []byte, w, h int) error {
 	if data == nil {
 		return nil
 	}
-	hd, err := engine.ReadHeader(data, 0)
+	hd, err := engine.ReadHeader(data, math.MaxInt64) // the size says more than the pixel cap
 	if err != nil {
 		return maskFieldError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"math"
 
 	"github.com/darkroom-mcp/darkroom"
 )
@@ -23,7 +24,9 @@ const LabelMaskSizeError = darkroom.InvalidInput
 // header with nothing allocated, whatever it claims. Errors are invalid_input
 // (not a PNG, not a label model, the wrong size) or the budget's limit_exceeded.
 func DecodeLabelMask(data []byte, w, h int, opt DecodeOptions) (image.Image, error) {
-	hd, err := ReadHeader(data, opt.MaxPixels)
+	// The size is compared before the pixel cap: a mask the size of no image says
+	// so, whatever it claims.
+	hd, err := ReadHeader(data, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +37,13 @@ func DecodeLabelMask(data []byte, w, h int, opt DecodeOptions) (image.Image, err
 		e := darkroom.Errorf(LabelMaskSizeError, "label mask: the mask is %dx%d, the image %dx%d", hd.Width, hd.Height, w, h)
 		e.Details = map[string]any{"mask_width": hd.Width, "mask_height": hd.Height, "width": w, "height": h}
 		return nil, e
+	}
+	maxPixels := opt.MaxPixels
+	if maxPixels <= 0 {
+		maxPixels = DefaultMaxPixels
+	}
+	if err := checkSize("png", w, h, maxPixels); err != nil {
+		return nil, err
 	}
 	switch hd.ColorModel {
 	case color.GrayModel, color.Gray16Model:

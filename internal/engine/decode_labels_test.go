@@ -75,7 +75,8 @@ func TestDecodeLabelMask(t *testing.T) {
 		w, h int
 		code string
 	}{
-		{"bomb beside a small image", bomb, 40, 30, darkroom.LimitExceeded},
+		{"bomb beside a small image", bomb, 40, 30, darkroom.InvalidInput},
+		{"bomb beside a bomb", bomb, 60000, 60000, darkroom.LimitExceeded},
 		{"grey bomb matching its image", headerBombPNG(20000, 20000, 0, 16), 20000, 20000, darkroom.LimitExceeded},
 		{"wrong size", greyPNG(t, 41, 30, color.GrayModel), 40, 30, darkroom.InvalidInput},
 		{"colour", greyPNG(t, 40, 30, color.RGBAModel), 40, 30, darkroom.InvalidInput},
