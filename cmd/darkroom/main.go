@@ -310,6 +310,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
 	}
 	engine.SetDecodeBudget(*budgetMiB<<20, 0)
+	engine.LimitHeap()
 	if *toolsets != "" || *readOnly {
 		f := server.ToolFilter{ReadOnly: *readOnly}
 		if *toolsets != "" {

@@ -6,9 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
-	"math"
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
@@ -185,12 +185,13 @@ func checkMaskHeader(data []byte, w, h int) error {
 	if data == nil {
 		return nil
 	}
-	hd, err := engine.ReadHeader(data, math.MaxInt64) // the size says more than the pixel cap
+	_, err := engine.CheckLabelMask(data, w, h, 0)
+	var e *darkroom.Error
+	if errors.As(err, &e) && e.Details["mask_width"] != nil {
+		return FieldError("annotations.mask_b64", "the mask is %vx%v, the image %dx%d", e.Details["mask_width"], e.Details["mask_height"], w, h)
+	}
 	if err != nil {
 		return maskFieldError(err)
-	}
-	if hd.Width != w || hd.Height != h {
-		return FieldError("annotations.mask_b64", "the mask is %dx%d, the image %dx%d", hd.Width, hd.Height, w, h)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -65,4 +67,22 @@ func (r *Reservation) Grow(ctx context.Context, what, subject string, n int64) e
 	r.release = func() { rel(); prev() }
 	r.Bytes = n
 	return nil
+}
+
+// HeapSlack is what the process's soft memory limit (LimitHeap) allows beyond the
+// decode budget: the server's own data (the contract, the vocabulary, caches, the
+// encoded bytes in flight) and garbage the collector has yet to free.
+const HeapSlack = 192 << 20
+
+// LimitHeap sets the Go runtime's soft memory limit to the decode budget plus
+// HeapSlack, unless GOMEMLIMIT set one. The budget bounds the pixels the calls in
+// flight hold; the limit keeps the collector's own slack from doubling them (with
+// GOGC=100 the heap grows to twice what was live at the last collection before the
+// next one, and a 24-megapixel render drops a 288 MB image a step). Past the
+// limit the collector runs more often; it is soft, so nothing fails.
+func LimitHeap() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(DecodeBudget() + HeapSlack)
 }
