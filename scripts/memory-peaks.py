@@ -8,6 +8,7 @@ peak resident set (VmHWM in /proc/PID/status). It prints one line per case: the
 answers' codes, the peak in MiB and the bound (--decode-budget + 300 MiB).
 
     scripts/memory-peaks.py [--budget MiB] [--photo FILE] [--cases a,b,...]
+                            [--count N] [--format png|jpeg] [--pipeline noisy|flip]
 
 The photo defaults to ../shared/testdata/photos/large-24mp.jpg (6000x4000); it is
 read where it is, never copied into the repository. The binary is built into a
@@ -151,6 +152,9 @@ def main():
     ap.add_argument("--cases", default="mask-bomb,dataset-mask-bomb,count-64,parallel-5,coco")
     ap.add_argument("--count", type=int, default=64)
     ap.add_argument("--coco-mb", type=int, default=102)
+    ap.add_argument("--format", default="png", help="output_format of the augment_image cases")
+    ap.add_argument("--pipeline", default="noisy", choices=["noisy", "flip"],
+                    help="noisy: rotate and strong gaussian noise (the costly case); flip: a horizontal flip (fast)")
     a = ap.parse_args()
     photo = os.path.abspath(a.photo)
     if not os.path.exists(photo):
@@ -165,6 +169,7 @@ def main():
         print("budget %d MiB, bound %d MiB, photo %s" % (a.budget, bound, os.path.basename(photo)))
         noisy = [{"entry": "rotate", "params": {"angle": [-15, 15]}},
                  {"entry": "gaussian_noise", "params": {"sigma": [0.1, 0.2]}}]
+        recipe = noisy if a.pipeline == "noisy" else [{"entry": "flip_horizontal"}]
         failed = False
         for case in a.cases.split(","):
             ws = os.path.join(tmp, "ws-" + case)
@@ -184,11 +189,11 @@ def main():
                     f.write(mask_bomb(60000, 60000))
                 ids = [srv.call("augment_dataset", {"input": d, "output": "out", "pipeline": noisy[:1]})]
             elif case == "count-64":
-                ids = [srv.call("augment_image", {"path": photo, "pipeline": noisy, "seed": 1, "count": a.count,
-                                                  "options": {"output_format": "png"}})]
+                ids = [srv.call("augment_image", {"path": photo, "pipeline": recipe, "seed": 1, "count": a.count,
+                                                  "options": {"output_format": a.format}})]
             elif case == "parallel-5":
-                ids = [srv.call("augment_image", {"path": photo, "pipeline": noisy, "seed": s, "count": 2,
-                                                  "options": {"output_format": "png"}}) for s in range(5)]
+                ids = [srv.call("augment_image", {"path": photo, "pipeline": recipe, "seed": s, "count": 2,
+                                                  "options": {"output_format": a.format}}) for s in range(5)]
             elif case == "coco":
                 d = os.path.join(tmp, "coco")
                 os.makedirs(d, exist_ok=True)
