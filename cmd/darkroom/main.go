@@ -285,7 +285,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve", serveSynopsis)
 	var vocabDirs multiFlag
 	fs.Var(&vocabDirs, "vocab", "directory of extra vocabulary packs (repeatable)")
-	budgetMiB := fs.Int64("decode-budget", engine.DefaultDecodeBudget>>20, "MiB of pixel buffers the decodes in flight may hold together; a decode that would pass it waits, one that alone needs more is refused (limit_exceeded)")
+	budgetMiB := fs.Int64("decode-budget", engine.DefaultDecodeBudget>>20, "MiB of pixel buffers the calls in flight may hold together (decodes, renders, encodes), each costed from the header before it starts; a call that would pass it waits, one that alone needs more is refused (limit_exceeded)")
 	var wf workspaceFlags
 	wf.register(fs, "a directory ingest may read photos from (repeatable; the client's roots are added)")
 	contractDir := fs.String("contracts", "", "serve the contract module in `DIR` (cue.mod/module.cue, contracts/*.cue) instead of the built-in one")
@@ -310,6 +310,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usagef("--decode-budget takes a positive number of MiB, got %d", *budgetMiB)
 	}
 	engine.SetDecodeBudget(*budgetMiB<<20, 0)
+	engine.LimitHeap()
 	if *toolsets != "" || *readOnly {
 		f := server.ToolFilter{ReadOnly: *readOnly}
 		if *toolsets != "" {

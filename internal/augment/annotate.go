@@ -59,13 +59,16 @@ type Dropped struct {
 	Reason string `json:"reason"`
 }
 
-// DecodeMask reads a PNG label mask: 8- or 16-bit grey (the value is the label) or
-// paletted (the index is). Anything else, or a PNG that does not decode, is
-// invalid_input: colours would have to be guessed into labels.
-func DecodeMask(data []byte) (*Mask, error) {
-	img, err := png.Decode(bytes.NewReader(data))
+// DecodeMask reads a PNG label mask for a w x h image: 8- or 16-bit grey (the value
+// is the label) or paletted (the index is). It decodes through the engine's
+// header-first, budgeted decode (engine.DecodeLabelMask, with opt's context and
+// reservation): a mask whose header states another size than w x h, or colours
+// (which would have to be guessed into labels), is invalid_input before any pixel
+// is decoded, as is a file that is not a PNG.
+func DecodeMask(data []byte, w, h int, opt engine.DecodeOptions) (*Mask, error) {
+	img, err := engine.DecodeLabelMask(data, w, h, opt)
 	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InvalidInput, err, "mask: not a PNG")
+		return nil, err
 	}
 	return MaskFromImage(img)
 }

@@ -374,7 +374,7 @@ func TestMaskPNG(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := DecodeMask(b)
+		back, err := DecodeMask(b, m.W, m.H, engine.DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func TestMaskPNG(t *testing.T) {
 			t.Errorf("mask with label %d does not round-trip (-want +got):\n%s", top, diff)
 		}
 	}
-	if _, err := DecodeMask([]byte("not a png")); darkroom.Code(err) != darkroom.InvalidInput {
+	if _, err := DecodeMask([]byte("not a png"), 4, 4, engine.DecodeOptions{}); darkroom.Code(err) != darkroom.InvalidInput {
 		t.Errorf("DecodeMask(garbage): %v, want invalid_input", err)
 	}
 }

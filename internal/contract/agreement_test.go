@@ -63,7 +63,7 @@ func agreementTargets(t *testing.T, c *Contract) []target {
 			t.Fatalf("operation %s: %v", op.Name, err)
 		}
 		targets = append(targets, target{"operation " + op.Name, schema, js, func(raw json.RawMessage) error {
-			_, err := c.check(def, op.Name, raw)
+			_, err := c.check(def, op.Name, raw, maxArgumentNodes)
 			return err
 		}})
 	}
@@ -73,7 +73,7 @@ func agreementTargets(t *testing.T, c *Contract) []target {
 		t.Fatal(err)
 	}
 	targets = append(targets, target{"#MaskSpec", mask, js, func(raw json.RawMessage) error {
-		_, err := c.check(maskDef, "mask_spec", raw)
+		_, err := c.check(maskDef, "mask_spec", raw, maxArgumentNodes)
 		return err
 	}})
 	return targets

@@ -103,5 +103,5 @@ func (c *Contract) CheckOperation(name string, args map[string]any) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	return c.check(def, name, raw)
+	return c.check(def, name, raw, maxArgumentNodes)
 }

@@ -31,8 +31,17 @@ const (
 	// still reaches ingest and gets its limit_exceeded, not a framing error.
 	MaxArgumentBytes = 24 << 20
 	maxArgumentDepth = 16
+	// maxArgumentNodes bounds the values (objects, lists, scalars) of one call's
+	// arguments, for a tool whose schema admits fewer: a tool whose declared
+	// bounds admit more (augment_image's 4096 boxes and 4096 keypoints with
+	// labels) gets what they admit (argumentNodes), so every argument the
+	// contract accepts reaches CUE.
 	maxArgumentNodes = 20000
-	newLabelBudget   = 4096
+	// mapKeys is how many keys argumentNodes counts for an object keyed by names
+	// (an entry's parameters): no entry declares nearly as many, and a key CUE
+	// does not know for the entry is refused.
+	mapKeys        = 64
+	newLabelBudget = 4096
 )
 
 // FieldError is one failing field of a call: its path (dotted, list indexes as
@@ -49,17 +58,97 @@ type FieldError struct {
 // failing fields.
 func (t *Tool) Check(raw json.RawMessage) (map[string]any, error) {
 	t.contract.ensure(t)
-	return t.contract.check(t.params, t.Name, raw)
+	return t.contract.check(t.params, t.Name, raw, t.argumentNodes())
+}
+
+// argumentNodes is the node cap of the tool's arguments: what its input schema
+// admits at most (schemaNodes), and never less than maxArgumentNodes.
+func (t *Tool) argumentNodes() int {
+	if n, ok := schemaNodes(t.InputSchema); ok && n > maxArgumentNodes {
+		return int(n)
+	}
+	return maxArgumentNodes
+}
+
+// schemaNodes is the largest number of values (as decodeArgs counts them: each
+// object, list and scalar) an instance of a JSON Schema generated from CUE may
+// hold: an object its declared properties, a list maxItems items, a choice its
+// largest branch, an object keyed by names mapKeys keys. ok is false for a schema
+// that bounds no size (a list without maxItems, a $ref).
+func schemaNodes(s any) (n int64, ok bool) {
+	m, isMap := s.(map[string]any)
+	if !isMap {
+		return 1, true // true, or a schema this walk does not know: a scalar
+	}
+	if _, ref := m["$ref"]; ref {
+		return 0, false
+	}
+	best := int64(1)
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		branches, _ := m[k].([]any)
+		for _, b := range branches {
+			bn, ok := schemaNodes(b)
+			if !ok {
+				return 0, false
+			}
+			best = max(best, bn)
+		}
+	}
+	own := int64(1)
+	if props, _ := m["properties"].(map[string]any); props != nil {
+		for _, p := range props {
+			pn, ok := schemaNodes(p)
+			if !ok {
+				return 0, false
+			}
+			own += pn
+		}
+	}
+	var keyed []any
+	if pp, _ := m["patternProperties"].(map[string]any); pp != nil {
+		for _, p := range pp {
+			keyed = append(keyed, p)
+		}
+	}
+	if ap, isSchema := m["additionalProperties"].(map[string]any); isSchema {
+		keyed = append(keyed, ap)
+	}
+	for _, p := range keyed {
+		pn, ok := schemaNodes(p)
+		if !ok {
+			return 0, false
+		}
+		own += mapKeys * pn
+	}
+	if m["type"] == "array" || m["items"] != nil {
+		var maxItems int64
+		switch v := m["maxItems"].(type) {
+		case int64:
+			maxItems = v
+		case int:
+			maxItems = int64(v)
+		case float64:
+			maxItems = int64(v)
+		default:
+			return 0, false
+		}
+		in, ok := schemaNodes(m["items"])
+		if !ok {
+			return 0, false
+		}
+		own += maxItems * in
+	}
+	return max(best, own), true
 }
 
 // CheckValue validates raw against any schema value of this contract (an entry's
 // #values, a #MaskSpec) exactly as Check does a tool's params; name prefixes messages.
 func (c *Contract) CheckValue(schema cue.Value, name string, raw json.RawMessage) (map[string]any, error) {
-	return c.check(schema, name, raw)
+	return c.check(schema, name, raw, maxArgumentNodes)
 }
 
-func (c *Contract) check(params cue.Value, name string, raw json.RawMessage) (map[string]any, error) {
-	args, ferrs := c.decodeArgs(raw)
+func (c *Contract) check(params cue.Value, name string, raw json.RawMessage, maxNodes int) (map[string]any, error) {
+	args, ferrs := c.decodeArgs(raw, maxNodes)
 	if ferrs != nil {
 		return nil, invalid(name, ferrs)
 	}
@@ -98,7 +187,7 @@ func invalid(tool string, ferrs []FieldError) *darkroom.Error {
 // decodeArgs parses strict JSON into Go values: one object, numbers normalized (an
 // integral number becomes int64), every key known to the contract, size and depth
 // bounded, and top-level nulls dropped.
-func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError) {
+func (c *Contract) decodeArgs(raw json.RawMessage, maxNodes int) (map[string]any, []FieldError) {
 	if len(raw) > MaxArgumentBytes {
 		return nil, []FieldError{{"", fmt.Sprintf("arguments are %d bytes, over the limit of %d", len(raw), MaxArgumentBytes)}}
 	}
@@ -124,7 +213,7 @@ func (c *Contract) decodeArgs(raw json.RawMessage) (map[string]any, []FieldError
 	var walk func(v any, path []string, depth int) any
 	walk = func(v any, path []string, depth int) any {
 		nodes++
-		if depth > maxArgumentDepth || nodes > maxArgumentNodes {
+		if depth > maxArgumentDepth || nodes > maxNodes {
 			if len(ferrs) == 0 || ferrs[len(ferrs)-1].Message != "arguments nest too deep or are too large" {
 				ferrs = append(ferrs, FieldError{strings.Join(path, "."), "arguments nest too deep or are too large"})
 			}

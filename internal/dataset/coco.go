@@ -11,13 +11,25 @@ import (
 )
 
 // cocoInput is what darkroom reads of a COCO instances file. Categories, info and
-// licenses are carried to the output verbatim.
+// licenses are carried to the output verbatim. The annotations, most of a large
+// file, are not decoded with the rest: annotations holds where they are in the
+// file, and parseCOCO reads them one at a time (see cocoSpan).
 type cocoInput struct {
 	Info        json.RawMessage   `json:"info"`
 	Licenses    json.RawMessage   `json:"licenses"`
 	Images      []cocoImageIn     `json:"images"`
-	Annotations []cocoAnnIn       `json:"annotations"`
+	Annotations cocoSpan          `json:"annotations"`
 	Categories  []json.RawMessage `json:"categories"`
+}
+
+// cocoSpan is a JSON value's bytes within the file parseCOCO was given: json.Unmarshal
+// hands an Unmarshaler a slice of its input, which stays valid as long as the input
+// (parseCOCO's data, unchanged while it runs) does, so nothing is copied.
+type cocoSpan []byte
+
+func (c *cocoSpan) UnmarshalJSON(b []byte) error {
+	*c = b
+	return nil
 }
 
 type cocoImageIn struct {
@@ -56,11 +68,15 @@ type cocoSet struct {
 // folder, or by base name when that is unique among the images. A file that is not a
 // COCO file at all is an error for the whole dataset; a bad annotation is an error
 // for its image only.
+//
+// The file is read in two passes over data, so that what the parse holds is about
+// what it keeps (the objects) rather than a decoded copy of the whole file: the
+// first decodes everything but the annotations (json.Unmarshal, which copies
+// nothing it does not keep), the second reads the annotations one at a time with
+// a json.Decoder, each turned into an Object before the next is read.
 func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 	var in cocoInput
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, labelErr(name, "not a COCO instances file: %v", err)
 	}
 	byBase := map[string][]string{}
@@ -111,44 +127,81 @@ func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 		s.objects[rel] = []Object{}
 		byID[im.ID.String()] = img{rel, im.Width, im.Height}
 	}
-	for i, a := range in.Annotations {
+	// One interned Attrs map per iscrowd value: objects only read their Attrs, and
+	// a map per object costs more than the object.
+	crowd := map[int]map[string]string{}
+	err := eachCOCOAnnotation(in.Annotations, func(i int, a *cocoAnnIn) error {
 		im, ok := byID[a.ImageID.String()]
 		if !ok {
-			return nil, labelErr(name, "annotations[%d]: image_id %s is not in images", i, a.ImageID)
+			return labelErr(name, "annotations[%d]: image_id %s is not in images", i, a.ImageID)
 		}
 		if im.rel == "" || s.errs[im.rel] != nil {
-			continue
+			return nil
 		}
-		bad := func(format string, args ...any) {
+		bad := func(format string, args ...any) error {
 			s.errs[im.rel] = labelErr(name, "annotations[%d] (image %s): "+format, append([]any{i, im.rel}, args...)...)
+			return nil
 		}
 		if len(a.BBox) != 4 {
-			bad("bbox has %d numbers, want [x, y, width, height]", len(a.BBox))
-			continue
+			return bad("bbox has %d numbers, want [x, y, width, height]", len(a.BBox))
 		}
 		if a.BBox[2] < 0 || a.BBox[3] < 0 || anyNonFinite(a.BBox) || anyNonFinite(a.Keypoints) {
-			bad("bbox %v is not a box", a.BBox)
-			continue
+			return bad("bbox %v is not a box", a.BBox)
 		}
 		cat, ok := names[a.CategoryID]
 		if !ok {
-			bad("category_id %d is not in categories", a.CategoryID)
-			continue
+			return bad("category_id %d is not in categories", a.CategoryID)
 		}
 		if len(a.Keypoints)%3 != 0 {
-			bad("%d keypoint numbers are not triples x, y, v", len(a.Keypoints))
-			continue
+			return bad("%d keypoint numbers are not triples x, y, v", len(a.Keypoints))
 		}
 		o := Object{Class: a.CategoryID, Name: cat, Box: [4]float64{a.BBox[0], a.BBox[1], a.BBox[0] + a.BBox[2], a.BBox[1] + a.BBox[3]}}
 		if a.IsCrowd != nil {
-			o.Attrs = map[string]string{"iscrowd": fmt.Sprint(*a.IsCrowd)}
+			if crowd[*a.IsCrowd] == nil {
+				crowd[*a.IsCrowd] = map[string]string{"iscrowd": fmt.Sprint(*a.IsCrowd)}
+			}
+			o.Attrs = crowd[*a.IsCrowd]
+		}
+		if len(a.Keypoints) > 0 {
+			o.Keypoints = make([]Keypoint, 0, len(a.Keypoints)/3)
 		}
 		for k := 0; k < len(a.Keypoints); k += 3 {
 			o.Keypoints = append(o.Keypoints, Keypoint{X: a.Keypoints[k], Y: a.Keypoints[k+1], V: int(a.Keypoints[k+2])})
 		}
 		s.objects[im.rel] = append(s.objects[im.rel], o)
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*darkroom.Error); ok {
+			return nil, err
+		}
+		return nil, labelErr(name, "not a COCO instances file: %v", err)
 	}
 	return s, nil
+}
+
+// eachCOCOAnnotation calls f with each annotation of a COCO annotations array (null
+// or absent: none), decoded one at a time into the same value: f must not keep a.
+func eachCOCOAnnotation(span cocoSpan, f func(i int, a *cocoAnnIn) error) error {
+	if len(span) == 0 || string(span) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(span))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("annotations is not a list")
+	}
+	var a cocoAnnIn
+	for i := 0; dec.More(); i++ {
+		a = cocoAnnIn{BBox: a.BBox[:0], Keypoints: a.Keypoints[:0]}
+		if err := dec.Decode(&a); err != nil {
+			return fmt.Errorf("annotations[%d]: %w", i, err)
+		}
+		if err := f(i, &a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func anyNonFinite(xs []float64) bool {

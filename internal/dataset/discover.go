@@ -4,20 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"image"
-	_ "image/gif" // the image formats a dataset may hold, for their headers
-	_ "image/jpeg"
-	_ "image/png"
 	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
-	_ "golang.org/x/image/tiff"
-	_ "golang.org/x/image/webp"
-
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Limits on what one input file may hold; over them is limit_exceeded.
@@ -294,16 +288,19 @@ func (d *Dataset) load(rel string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	// The header only (engine.ReadHeader: the format, a size with pixels and
+	// within the engine's pixel cap): the AugmentFunc decodes the pixels.
+	hd, err := engine.ReadHeader(data, 0)
 	if err != nil {
-		e := darkroom.Wrap(darkroom.RenderError, err, "%s is not a readable image", rel)
+		code := darkroom.RenderError
+		if darkroom.Code(err) == darkroom.LimitExceeded {
+			code = darkroom.LimitExceeded
+		}
+		e := darkroom.Wrap(code, err, "%s is not a readable image", rel)
 		e.Details = map[string]any{"file": rel}
 		return nil, e
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, darkroom.Errorf(darkroom.RenderError, "%s has no pixels", rel)
-	}
-	s := &source{data: data, labels: Labels{Width: cfg.Width, Height: cfg.Height}}
+	s := &source{data: data, labels: Labels{Width: hd.Width, Height: hd.Height}}
 	if err := d.readLabels(rel, s); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"cuelang.org/go/encoding/yaml"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Label formats, as they appear in dataset.json and in Labels.Format.
@@ -328,20 +330,26 @@ func FormatVOCFile(folder, file string, w, h, depth int, objs []Object) []byte {
 	return append(out, '\n')
 }
 
-// ParseMask decodes a PNG label mask and checks that it is w x h.
+// ParseMask decodes a PNG label mask and checks that it is w x h, through the
+// engine's header-first, budgeted decode (engine.DecodeLabelMask): a mask whose
+// header states another size, or colours, is refused before any pixel is
+// decoded, whatever size it claims.
 func ParseMask(name string, data []byte, w, h int) (image.Image, error) {
-	m, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		e := darkroom.Wrap(darkroom.MaskingError, err, "mask %s is not a PNG", name)
-		e.Details = map[string]any{"file": name}
-		return nil, e
+	m, err := engine.DecodeLabelMask(data, w, h, engine.DecodeOptions{})
+	if err == nil {
+		return m, nil
 	}
-	if b := m.Bounds(); b.Dx() != w || b.Dy() != h {
-		e := darkroom.Errorf(darkroom.MaskingError, "mask %s is %dx%d, its image %dx%d", name, b.Dx(), b.Dy(), w, h)
-		e.Details = map[string]any{"file": name}
-		return nil, e
+	var e *darkroom.Error
+	switch {
+	case darkroom.Code(err) == darkroom.LimitExceeded:
+		e = darkroom.Wrap(darkroom.LimitExceeded, err, "mask %s", name)
+	case errors.As(err, &e) && e.Details["mask_width"] != nil:
+		e = darkroom.Errorf(darkroom.MaskingError, "mask %s is %dx%d, its image %dx%d", name, e.Details["mask_width"], e.Details["mask_height"], w, h)
+	default:
+		e = darkroom.Wrap(darkroom.MaskingError, err, "mask %s", name)
 	}
-	return m, nil
+	e.Details = map[string]any{"file": name}
+	return nil, e
 }
 
 // FormatMask encodes a label mask as PNG (lossless, so class ids survive).

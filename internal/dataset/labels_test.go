@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"image"
 	"os"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 func TestYOLORoundTrip(t *testing.T) {
@@ -280,6 +284,52 @@ func TestMask(t *testing.T) {
 	writeTree(t, dir, map[string][]byte{"a.png": encode(t, "png", testImage(6, 4, 0)), "masks/a.png": data})
 	_, rep := run(t, dir, Options{Variants: 1, Augment: flipBright})
 	if len(rep.Skipped) != 1 || rep.Skipped[0].Code != darkroom.MaskingError {
+		t.Errorf("skipped %+v, want a.png with masking_error", rep.Skipped)
+	}
+}
+
+// maskBomb is a PNG of about a hundred bytes whose header declares w x h pixels of
+// 16-bit RGBA (colour type 6) or grey (0): only a decoder that trusts the header
+// allocates its size (28.8 GB at 60000x60000 RGBA, which aborts the Go runtime).
+func maskBomb(w, h int, colourType byte) []byte {
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		out.WriteString(typ)
+		out.Write(data)
+		crc := crc32.NewIEEE()
+		crc.Write([]byte(typ))
+		crc.Write(data)
+		binary.Write(&out, binary.BigEndian, crc.Sum32())
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 16, colourType
+	chunk("IHDR", ihdr)
+	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1})
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// A mask is read header first: one that declares a huge image is its image's
+// masking_error (or the budget's limit_exceeded when its size is the image's), and
+// the run goes on; before, png.Decode allocated what the header said.
+func TestMaskBomb(t *testing.T) {
+	if _, err := ParseMask("masks/a.png", maskBomb(60000, 60000, 6), 6, 4); darkroom.Code(err) != darkroom.MaskingError {
+		t.Errorf("60000x60000 RGBA16 mask of a 6x4 image: %v, want masking_error", err)
+	}
+	engine.SetDecodeBudget(64<<20, 0)
+	defer engine.SetDecodeBudget(0, 0)
+	if _, err := ParseMask("masks/a.png", maskBomb(15000, 15000, 0), 15000, 15000); darkroom.Code(err) != darkroom.LimitExceeded {
+		t.Errorf("15000x15000 grey16 mask beside its image, under a 64 MiB budget: %v, want limit_exceeded", err)
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{"a.png": encode(t, "png", testImage(6, 4, 0)), "masks/a.png": maskBomb(60000, 60000, 6),
+		"b.png": encode(t, "png", testImage(6, 4, 1))})
+	_, rep := run(t, dir, Options{Variants: 1, Augment: flipBright})
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Source != "a.png" || rep.Skipped[0].Code != darkroom.MaskingError {
 		t.Errorf("skipped %+v, want a.png with masking_error", rep.Skipped)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
 	"image/color"
 	"io"
 	"io/fs"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 )
 
@@ -401,7 +401,7 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	if res.Ext != "" && !validExt.MatchString(res.Ext) {
 		return Record{}, darkroom.Errorf(darkroom.InternalError, "variant %d of %s: the augmentation gave the extension %q", v, rel, res.Ext)
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Image))
+	cfg, err := engine.ReadHeader(res.Image, 0)
 	if err != nil {
 		return Record{}, darkroom.Wrap(darkroom.RenderError, err, "variant %d of %s is not a readable image", v, rel)
 	}

@@ -100,7 +100,7 @@ func TestRunOutputs(t *testing.T) {
 
 	wantSkips := []Skip{
 		{"c/badlabel.png", darkroom.InvalidInput, "labels c/badlabel.txt: line 2: 3 fields, want class cx cy w h"},
-		{"c/broken.png", darkroom.RenderError, "c/broken.png is not a readable image: unexpected EOF"},
+		{"c/broken.png", darkroom.RenderError, "c/broken.png is not a readable image: decode png: the file is truncated: unexpected EOF"},
 		{"d/twin.jpg", darkroom.InvalidInput, "d/twin.jpg: 2 images share the stem twin (d/twin.jpg, d/twin.png); rename all but one"},
 		{"d/twin.png", darkroom.InvalidInput, "d/twin.png: 2 images share the stem twin (d/twin.jpg, d/twin.png); rename all but one"},
 	}
@@ -492,7 +492,7 @@ func TestRunSurvivesBadAugment(t *testing.T) {
 	for src, want := range map[string]string{
 		"n/img03.png": "internal_error: augment variant 0 of n/img03.png: panic: boom",
 		"n/img04.png": `internal_error: variant 0 of n/img04.png: the augmentation gave the extension "/../../x"`,
-		"n/img05.png": "render_error: variant 0 of n/img05.png is not a readable image: image: unknown format",
+		"n/img05.png": "render_error: variant 0 of n/img05.png is not a readable image: decode: not a JPEG, PNG, TIFF, WebP or GIF file",
 	} {
 		if got[src] != want {
 			t.Errorf("%s: skipped as %q, want %q", src, got[src], want)

@@ -1,14 +1,12 @@
 package edit
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -47,15 +45,26 @@ type AugmentRequest struct {
 	// Annotations move with the pixels; MaskPNG is a label mask (augment.DecodeMask).
 	Annotations *augment.Annotations
 	MaskPNG     []byte
+	// InlineVariants and InlineBytes say which variants' encoded bytes the result
+	// keeps (AugmentedVariant.Bytes), for a caller that shows them: the first
+	// InlineVariants, while their total stays within InlineBytes. Every other
+	// variant is streamed to its file and only its size and hash are kept, so what
+	// a call holds does not grow with Count.
+	InlineVariants int
+	InlineBytes    int
 }
 
-// AugmentedVariant is one variant as written.
+// AugmentedVariant is one variant as written. Its pixels (Variant.Image, and the
+// moved label mask) are gone once it is written.
 type AugmentedVariant struct {
 	*augment.Variant
 	Path     string // relative to the workspace
 	MaskPath string // the moved label mask, when one was given
-	Bytes    []byte
-	SHA256   string
+	Size     int64  // the file's size in bytes
+	// Bytes is the file's content when the request's InlineVariants and
+	// InlineBytes keep it, else nil.
+	Bytes  []byte
+	SHA256 string
 }
 
 // Augmented is what an augmentation wrote under augment/<SessionID>/.
@@ -137,42 +146,51 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	if req.Quality == 0 {
 		req.Quality = 90
 	}
-	src, srcName, srcData, err := s.augmentSource(ctx, ws, req)
+	in, err := s.augmentInput(ws, req)
 	if err != nil {
 		return Augmented{}, err
 	}
-	out := Augmented{Format: format, Width: src.W, Height: src.H, SeedSource: req.SeedSource}
-	if out.Recipe, out.Pipeline, err = s.recipe(req, src.W, src.H); err != nil {
+	// The working set is reserved from the decode budget before anything is
+	// decoded: for a file, from its header and the recipe read at its size; for a
+	// workspace image, its render first, then grown once its size is known.
+	res, err := in.reserveSource(ctx)
+	if err != nil {
 		return Augmented{}, err
 	}
-	// An entry no pack defines is refused up front (with the closest names), not
-	// skipped in every variant: a misspelt step would otherwise give unchanged copies.
-	for i, st := range out.Pipeline {
-		if _, err := s.LookupEntry(fmt.Sprintf("pipeline[%d].entry", i), st.Entry); err != nil {
+	defer res.Release()
+	out := Augmented{Format: format, SeedSource: req.SeedSource}
+	// plan reads the recipe at the image's size, checks the mask's header against
+	// it, and grows the reservation to the whole working set.
+	plan := func(w, h int) error {
+		out.Width, out.Height = w, h
+		if err := s.augmentPlan(req, &out); err != nil {
+			return err
+		}
+		if err := checkMaskHeader(req.MaskPNG, w, h); err != nil {
+			return err
+		}
+		return res.Grow(ctx, "augment_image", fmt.Sprintf("%d variant(s) of the %dx%d image", req.Count, w, h), s.augmentWorkingSet(in, req, out))
+	}
+	if in.edits == nil {
+		if err := plan(in.header.UprightWidth, in.header.UprightHeight); err != nil {
+			return Augmented{}, err
+		}
+	}
+	src, srcName, srcData, err := s.augmentSource(ctx, in, res)
+	if err != nil {
+		return Augmented{}, err
+	}
+	if in.edits != nil {
+		if err := plan(src.W, src.H); err != nil {
 			return Augmented{}, err
 		}
 	}
 	aug := s.Augmenter()
-	if err := aug.Check(out.Pipeline); err != nil {
-		return Augmented{}, err
-	}
-	if req.Seed != nil {
-		out.Seed = *req.Seed
-	} else {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "draw a seed")
-		}
-		out.Seed, out.SeedSource = binary.LittleEndian.Uint64(b[:])&MaxSeed, "random"
-	}
 	ann := req.Annotations
 	if req.MaskPNG != nil {
-		m, err := augment.DecodeMask(req.MaskPNG)
+		m, err := augment.DecodeMask(req.MaskPNG, src.W, src.H, engine.DecodeOptions{Context: ctx, Reserved: res.Bytes})
 		if err != nil {
-			return Augmented{}, err
-		}
-		if m.W != src.W || m.H != src.H {
-			return Augmented{}, FieldError("annotations.mask_b64", "the mask is %dx%d, the image %dx%d", m.W, m.H, src.W, src.H)
+			return Augmented{}, maskFieldError(err)
 		}
 		if ann == nil {
 			ann = &augment.Annotations{}
@@ -210,6 +228,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	if format == "jpeg" {
 		meta.Quality = req.Quality
 	}
+	inlined := 0
 	for n := range req.Count {
 		if err := ctx.Err(); err != nil {
 			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "augmentation cancelled after %d of %d variants", n, req.Count)
@@ -218,16 +237,25 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		if err != nil {
 			return Augmented{}, err
 		}
-		var buf bytes.Buffer
-		if err := augment.Encode(&buf, v.Image, format, req.Quality); err != nil {
-			return Augmented{}, RenderFailure(err, "encode variant %d", n)
-		}
 		name := filepath.Join(dir, fmt.Sprintf("result-%d.%s", n, ext))
-		if err := ws.WriteFile(name, buf.Bytes()); err != nil {
+		keep := 0
+		if n < req.InlineVariants {
+			keep = req.InlineBytes - inlined
+		}
+		sink := newVariantSink(keep)
+		err = ws.WriteFileFrom(name, func(w io.Writer) error {
+			if err := augment.Encode(io.MultiWriter(w, sink), v.Image, format, req.Quality); err != nil {
+				return RenderFailure(err, "encode variant %d", n)
+			}
+			return nil
+		})
+		engine.Recycle(v.Image)
+		v.Image = nil // written: let the pixels go before the next variant
+		if err != nil {
 			return Augmented{}, err
 		}
-		vs := sha256.Sum256(buf.Bytes())
-		av := AugmentedVariant{Variant: v, Path: ws.Rel(name), Bytes: buf.Bytes(), SHA256: hex.EncodeToString(vs[:])}
+		av := AugmentedVariant{Variant: v, Path: ws.Rel(name), Size: sink.size, Bytes: sink.kept(), SHA256: hex.EncodeToString(sink.sum.Sum(nil))}
+		inlined += len(av.Bytes)
 		if v.Annotations != nil && v.Annotations.Mask != nil {
 			png, err := v.Annotations.Mask.PNG()
 			if err != nil {
@@ -238,8 +266,10 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 				return Augmented{}, err
 			}
 			av.MaskPath = ws.Rel(mname)
+			moved := *v.Annotations
+			moved.Mask = nil // written: its labels go too
+			v.Annotations = &moved
 		}
-		v.Image = nil // written: let the pixels go before the next variant
 		out.Variants = append(out.Variants, av)
 		meta.Variants = append(meta.Variants, augmentResult{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
 			Width: v.OutW, Height: v.OutH, Applied: nonNilSlice(v.Applied), Skipped: nonNilSlice(v.Skipped)})
@@ -278,62 +308,6 @@ func (req AugmentRequest) source() string {
 		return "path:" + filepath.Base(req.Path)
 	}
 	return "image_b64"
-}
-
-// augmentSource decodes the image to augment: a workspace image rendered at its
-// version, or the bytes of a file. It returns the pixels and what original.<ext>
-// holds (the file as given, or the rendered version as PNG) with its extension.
-func (s *Editor) augmentSource(ctx context.Context, ws *Workspace, req AugmentRequest) (*engine.Image, string, []byte, error) {
-	given := 0
-	for _, ok := range []bool{req.ImageID != "", req.Path != "", req.Data != nil} {
-		if ok {
-			given++
-		}
-	}
-	if given != 1 {
-		return nil, "", nil, FieldError("image_id", "give exactly one of image_id, path or image_b64")
-	}
-	if req.ImageID != "" {
-		r, err := s.ResolveEdits(req.ImageID, req.Spec)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		data, err := r.Load()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		src, err := engine.Decode(data, engine.DecodeOptions{Context: ctx})
-		if err != nil {
-			return nil, "", nil, RenderFailure(err, "image %s", req.ImageID)
-		}
-		img := src.Image
-		if len(r.Edits) > 0 {
-			if img, err = engine.Render(img, r.Edits, engine.RenderOptions{}); err != nil {
-				return nil, "", nil, RenderFailure(err, "image %s at %s", req.ImageID, Abbrev(r.Hash))
-			}
-		}
-		var buf bytes.Buffer
-		if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "png"}); err != nil {
-			return nil, "", nil, RenderFailure(err, "encode image %s", req.ImageID)
-		}
-		return img, "png", buf.Bytes(), nil
-	}
-	data, what := req.Data, "image_b64"
-	if req.Path != "" {
-		var err error
-		if data, _, err = ws.ReadAllowed(req.Path); err != nil {
-			return nil, "", nil, err
-		}
-		what = req.Path
-	}
-	src, err := engine.Decode(data, engine.DecodeOptions{Context: ctx})
-	if err != nil {
-		if darkroom.Code(err) == darkroom.InvalidInput {
-			return nil, "", nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (JPEG, PNG, TIFF, WebP or GIF)", what)
-		}
-		return nil, "", nil, err
-	}
-	return src.Image, sourceExt[src.Format][1:], data, nil
 }
 
 // recipe turns the request's recipe into a pipeline: a prompt parsed at the image's

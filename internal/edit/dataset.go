@@ -251,7 +251,12 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
 		// One job per worker, one worker per core: the job keeps to its core.
 		defer engine.Occupy()()
-		src, err := engine.Decode(job.Image, engine.DecodeOptions{Context: ctx})
+		res, err := reserveDatasetJob(ctx, aug, p, job)
+		if err != nil {
+			return dataset.Result{}, err
+		}
+		defer res.Release()
+		src, err := engine.Decode(job.Image, engine.DecodeOptions{Context: ctx, Reserved: res.Bytes})
 		if err != nil {
 			if darkroom.Code(err) == darkroom.InvalidInput {
 				return dataset.Result{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode", job.Source)
@@ -298,6 +303,27 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 		}
 		return dataset.Result{Image: buf.Bytes(), Ext: "." + augment.Ext(f), Labels: labels, Params: params}, nil
 	}
+}
+
+// reserveDatasetJob reserves from the decode budget what a dataset job holds, from
+// the image's header before it is decoded: the decode, the variant's render at the
+// largest frame its draws reach (the source is given up to it), the encoder's copy,
+// and the label mask with its moved copy.
+func reserveDatasetJob(ctx context.Context, aug *augment.Augmenter, p augment.Pipeline, job dataset.Job) (*engine.Reservation, error) {
+	hd, err := engine.ReadHeader(job.Image, 0)
+	if err != nil {
+		if darkroom.Code(err) == darkroom.InvalidInput {
+			return nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode", job.Source)
+		}
+		return nil, err
+	}
+	w, h := hd.UprightWidth, hd.UprightHeight
+	pw, ph := aug.PeakFrame(w, h, p, job.Seed, 1)
+	n := hd.DecodeCost() + 2*engine.FloatBytes(pw, ph) + encodeBytes(pw, ph)
+	if job.Labels.Mask != nil {
+		n += 4*int64(w)*int64(h) + 3*int64(pw)*int64(ph)
+	}
+	return engine.Reserve(ctx, "augment_dataset", fmt.Sprintf("%s (%dx%d)", job.Source, w, h), n)
 }
 
 // kpIndex says which object and which of its keypoints a flat keypoint index is.

@@ -76,12 +76,23 @@ func (b *budget) broadcast() {
 	b.changed = make(chan struct{})
 }
 
-// acquire takes n bytes of the budget, waiting while other decodes hold too much of
-// it. It returns limit_exceeded at once when n alone is over the budget, and also
-// when ctx ends or the wait runs out first. release gives the bytes
-// back, first returning a large decode's memory to the system so that the next
-// decode starts from a heap that is really smaller.
+// acquire takes n bytes of the budget for a decode of a w x h image in format,
+// waiting while other decodes hold too much of it (see take).
 func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) (release func(), err error) {
+	return b.take(ctx, "decode "+format, fmt.Sprintf("the %dx%d image", w, h), map[string]any{"width": w, "height": h}, n)
+}
+
+// take takes n bytes of the budget, waiting while other work holds too much of
+// it. It returns limit_exceeded at once when n alone is over the budget, and also
+// when ctx ends or the wait runs out first; prefix starts its messages and subject
+// names what needs the memory ("decode png", "the 40x30 image"), details go into
+// the error's. n of 0 or less takes nothing. release gives the bytes back, first
+// returning a large holding's memory to the system so that the next one starts
+// from a heap that is really smaller.
+func (b *budget) take(ctx context.Context, prefix, subject string, details map[string]any, n int64) (release func(), err error) {
+	if n <= 0 {
+		return func() {}, nil
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -89,9 +100,12 @@ func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) 
 	limit, wait := b.limit, b.wait
 	b.mu.Unlock()
 	if n > limit {
-		e := darkroom.Errorf(darkroom.LimitExceeded, "decode %s: the %dx%d image needs %s of pixel memory, above the decode budget of %s",
-			format, w, h, mib(n), mib(limit))
-		e.Details = map[string]any{"width": w, "height": h, "bytes": n, "budget_bytes": limit}
+		e := darkroom.Errorf(darkroom.LimitExceeded, "%s: %s needs %s of pixel memory, above the decode budget of %s",
+			prefix, subject, mib(n), mib(limit))
+		e.Details = map[string]any{"bytes": n, "budget_bytes": limit}
+		for k, v := range details {
+			e.Details[k] = v
+		}
 		return nil, e
 	}
 	var timeout <-chan time.Time
@@ -102,9 +116,9 @@ func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) 
 			b.mu.Unlock()
 			return b.releaser(n), nil
 		}
-		if n > b.limit { // the budget was lowered while this decode waited
+		if n > b.limit { // the budget was lowered while this one waited
 			b.mu.Unlock()
-			return b.acquire(ctx, format, w, h, n)
+			return b.take(ctx, prefix, subject, details, n)
 		}
 		changed := b.changed
 		b.mu.Unlock()
@@ -118,9 +132,9 @@ func (b *budget) acquire(ctx context.Context, format string, w, h int, n int64) 
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, darkroom.Wrap(darkroom.LimitExceeded, ctx.Err(), "decode %s: gave up waiting for %s of the decode budget", format, mib(n))
+			return nil, darkroom.Wrap(darkroom.LimitExceeded, ctx.Err(), "%s: gave up waiting for %s of the decode budget", prefix, mib(n))
 		case <-timeout:
-			e := darkroom.Errorf(darkroom.LimitExceeded, "decode %s: other images held the decode budget (%s) for %s; try again", format, mib(limit), wait)
+			e := darkroom.Errorf(darkroom.LimitExceeded, "%s: other images held the decode budget (%s) for %s; try again", prefix, mib(limit), wait)
 			e.Details = map[string]any{"bytes": n, "budget_bytes": limit}
 			return nil, e
 		}

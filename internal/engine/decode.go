@@ -46,6 +46,10 @@ type DecodeOptions struct {
 	// stored rows: how many are done of how many, every few dozen rows, done
 	// increasing from call to call.
 	Rows func(done, total int)
+	// Reserved is decode budget the caller already holds for this decode (a
+	// Reservation of its working set that counts Header.DecodeCost): the decode
+	// takes from the budget only what it needs beyond it, and none when it fits.
+	Reserved int64
 }
 
 // Source is a decoded photo.
@@ -120,7 +124,10 @@ func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
 		}
 		return floatBytes(w, h)
 	}
-	d, err := decodeFile(opt.Context, data, opt.MaxPixels, opt.MaxLongEdge, cost)
+	// What the caller's reservation holds is not taken again (the decoder's bytes
+	// and the float side are counted together: decodeFile adds them).
+	charged := func(w, h, o int) int64 { return cost(w, h, o) - opt.Reserved }
+	d, err := decodeFile(opt.Context, data, opt.MaxPixels, opt.MaxLongEdge, charged)
 	if err != nil {
 		return nil, err
 	}

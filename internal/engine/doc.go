@@ -25,7 +25,13 @@
 // Every decode first takes from a process-wide decode budget (budget.go) what its
 // decoder and float images will hold, estimated from the header: one that alone
 // exceeds it is refused before anything is allocated, others wait their turn, and a
-// large one hands its memory back to the system when it ends.
+// large one hands its memory back to the system when it ends. A caller that holds
+// pixels beyond one decode (an augmentation's source and renders, a dataset job)
+// reserves its whole working set from the same budget first (Reserve, from
+// ReadHeader and PeakFrame) and decodes inside it (DecodeOptions.Reserved), so the
+// budget bounds the pixels of every call in flight. Label masks are decoded the same
+// way (DecodeLabelMask: the size and colour model checked from the header first);
+// nothing else in the module calls an image decoder on untrusted bytes.
 //   - Export (Export): strips of rows are rendered from the decoder's 8-bit planes
 //     and JPEG-encoded on every core, a few at a time, and joined with restart
 //     markers; the decoder's image is the only full-size one. When every edit works

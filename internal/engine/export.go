@@ -552,6 +552,10 @@ func grownFrame(w, h int, edits []Edit, order []int) (int, int) {
 		case "scale":
 			f := r.num("factor")
 			nw, nh = max(1, int(math.Round(f*float64(w)))), max(1, int(math.Round(f*float64(h))))
+		case "crop_and_pad":
+			// Padded (a positive percent) before it is resized back or not: the
+			// padded frame is held either way.
+			nw, nh = cropAndPadFrame(w, h, r.num("percent"))
 		}
 		if r.err != nil {
 			continue // Render reports the bad argument

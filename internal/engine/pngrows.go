@@ -336,7 +336,7 @@ func decodePNGProxy(data []byte, opt DecodeOptions, release *func()) (src *Sourc
 		return nil, false, nil
 	}
 	bw, bh := (w+k-1)/k, (h+k-1)/k
-	rel, err := decodeBudget.acquire(opt.Context, "png", w, h, floatBytes(bw, bh)+2*floatBytes(tw, th)+floatBytes(w, 1)+4*int64(len(s.cur)))
+	rel, err := decodeBudget.acquire(opt.Context, "png", w, h, floatBytes(bw, bh)+2*floatBytes(tw, th)+floatBytes(w, 1)+4*int64(len(s.cur))-opt.Reserved)
 	if err != nil {
 		return nil, true, err
 	}

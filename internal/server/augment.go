@@ -249,6 +249,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			}
 		}
 	}
+	// Only the variants shown inline keep their bytes: the rest are streamed to
+	// their files, so the call's memory does not grow with count.
+	req.InlineVariants, req.InlineBytes = returnImages, maxInlineVariantBytes
 	out, err := s.Augment(ctx, req)
 	if err != nil {
 		return nil, err
@@ -260,10 +263,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version, ElapsedMS: ms(out.Elapsed.Seconds())},
 	}
 	seen := map[string]bool{}
-	inlineBytes := 0
 	mime := "image/" + out.Format
 	for _, v := range out.Variants {
-		vv := variantView{Index: v.Index, Path: v.Path, Width: v.OutW, Height: v.OutH, Bytes: len(v.Bytes),
+		vv := variantView{Index: v.Index, Path: v.Path, Width: v.OutW, Height: v.OutH, Bytes: int(v.Size),
 			SHA256: v.SHA256, Applied: []appliedView{}}
 		for _, ap := range v.Applied {
 			vv.Applied = append(vv.Applied, appliedView{ap.Entry, nonNilMap(ap.Values), ap.P, ap.Fired, ms(ap.Duration.Seconds())})
@@ -274,8 +276,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 				d.Skipped = append(d.Skipped, sk)
 			}
 		}
-		if v.Index < returnImages && inlineBytes+len(v.Bytes) <= maxInlineVariantBytes {
-			inlineBytes += len(v.Bytes)
+		if v.Bytes != nil {
 			vv.Inline = true
 			d.images = append(d.images, &mcp.ImageContent{Data: v.Bytes, MIMEType: mime})
 		}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/darkroom-mcp/darkroom"
+)
+
+// maskBombPNG is a PNG of under 100 bytes whose header declares a w x h RGBA image of 16 bits
+// a channel (28.8 GB at 60000x60000): its one IDAT chunk holds a few bytes, so only
+// a decoder that trusts the header allocates what it says.
+func maskBombPNG(w, h int) []byte {
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		out.WriteString(typ)
+		out.Write(data)
+		crc := crc32.NewIEEE()
+		crc.Write([]byte(typ))
+		crc.Write(data)
+		binary.Write(&out, binary.BigEndian, crc.Sum32())
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 16, 6 // 16-bit RGBA
+	chunk("IHDR", ihdr)
+	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1}) // zlib of one zero byte
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// TestMaskBomb sends the real binary, over stdio MCP, label masks whose headers
+// declare 60000x60000 RGBA16: as augment_image's annotations.mask_b64 and as an
+// augment_dataset input's masks/*.png. Before, png.Decode allocated what the header
+// said and the Go runtime aborted ("fatal error: runtime: out of memory"), taking
+// every session with it. Each is refused from the header (invalid_input for the
+// image, masking_error for the dataset's image) and the same process then serves
+// an augmentation.
+func TestMaskBomb(t *testing.T) {
+	t.Parallel()
+	bomb := maskBombPNG(60000, 60000)
+	if len(bomb) > 100 {
+		t.Fatalf("the bomb is %d bytes, want under 100", len(bomb))
+	}
+	dir := photoDir(t)
+	in := filepath.Join(dir, "set")
+	if err := os.MkdirAll(filepath.Join(in, "masks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"coffee.png": darkroom.SamplePhoto, "masks/coffee.png": bomb} {
+		if err := os.WriteFile(filepath.Join(in, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connect(t, newClient(), "--workspace", filepath.Join(t.TempDir(), "ws"), "--allow-root", dir)
+	flip := []any{map[string]any{"entry": "flip_horizontal"}}
+	photo := filepath.Join(dir, "coffee.png")
+
+	r := callTool(t, cs, "augment_image", map[string]any{"path": photo, "pipeline": flip, "seed": 1,
+		"annotations": map[string]any{"mask_b64": base64.StdEncoding.EncodeToString(bomb)}})
+	if r.code() != "invalid_input" {
+		t.Fatalf("augment_image with the mask bomb: %+v, want invalid_input", r)
+	}
+
+	var ds struct {
+		Skipped []struct {
+			Source string `json:"source"`
+			Code   string `json:"code"`
+		} `json:"skipped"`
+	}
+	data := mustSucceed(t, cs, "augment_dataset", map[string]any{"input": in, "output": "out", "pipeline": flip})
+	if err := json.Unmarshal(data, &ds); err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Skipped) != 1 || ds.Skipped[0].Source != "coffee.png" || ds.Skipped[0].Code != "masking_error" {
+		t.Errorf("augment_dataset with masks/coffee.png a bomb: skipped %+v, want coffee.png with masking_error", ds.Skipped)
+	}
+
+	// The process is alive and serves the next call.
+	mustSucceed(t, cs, "augment_image", map[string]any{"path": photo, "pipeline": flip, "seed": 1})
+}
