@@ -10,6 +10,10 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
+// codeP is albumentations' default p (BasicTransform's): a transform written as a call
+// without p runs half the time, unless its manifest says otherwise (prompt.code_p).
+const codeP = 0.5
+
 // MaxPromptBytes bounds what Parse reads; a longer prompt is one validation error.
 const MaxPromptBytes = 4096
 
@@ -197,6 +201,9 @@ type Pending struct {
 type Issue struct {
 	Message    string `json:"message"`
 	Severity   string `json:"severity"` // error or warning
+	// Phrase is the words of the prompt the issue left unread (not in any transform):
+	// augment_image lists each in its result's skipped_transforms.
+	Phrase     string `json:"phrase,omitempty"`
 	Suggestion string `json:"suggestion,omitempty"`
 	Entry      string `json:"entry,omitempty"`
 	Parameter  string `json:"parameter,omitempty"`
@@ -226,8 +233,14 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
+	for _, t := range toks {
+		if t.call && compositions[t.text] && t.text != "compose" {
+			r.unread(t.text, fmt.Sprintf("%s: a prompt's transforms each run with their own p; the choice %s makes among them is not kept (give the pipeline to augment_image's pipeline to keep it)", t.text, t.text),
+				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
+		}
+	}
 	matches := p.matches(toks)
-	for _, cl := range clauses(toks, matches) {
+	for _, cl := range clauses(toks, matches, p.joinsParameters(toks, matches)) {
 		p.clause(r, toks, cl, opt)
 	}
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() {
@@ -247,10 +260,19 @@ func (p *Parser) matches(toks []token) []match {
 		var bestNode *node
 		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
 			c := n.next[toks[j].text]
+			if w := toks[j].text; c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+				// A plural: "random shadows" is the phrase "random shadow".
+				c = n.next[strings.TrimSuffix(w, "s")]
+			}
 			if c == nil {
 				break
 			}
 			n = c
+			// Inside a call's parentheses only another call is a transform
+			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
+			if len(n.claims) > 0 && toks[j].code && !toks[j].call {
+				continue
+			}
 			if len(n.claims) > 0 {
 				if toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "" {
 					continue
@@ -262,10 +284,41 @@ func (p *Parser) matches(toks []token) []match {
 			i++
 			continue
 		}
-		out = append(out, match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example})
+		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}
+		// A generic noun right after another entry's phrase is its head ("random
+		// perspective warp"), not a second transform.
+		if n := len(out); n > 0 && out[n-1].end == m.start && p.isHead(m) && !sameClaims(out[n-1].claims, m.claims) {
+			out[n-1].end = m.end
+			out[n-1].phrase += " " + m.phrase
+		} else {
+			out = append(out, m)
+		}
 		i = best + 1
 	}
 	return out
+}
+
+// isHead says whether a match is one of its entry's prompt.heads.
+func (p *Parser) isHead(m match) bool {
+	for _, c := range m.claims {
+		if e, ok := p.voc.Entry(c); ok && e.Prompt != nil {
+			for _, h := range e.Prompt.Heads {
+				if strings.Join(texts(tokenize(h)), " ") == m.phrase {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func sameClaims(a, b []string) bool {
+	for _, x := range a {
+		if contains(b, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // clause is a run of tokens between separators, with the matches inside it.
@@ -276,7 +329,7 @@ type clause struct {
 
 // clauses cuts the stream at separators that no phrase consumed; "and" inside
 // "between A and B" is not one.
-func clauses(toks []token, ms []match) []clause {
+func clauses(toks []token, ms []match, joins func(k int) bool) []clause {
 	inMatch := make([]bool, len(toks))
 	for _, m := range ms {
 		for k := m.start; k < m.end; k++ {
@@ -301,7 +354,7 @@ func clauses(toks []token, ms []match) []clause {
 			continue
 		}
 		sep := t.kind == tSep || t.kind == tWord && separators[t.text]
-		if sep && t.text == "and" && betweenAnd(toks, k) {
+		if sep && t.text == "and" && (betweenAnd(toks, k) || joins(k)) {
 			sep = false
 		}
 		if sep {
@@ -311,6 +364,38 @@ func clauses(toks []token, ms []match) []clause {
 	}
 	cut(len(toks))
 	return out
+}
+
+// joinsParameters says whether the "and" at k joins two parameters of the entry named
+// before it in the same clause ("translate up to 10% in x and y", "shift_limit and
+// scale_limit"), so that it does not cut.
+func (p *Parser) joinsParameters(toks []token, ms []match) func(k int) bool {
+	return func(k int) bool {
+		var last *match
+		for i := range ms {
+			if ms[i].end <= k {
+				last = &ms[i]
+			}
+		}
+		if last == nil || k+1 >= len(toks) {
+			return false
+		}
+		for j := last.end; j < k; j++ {
+			if toks[j].kind == tSep {
+				return false
+			}
+		}
+		e, ok := p.voc.Entry(last.claims[0])
+		if !ok || paramsAt(p.voc, e, toks, k+1).width == 0 {
+			return false
+		}
+		for j := max(last.end, k-3); j < k; j++ {
+			if pn := paramsAt(p.voc, e, toks, j); pn.width > 0 && j+pn.width == k {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
@@ -337,6 +422,20 @@ func betweenAnd(toks []token, k int) bool {
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 	if len(cl.matches) == 0 {
 		seg := toks[cl.start:cl.end]
+		// A call no phrase names is an albumentations transform darkroom does not
+		// have (A.MedianBlur(blur_limit=3)): its arguments are its own, not the
+		// transform's before it.
+		for _, t := range seg {
+			if t.call && !compositions[t.text] {
+				near := p.nearest([]string{t.text})
+				sugg := ""
+				if len(near) > 0 {
+					sugg = "did you mean " + quoteList(near) + "?"
+				}
+				r.unread(joinTokens(seg), fmt.Sprintf("%q: no vocabulary entry is the albumentations transform %s; skipped", joinTokens(seg), t.text), sugg, "")
+				return
+			}
+		}
 		if len(r.Transforms) > 0 {
 			last := &r.Transforms[len(r.Transforms)-1]
 			e, _ := p.voc.Entry(last.Entry)
@@ -359,6 +458,10 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
 						continue
 					}
+					// Or one of its other names ("shift ... horizontally and vertically").
+					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+						continue
+					}
 				}
 			}
 		}
@@ -379,6 +482,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		name := p.choose(r, m, seg, opt)
 		e, _ := p.voc.Entry(name)
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
+		if toks[m.end-1].call {
+			// Written as albumentations code: its default p.
+			t.P = codeP
+			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
+				t.P = *e.Prompt.CodeP
+			}
+		}
 		if len(m.claims) > 1 && p.decided(m, seg) {
 			t.Confidence = 0.9
 		}
@@ -485,28 +595,14 @@ func namesParameter(voc *vocab.Vocabulary, e *vocab.Entry, seg []token) bool {
 	return false
 }
 
-// paramAt says whether the words at k name a parameter of e ("clip limit", "clip_limit",
-// "holes" for holes, "hole"), and how many tokens they take.
+// paramAt says whether the words at k name a parameter of e (see paramsAt), which
+// (the first, when a name gives several) and how many tokens they take.
 func paramAt(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) (string, int) {
-	best, width := "", 0
-	for _, name := range voc.ParameterOrder(e) {
-		words := strings.Split(name, "_")
-		if k+len(words) > len(seg) {
-			continue
-		}
-		ok := true
-		for i, w := range words {
-			t := seg[k+i].text
-			if t != w && t+"s" != w && t != w+"s" && t != w+"es" {
-				ok = false
-				break
-			}
-		}
-		if ok && len(words) > width {
-			best, width = name, len(words)
-		}
+	pn := paramsAt(voc, e, seg, k)
+	if pn.width == 0 {
+		return "", 0
 	}
-	return best, width
+	return pn.params[0], pn.width
 }
 
 func hasSizeParams(e *vocab.Entry) bool {
@@ -535,7 +631,7 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	}
 	if len(content) == 0 {
 		if hasNumber(seg) {
-			r.issue("warning", fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "", "")
+			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
 	}
@@ -572,7 +668,7 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		sugg = "did you mean " + quoteList(near) + "?"
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
-	r.issue("warning", fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "", "")
+	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
 }
 
 // presetIn returns the preset whose name or alias the words contain, longest first.
@@ -686,6 +782,22 @@ func (p *Parser) someExamples() string {
 
 func (r *Result) issue(sev, msg, sugg, entry, param string) {
 	r.Errors = append(r.Errors, Issue{Message: msg, Severity: sev, Suggestion: sugg, Entry: entry, Parameter: param})
+}
+
+// unread records words of the prompt that no transform took, as a warning naming them.
+func (r *Result) unread(phrase, msg, sugg, entry string) {
+	r.Errors = append(r.Errors, Issue{Message: msg, Severity: "warning", Phrase: phrase, Suggestion: sugg, Entry: entry})
+}
+
+// Unread are the warnings that left words of the prompt out of every transform.
+func (r *Result) Unread() []Issue {
+	var out []Issue
+	for _, e := range r.Errors {
+		if e.Phrase != "" && e.Severity == "warning" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (r *Result) hasError() bool {

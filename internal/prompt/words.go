@@ -65,3 +65,9 @@ var units = map[string]string{
 	"ev": "ev", "stops": "ev", "stop": "ev",
 	"x": "x", "times": "x",
 }
+
+// compositions are albumentations' containers of transforms, lowered: words of its API,
+// not transforms. A prompt that writes one in code has its transforms read one by one.
+var compositions = map[string]bool{
+	"compose": true, "oneof": true, "someof": true, "sequential": true, "oneorother": true,
+}
