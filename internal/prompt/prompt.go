@@ -199,8 +199,8 @@ type Pending struct {
 
 // Issue is a validation error or warning.
 type Issue struct {
-	Message    string `json:"message"`
-	Severity   string `json:"severity"` // error or warning
+	Message  string `json:"message"`
+	Severity string `json:"severity"` // error or warning
 	// Phrase is the words of the prompt the issue left unread (not in any transform):
 	// augment_image lists each in its result's skipped_transforms.
 	Phrase     string `json:"phrase,omitempty"`

@@ -38,9 +38,9 @@ type expr struct {
 	// as is how another name read the value (see reads), "" for a parameter's own.
 	as   string
 	kind exprKind
-	a, b  quantity
-	w, h  float64
-	text  string
+	a, b quantity
+	w, h float64
+	text string
 }
 
 // reading is what a clause's words say besides the entry.
