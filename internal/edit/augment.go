@@ -72,6 +72,9 @@ type Augmented struct {
 	ConfigHash string
 	Variants   []AugmentedVariant
 	Elapsed    time.Duration
+	// Unread are the prompt's words no step took, each with why (invalid_input):
+	// augment_image lists them in skipped_transforms, so nothing is dropped silently.
+	Unread []augment.Skipped
 }
 
 // MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
@@ -142,7 +145,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		return Augmented{}, err
 	}
 	out := Augmented{Format: format, Width: src.W, Height: src.H, SeedSource: req.SeedSource}
-	if out.Recipe, out.Pipeline, err = s.recipe(req, src.W, src.H); err != nil {
+	if out.Recipe, out.Pipeline, out.Unread, err = s.recipe(req, src.W, src.H); err != nil {
 		return Augmented{}, err
 	}
 	// An entry no pack defines is refused up front (with the closest names), not
@@ -339,7 +342,7 @@ func (s *Editor) augmentSource(ctx context.Context, ws *Workspace, req AugmentRe
 // recipe turns the request's recipe into a pipeline: a prompt parsed at the image's
 // size (an invalid prompt is invalid_input carrying the parser's errors), a preset
 // by name or alias, or the pipeline as given.
-func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, error) {
+func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, []augment.Skipped, error) {
 	given := 0
 	for _, ok := range []bool{req.Prompt != "", req.Preset != "", req.Pipeline != nil} {
 		if ok {
@@ -347,28 +350,42 @@ func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline,
 		}
 	}
 	if given != 1 {
-		return "", nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return "", nil, nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	switch {
 	case req.Preset != "":
 		p, ok := s.Vocab.Preset(req.Preset)
 		if !ok {
-			return "", nil, darkroom.Errorf(darkroom.NotFound, "preset %q does not exist (list_available_presets lists them)", req.Preset)
+			return "", nil, nil, darkroom.Errorf(darkroom.NotFound, "preset %q does not exist (list_available_presets lists them)", req.Preset)
 		}
-		return "preset", PresetPipeline(p), nil
+		return "preset", PresetPipeline(p), nil, nil
 	case req.Pipeline != nil:
-		return "pipeline", req.Pipeline, nil
+		return "pipeline", req.Pipeline, nil, nil
 	}
 	r := s.PromptParser().Parse(req.Prompt, prompt.Options{Width: w, Height: h})
 	if !r.Valid {
-		return "", nil, PromptError(r)
+		return "", nil, nil, PromptError(r)
 	}
 	if r.Preset != "" && len(r.Transforms) == 0 {
 		if p, ok := s.Vocab.Preset(r.Preset); ok {
-			return "prompt", PresetPipeline(p), nil
+			return "prompt", PresetPipeline(p), PromptUnread(r), nil
 		}
 	}
-	return "prompt", PromptPipeline(r), nil
+	return "prompt", PromptPipeline(r), PromptUnread(r), nil
+}
+
+// PromptUnread lists the words of a parsed prompt that no step took, each with the
+// parser's reason, as skipped transforms named by the words (invalid_input).
+func PromptUnread(r *prompt.Result) []augment.Skipped {
+	out := []augment.Skipped{}
+	for _, is := range r.Unread() {
+		reason := is.Message
+		if is.Suggestion != "" {
+			reason += " (" + is.Suggestion + ")"
+		}
+		out = append(out, augment.Skipped{Entry: is.Phrase, Reason: reason, Code: darkroom.InvalidInput})
+	}
+	return out
 }
 
 // PromptError is the invalid_input of a prompt that does not read as a pipeline,

@@ -45,6 +45,8 @@ type DatasetResult struct {
 	Shard    string
 	Report   *dataset.Report
 	Elapsed  time.Duration
+	// Unread are the prompt's words no step took (see Augmented.Unread).
+	Unread []augment.Skipped
 }
 
 // OpenAllowedDir opens a folder under an allowed root as an os.Root, which no path
@@ -181,7 +183,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	}
 	// The recipe is fixed before the run: a prompt is read once, without an image
 	// size (a size in pixels is refused: sizes are fractions of each image's edge).
-	recipe, pipeline, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
+	recipe, pipeline, unread, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
 	if err != nil {
 		return DatasetResult{}, err
 	}
@@ -230,7 +232,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start)}
+	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start), Unread: unread}
 	res.Manifest = filepath.ToSlash(filepath.Join(res.Output, report.Manifest))
 	if req.Shard != "" {
 		res.Shard = shard.String()
