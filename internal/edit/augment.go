@@ -366,12 +366,7 @@ func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline,
 	if !r.Valid {
 		return "", nil, nil, PromptError(r)
 	}
-	if r.Preset != "" && len(r.Transforms) == 0 {
-		if p, ok := s.Vocab.Preset(r.Preset); ok {
-			return "prompt", PresetPipeline(p), PromptUnread(r), nil
-		}
-	}
-	return "prompt", PromptPipeline(r), PromptUnread(r), nil
+	return "prompt", PromptPipeline(s.Vocab, r), PromptUnread(r), nil
 }
 
 // PromptUnread lists the words of a parsed prompt that no step took, each with the
@@ -409,11 +404,17 @@ func PromptError(r *prompt.Result) error {
 		Details: map[string]any{"fields": []any{map[string]any{"path": "prompt", "message": msg}}, "validation_errors": errs}}
 }
 
-// PromptPipeline is the pipeline a parsed prompt asks for.
-func PromptPipeline(r *prompt.Result) augment.Pipeline {
+// PromptPipeline is the pipeline a parsed prompt asks for: its transforms, then the
+// steps of the preset it names ("random 90 degree rotations and the aerial preset").
+func PromptPipeline(voc *vocab.Vocabulary, r *prompt.Result) augment.Pipeline {
 	p := augment.Pipeline{}
 	for _, t := range r.Transforms {
 		p = append(p, pipelineStep(t.Entry, t.P, t.Values, t.Ranges))
+	}
+	if r.Preset != "" {
+		if pr, ok := voc.Preset(r.Preset); ok {
+			p = append(p, PresetPipeline(pr)...)
+		}
 	}
 	return p
 }

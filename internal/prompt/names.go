@@ -72,6 +72,10 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter) expr {
 		return x
 	}
 	x.as = as.As
+	if as.Scale != 0 {
+		x.a.v *= as.Scale
+		x.b.v *= as.Scale
+	}
 	each := func(f func(q quantity) quantity) {
 		x.a = f(x.a)
 		if x.kind == span {

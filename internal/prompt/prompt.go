@@ -371,11 +371,17 @@ func clauses(toks []token, ms []match, joins func(k int) bool) []clause {
 // scale_limit"), so that it does not cut.
 func (p *Parser) joinsParameters(toks []token, ms []match) func(k int) bool {
 	return func(k int) bool {
+		// The entry named last before k, passing over phrases that are its
+		// parameters ("color jitter with brightness 0.2": brightness is its own).
 		var last *match
 		for i := range ms {
-			if ms[i].end <= k {
-				last = &ms[i]
+			if ms[i].end > k {
+				break
 			}
+			if last != nil && p.namesParamOf(toks, *last, ms[i]) {
+				continue
+			}
+			last = &ms[i]
 		}
 		if last == nil || k+1 >= len(toks) {
 			return false
@@ -389,13 +395,36 @@ func (p *Parser) joinsParameters(toks []token, ms []match) func(k int) bool {
 		if !ok || paramsAt(p.voc, e, toks, k+1).width == 0 {
 			return false
 		}
-		for j := max(last.end, k-3); j < k; j++ {
-			if pn := paramsAt(p.voc, e, toks, j); pn.width > 0 && j+pn.width == k {
+		// Before it, since the entry's phrase: a parameter, with or without its value
+		// ("x and y", "brightness 0.2 and contrast 0.2").
+		for j := last.end; j < k; j++ {
+			if pn := paramsAt(p.voc, e, toks, j); pn.width > 0 {
 				return true
 			}
 		}
 		return false
 	}
+}
+
+// namesParamOf says whether match m, in the same clause as prev, names a parameter of
+// prev's entry rather than a transform of its own.
+func (p *Parser) namesParamOf(toks []token, prev, m match) bool {
+	if len(prev.claims) != 1 {
+		return false
+	}
+	for j := prev.end; j < m.start; j++ {
+		if toks[j].kind == tSep {
+			return false
+		}
+	}
+	e, ok := p.voc.Entry(prev.claims[0])
+	if !ok {
+		return false
+	}
+	if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
+		return true
+	}
+	return paramsAt(p.voc, e, toks, m.start).width == m.end-m.start
 }
 
 // betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
@@ -439,6 +468,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		if len(r.Transforms) > 0 {
 			last := &r.Transforms[len(r.Transforms)-1]
 			e, _ := p.voc.Entry(last.Entry)
+			// A clause that only says how often is about the transform before it
+			// ("motion blur with kernel size 5 to 9, 20% of the time").
+			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+				last.P = rd.p
+				return
+			}
 			if namesParameter(p.voc, e, seg) {
 				p.read(r, last, e, seg, nil, opt)
 				return
@@ -669,6 +704,17 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
+}
+
+// onlyFrequency says whether a clause's words are all about how often: a probability
+// and the words around it, nothing a transform or a value could be.
+func onlyFrequency(seg []token) bool {
+	for _, t := range seg {
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] {
+			return false
+		}
+	}
+	return true
 }
 
 // presetIn returns the preset whose name or alias the words contain, longest first.

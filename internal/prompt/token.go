@@ -65,7 +65,7 @@ func tokenize(s string) []token {
 		case unicode.IsSpace(r) && r != '\n':
 			i++
 		case r == '(' || r == '[':
-			isCall := r == '(' && len(out) > 0 && out[len(out)-1].kind == tWord && i > 0 && !unicode.IsSpace(rs[i-1])
+			isCall := r == '(' && len(out) > 0 && out[len(out)-1].kind == tWord && i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1]))
 			if isCall {
 				out[len(out)-1].call = true
 			}

@@ -58,6 +58,8 @@ type reading struct {
 	// rather than for more of something: it does not halve albumentations' ranges
 	// ("add RandomBrightnessContrast").
 	added bool
+	// unread are arguments of albumentations code no parameter takes.
+	unread []string
 }
 
 // read fills t from the words around its phrase, in e's units, and records what it
@@ -69,6 +71,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	}
 	if rd.pSet {
 		t.P = rd.p
+	}
+	for _, u := range rd.unread {
+		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
 	}
 	if e == nil {
 		return
@@ -269,6 +274,10 @@ func band(t *Transform, prm *vocab.Parameter, name string, f float64, dir int) {
 func slight(t *Transform, prm *vocab.Parameter, name string, dir int) {
 	lo, hi := prm.Default, prm.Default
 	const f = 0.25
+	if dir > 0 && prm.Default == prm.Max || dir < 0 && prm.Default == prm.Min {
+		// Nothing lies that way ("add jpeg artifacts": quality is already 100).
+		dir = 0
+	}
 	switch {
 	case dir < 0 || dir == 0 && prm.Default == prm.Max:
 		lo = prm.Default + f*(prm.Min-prm.Default)
@@ -463,6 +472,20 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					}
 				}
 				k += pn.width - 1
+				continue
+			}
+		}
+		// In code, an argument no parameter takes (sat_shift_limit=30): its value is
+		// not given to another parameter, and the argument is listed as unread.
+		if t.code && t.kind == tWord && !t.call {
+			j := k
+			for j < len(seg) && seg[j].kind == tWord && seg[j].text != "=" && !seg[j].call {
+				j++
+			}
+			if j > k && word(j) == "=" {
+				_, m := value(j + 1)
+				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
+				k = j + m
 				continue
 			}
 		}

@@ -71,3 +71,10 @@ var units = map[string]string{
 var compositions = map[string]bool{
 	"compose": true, "oneof": true, "someof": true, "sequential": true, "oneorother": true,
 }
+
+// frequencyWords are the words of a probability besides numbers and units ("20% of the
+// time", "with probability 0.3", "p=0.5", "half the time").
+var frequencyWords = map[string]bool{
+	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
+	"cases": true, "images": true, "=": true, ":": true,
+}

@@ -377,7 +377,7 @@ func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, str
 		"complexity_score": r.Complexity, "estimated_ms": ms(r.Estimate.Seconds),
 	}
 	if r.Valid {
-		d["pipeline"] = edit.PromptPipeline(r)
+		d["pipeline"] = edit.PromptPipeline(s.Vocab, r)
 	}
 	parsed := []parsedView{}
 	for _, t := range r.Transforms {

@@ -131,10 +131,11 @@ func (s *Strength) UnmarshalJSON(b []byte) error {
 // ParameterName is another name of a parameter and how a value given with it reads
 // (#ParameterName).
 type ParameterName struct {
-	Name   string `json:"name"`
-	As     string `json:"as"`
-	Code   bool   `json:"code"`
-	Negate bool   `json:"negate"`
+	Name   string  `json:"name"`
+	As     string  `json:"as"`
+	Code   bool    `json:"code"`
+	Negate bool    `json:"negate"`
+	Scale  float64 `json:"scale"`
 }
 
 // OperationUse is one engine operation an entry drives.
