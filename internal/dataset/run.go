@@ -296,6 +296,8 @@ feed:
 			rep.Skipped = append(rep.Skipped, Skip{rec.Source, rec.Error.Code, rec.Error.Message})
 		}
 	}
+	// Label files that label no image, and formats not read, are reported too.
+	rep.Skipped = append(rep.Skipped, d.Unread...)
 	slices.SortFunc(rep.Skipped, func(a, b Skip) int { return strings.Compare(a.Source, b.Source) })
 	if r.fatal != nil {
 		return rep, r.fatal
@@ -431,7 +433,11 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	switch stem := stemOf(rec.Output); job.Labels.Format {
 	case FormatYOLO:
-		add(stem+".txt", FormatYOLOFile(objs, cfg.Width, cfg.Height, src.kdim))
+		name := stem + ".txt"
+		if src.ultralytics {
+			name = ultralyticsLabel(rec.Output)
+		}
+		add(name, FormatYOLOFile(objs, cfg.Width, cfg.Height, src.kdim))
 	case FormatVOC:
 		depth := 3
 		if cfg.ColorModel == color.GrayModel || cfg.ColorModel == color.Gray16Model {
