@@ -293,6 +293,7 @@ type source struct {
 	// ultralytics says the YOLO labels came from the Ultralytics layout's labels/
 	// tree, where the variants' labels go too.
 	ultralytics bool
+	cocoID      json.Number // the source's COCO image id
 }
 
 // load reads an image and its labels. Any error is the image's own (coded), to be
@@ -330,7 +331,15 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 			return err
 		}
 		if objs, ok := d.coco.objects[rel]; ok {
-			l.Format, l.Objects = FormatCOCO, objs
+			l.Format, l.Objects = FormatCOCO, cloneObjects(objs)
+			s.cocoID = d.coco.ids[rel]
+			im, ok, err := instanceMap(l.Objects, d.coco.segms[rel], w, h)
+			if err != nil {
+				return labelErr(d.info.COCO.File, "image %s: %v", rel, err)
+			}
+			if ok {
+				l.Instances = im
+			}
 		}
 	} else {
 		txt, xmlf := d.files[stem+".txt"], d.files[stem+".xml"]
@@ -381,6 +390,9 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 		}
 		if l.Mask, err = ParseMask(m, data, w, h); err != nil {
 			return err
+		}
+		if l.Instances != nil {
+			return labelErr(m, "and the COCO segmentation both label %s: one label mask per image is moved; keep one", rel)
 		}
 	}
 	return nil

@@ -303,7 +303,7 @@ type kpIndex struct{ obj, k int }
 // box per object (labelled by its index) and every labelled keypoint (a keypoint of
 // visibility 0 has no position to move), plus the mask.
 func toAnnotations(l dataset.Labels) (*augment.Annotations, []kpIndex, error) {
-	if len(l.Objects) == 0 && l.Mask == nil {
+	if len(l.Objects) == 0 && l.Mask == nil && l.Instances == nil {
 		return nil, nil, nil
 	}
 	a := &augment.Annotations{}
@@ -326,9 +326,15 @@ func toAnnotations(l dataset.Labels) (*augment.Annotations, []kpIndex, error) {
 			}
 		}
 	}
-	if l.Mask != nil {
+	// One mask moves with a variant: the label mask, or the COCO objects' instance
+	// map (the dataset refuses an image with both).
+	mask := l.Mask
+	if l.Instances != nil {
+		mask = l.Instances
+	}
+	if mask != nil {
 		var err error
-		if a.Mask, err = augment.MaskFromImage(l.Mask); err != nil {
+		if a.Mask, err = augment.MaskFromImage(mask); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -367,7 +373,11 @@ func fromAnnotations(in dataset.Labels, v *augment.Variant, kps []kpIndex) (data
 		}
 	}
 	if m := v.Annotations.Mask; m != nil {
-		out.Mask = m.Image()
+		if in.Instances != nil {
+			out.Instances = m.Image()
+		} else {
+			out.Mask = m.Image()
+		}
 	}
 	return out, nil
 }
