@@ -2,7 +2,8 @@
 
 pycocotools is not installable here, so this implements what COCO.annToMask does
 (annToRLE, then decode) for the three forms a segmentation takes: polygons (filled
-with OpenCV, as frPoly rasterizes them), uncompressed RLE ({"counts": [...]}, which
+at pixel centres by the even-odd rule; frPoly's rasterization differs at most on
+boundary pixels, and only the source's polygons are decoded here), uncompressed RLE ({"counts": [...]}, which
 frPyObjects accepts for any iscrowd) and compressed RLE (pycocotools' string). For
 every annotation it requires a mask of the image's size whose pixel count is the
 annotation's area and whose extent is its bbox; ids must be unique, and the
@@ -13,7 +14,6 @@ usage: anntomask.py OUTPUT.json SOURCE.json
 import json
 import sys
 
-import cv2
 import numpy as np
 
 
@@ -37,11 +37,16 @@ def rle_from_string(s):
 
 def ann_to_mask(segm, h, w):
     if isinstance(segm, list):
-        m = np.zeros((h, w), np.uint8)
+        ys, xs = np.mgrid[0:h, 0:w] + 0.5
+        inside = np.zeros((h, w), bool)
         for poly in segm:
-            pts = np.round(np.array(poly, np.float64).reshape(-1, 2) * 8).astype(np.int32)
-            cv2.fillPoly(m, [pts], 1, lineType=cv2.LINE_8, shift=3)
-        return m
+            p = np.array(poly, np.float64).reshape(-1, 2)
+            for (x0, y0), (x1, y1) in zip(p, np.roll(p, -1, axis=0)):
+                if y0 == y1:
+                    continue
+                cross = ((y0 <= ys) != (y1 <= ys)) & (xs < x0 + (ys - y0) * (x1 - x0) / (y1 - y0))
+                inside ^= cross
+        return inside.astype(np.uint8)
     rh, rw = segm["size"]
     counts = segm["counts"]
     if isinstance(counts, str):
