@@ -66,8 +66,9 @@ func wordsAt(seg []token, k int, words []string) int {
 
 // reads applies another name's reading to a value given with it, so that what comes
 // out is in units convert knows: a limit becomes the range around the default, a
-// variance a standard deviation, a kernel size a radius in pixels.
-func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter) expr {
+// variance a standard deviation, a kernel size a radius in pixels. code says the name
+// was written as albumentations code, where negate applies.
+func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) expr {
 	if as == nil {
 		return x
 	}
@@ -150,7 +151,8 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter) expr {
 			return q
 		})
 	}
-	if as.Negate {
+	// Only albumentations code turns its way; in words, the entry's own direction.
+	if as.Negate && code {
 		each(func(q quantity) quantity { q.v, q.signed = -q.v, true; return q })
 		if x.kind == span {
 			x.a, x.b = x.b, x.a

@@ -533,8 +533,46 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			t.Confidence = round(0.9 * t.Confidence)
 		}
 		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
+		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
+			// "affine: rotate 5 degrees, shear 3 degrees": the shear is the same
+			// affine's, not a second one.
+			last := &r.Transforms[n-1]
+			for k, v := range t.Values {
+				setValue(last, k, v)
+			}
+			for k, v := range t.Ranges {
+				setRange(last, k, v[0], v[1])
+			}
+			continue
+		}
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// mergeable says whether t, named by a phrase that is one of its entry's parameters
+// ("shear"), only adds values to last, a transform of the same entry that left those
+// parameters unset.
+func mergeable(p *Parser, last *Transform, t Transform, e *vocab.Entry, phrase []token) bool {
+	if e == nil || last.Entry != t.Entry || t.P != 1 || len(phrase) == 0 || paramsAt(p.voc, e, phrase, 0).width != len(phrase) {
+		return false
+	}
+	for k := range t.Values {
+		if _, ok := last.Values[k]; ok {
+			return false
+		}
+		if _, ok := last.Ranges[k]; ok {
+			return false
+		}
+	}
+	for k := range t.Ranges {
+		if _, ok := last.Values[k]; ok {
+			return false
+		}
+		if _, ok := last.Ranges[k]; ok {
+			return false
+		}
+	}
+	return len(t.Values)+len(t.Ranges) > 0
 }
 
 // choose picks among the entries a phrase names: the one that can take the values the

@@ -94,8 +94,17 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			targets = append(targets, name)
 		}
 	}
+	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
+	// affine's shear, x and y, not its angle).
 	if len(targets) < 2 {
 		targets = nil
+		if pn := paramsAt(p.voc, e, phrase, 0); len(phrase) > 0 && pn.width == len(phrase) {
+			for _, n := range pn.params {
+				if !assigned[n] {
+					targets = append(targets, n)
+				}
+			}
+		}
 	}
 	for _, n := range rd.named {
 		if !assigned[n] && !contains(targets, n) {
@@ -401,8 +410,55 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		return expr{kind: one, a: a, text: a.text}, n
 	}
+	// named reads a parameter given by name at k ("radius 0.01", "angle: 90", "clip
+	// limit of 4", "limit=15", "variance 10-50") or, in code, an argument no parameter
+	// takes (sat_shift_limit=30: listed as unread, its value given to nothing); it
+	// returns where the loop goes on.
+	named := func(k int) (int, bool) {
+		t := seg[k]
+		if e != nil {
+			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
+				j := k + pn.width
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
+					j++
+				}
+				if x, m := value(j); m > 0 {
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
+					x.param, x.params = pn.params[0], pn.params
+					rd.exprs = append(rd.exprs, x)
+					return j + m - 1, true
+				}
+				for _, n := range pn.params {
+					if !contains(rd.named, n) {
+						rd.named = append(rd.named, n)
+					}
+				}
+				return k + pn.width - 1, true
+			}
+		}
+		if t.code && t.kind == tWord && !t.call && t.text != "p" {
+			j := k
+			for j < len(seg) && seg[j].kind == tWord && seg[j].text != "=" && !seg[j].call {
+				j++
+			}
+			if j > k && word(j) == "=" {
+				_, m := value(j + 1)
+				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
+				return j + m, true
+			}
+		}
+		return k, false
+	}
+	positional := 0
 	for k := 0; k < len(seg); k++ {
 		t := seg[k]
+		var ok bool
+		// In code, argument names come first: max_holes is no intensity word.
+		if t.code && t.text != "p" {
+			if k, ok = named(k); ok {
+				continue
+			}
+		}
 		// Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3".
 		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
 			w := word(k + 2)
@@ -451,49 +507,38 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.intensity = f
 			continue
 		}
-		// A parameter by name: "radius 0.01", "angle: 90", "clip limit of 4",
-		// "limit=15", "variance 10-50".
-		if e != nil {
-			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
-				j := k + pn.width
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
-					j++
-				}
-				if x, m := value(j); m > 0 {
-					x = reads(x, pn.as, e.Parameters[pn.params[0]])
-					x.param, x.params = pn.params[0], pn.params
-					rd.exprs = append(rd.exprs, x)
-					k = j + m - 1
-					continue
-				}
-				for _, n := range pn.params {
-					if !contains(rd.named, n) {
-						rd.named = append(rd.named, n)
+		if k, ok = named(k); ok {
+			continue
+		}
+		if x, m := value(k); m > 0 && t.code && e != nil {
+			// A positional argument of a call: the parameter in that place, when
+			// it has albumentations' meaning under its own name (ColorJitter(0.4,
+			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
+			order := p.voc.ParameterOrder(e)
+			if positional < len(order) {
+				n := order[positional]
+				for i := range e.Parameters[n].Also {
+					if al := &e.Parameters[n].Also[i]; al.Code && al.Name == n {
+						x = reads(x, al, e.Parameters[n], true)
+						x.param, x.params = n, []string{n}
+						break
 					}
 				}
-				k += pn.width - 1
-				continue
 			}
-		}
-		// In code, an argument no parameter takes (sat_shift_limit=30): its value is
-		// not given to another parameter, and the argument is listed as unread.
-		if t.code && t.kind == tWord && !t.call {
-			j := k
-			for j < len(seg) && seg[j].kind == tWord && seg[j].text != "=" && !seg[j].call {
-				j++
+			positional++
+			if x.param == "" {
+				rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
+			} else {
+				rd.exprs = append(rd.exprs, x)
 			}
-			if j > k && word(j) == "=" {
-				_, m := value(j + 1)
-				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
-				k = j + m
-				continue
-			}
+			k += m - 1
+			continue
 		}
 		if x, m := value(k); m > 0 {
 			// "8 holes": the parameter after the number.
 			if e != nil && x.kind == one && x.a.unit == "" {
 				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
-					x = reads(x, pn.as, e.Parameters[pn.params[0]])
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
 					m += pn.width
 				}
