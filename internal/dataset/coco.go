@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
 	"math"
 	"path"
 
@@ -40,11 +41,13 @@ type cocoImageIn struct {
 }
 
 type cocoAnnIn struct {
-	ImageID    json.Number `json:"image_id"`
-	CategoryID int         `json:"category_id"`
-	BBox       []float64   `json:"bbox"`
-	IsCrowd    *int        `json:"iscrowd"`
-	Keypoints  []float64   `json:"keypoints"`
+	ID           json.Number     `json:"id"`
+	Segmentation json.RawMessage `json:"segmentation"`
+	ImageID      json.Number     `json:"image_id"`
+	CategoryID   int             `json:"category_id"`
+	BBox         []float64       `json:"bbox"`
+	IsCrowd      *int            `json:"iscrowd"`
+	Keypoints    []float64       `json:"keypoints"`
 }
 
 // cocoMeta is the dataset-level part of a COCO file that every variant shares; it is
@@ -54,6 +57,10 @@ type cocoMeta struct {
 	Info       json.RawMessage   `json:"info,omitempty"`
 	Licenses   json.RawMessage   `json:"licenses,omitempty"`
 	Categories []json.RawMessage `json:"categories"`
+	// MaxImageID and MaxAnnotationID are the largest integer ids of the input: the
+	// variants' ids start above them, so they never collide with the sources'.
+	MaxImageID      int64 `json:"max_image_id,omitempty"`
+	MaxAnnotationID int64 `json:"max_annotation_id,omitempty"`
 }
 
 // cocoSet is a parsed COCO file: the objects of each image by its relative path.
@@ -61,6 +68,9 @@ type cocoSet struct {
 	meta    cocoMeta
 	objects map[string][]Object
 	errs    map[string]error // per image: a bad annotation
+	ids     map[string]json.Number
+	// segms are the objects' segmentations, parallel to objects (nil: none).
+	segms map[string][]*segmentation
 }
 
 // parseCOCO reads a COCO instances file. images are the relative paths of the images
@@ -100,6 +110,13 @@ func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 		meta:    cocoMeta{File: name, Info: in.Info, Licenses: in.Licenses, Categories: in.Categories},
 		objects: map[string][]Object{},
 		errs:    map[string]error{},
+		ids:     map[string]json.Number{},
+		segms:   map[string][]*segmentation{},
+	}
+	for _, im := range in.Images {
+		if n, err := im.ID.Int64(); err == nil {
+			s.meta.MaxImageID = max(s.meta.MaxImageID, n)
+		}
 	}
 	if s.meta.Categories == nil {
 		s.meta.Categories = []json.RawMessage{}
@@ -125,12 +142,16 @@ func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 			return nil, labelErr(name, "images[%d]: %s is listed twice", i, rel)
 		}
 		s.objects[rel] = []Object{}
+		s.ids[rel] = im.ID
 		byID[im.ID.String()] = img{rel, im.Width, im.Height}
 	}
 	// One interned Attrs map per iscrowd value: objects only read their Attrs, and
 	// a map per object costs more than the object.
 	crowd := map[int]map[string]string{}
 	err := eachCOCOAnnotation(in.Annotations, func(i int, a *cocoAnnIn) error {
+		if n, err := a.ID.Int64(); err == nil {
+			s.meta.MaxAnnotationID = max(s.meta.MaxAnnotationID, n)
+		}
 		im, ok := byID[a.ImageID.String()]
 		if !ok {
 			return labelErr(name, "annotations[%d]: image_id %s is not in images", i, a.ImageID)
@@ -162,6 +183,12 @@ func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 			}
 			o.Attrs = crowd[*a.IsCrowd]
 		}
+		o.ID = a.ID.String()
+		segm, err := parseSegmentation(a.Segmentation)
+		if err != nil {
+			return bad("%v", err)
+		}
+		s.segms[im.rel] = append(s.segms[im.rel], segm)
 		if len(a.Keypoints) > 0 {
 			o.Keypoints = make([]Keypoint, 0, len(a.Keypoints)/3)
 		}
@@ -169,6 +196,9 @@ func parseCOCO(name string, data []byte, images []string) (*cocoSet, error) {
 			o.Keypoints = append(o.Keypoints, Keypoint{X: a.Keypoints[k], Y: a.Keypoints[k+1], V: int(a.Keypoints[k+2])})
 		}
 		s.objects[im.rel] = append(s.objects[im.rel], o)
+		if len(s.segms[im.rel]) != len(s.objects[im.rel]) {
+			return labelErr(name, "annotations[%d]: internal: segmentations out of step", i)
+		}
 		return nil
 	})
 	if err != nil {
@@ -216,19 +246,36 @@ func anyNonFinite(xs []float64) bool {
 // cocoAnn is one output annotation as a manifest record keeps it (no ids: those are
 // numbered when the file is written, in manifest order).
 type cocoAnn struct {
-	CategoryID   int       `json:"category_id"`
-	BBox         []float64 `json:"bbox"`
-	Area         float64   `json:"area"`
-	IsCrowd      int       `json:"iscrowd"`
-	Keypoints    []float64 `json:"keypoints,omitempty"`
-	NumKeypoints *int      `json:"num_keypoints,omitempty"`
+	// SourceID is the id of the annotation it was moved from.
+	SourceID     json.RawMessage `json:"source_id,omitempty"`
+	CategoryID   int             `json:"category_id"`
+	BBox         []float64       `json:"bbox"`
+	Area         float64         `json:"area"`
+	IsCrowd      int             `json:"iscrowd"`
+	Keypoints    []float64       `json:"keypoints,omitempty"`
+	NumKeypoints *int            `json:"num_keypoints,omitempty"`
+	// Segmentation is the moved segmentation (segmentation.go).
+	Segmentation *cocoRLE `json:"segmentation,omitempty"`
 }
 
-func toCOCO(objs []Object) []cocoAnn {
+// toCOCO writes a variant's objects as COCO annotations. An object with a
+// segmentation reads it from the moved instance map: its RLE, its area (the pixels
+// still showing it) and its bbox (their extent) come from there.
+func toCOCO(objs []Object, instances image.Image) []cocoAnn {
 	anns := []cocoAnn{}
 	for _, o := range objs {
 		w, h := o.Box[2]-o.Box[0], o.Box[3]-o.Box[1]
 		a := cocoAnn{CategoryID: o.Class, BBox: []float64{o.Box[0], o.Box[1], w, h}, Area: w * h}
+		if o.ID != "" {
+			a.SourceID = json.RawMessage(o.ID)
+		}
+		if o.Instance > 0 && instances != nil {
+			rle, area, box := instanceRLE(instances, o.Instance)
+			a.Segmentation, a.Area = &rle, float64(area)
+			if area > 0 {
+				a.BBox = []float64{box[0], box[1], box[2] - box[0], box[3] - box[1]}
+			}
+		}
 		fmt.Sscan(o.Attrs["iscrowd"], &a.IsCrowd)
 		if len(o.Keypoints) > 0 {
 			n := 0
@@ -249,14 +296,16 @@ func toCOCO(objs []Object) []cocoAnn {
 // 1..n in record order, annotation ids 1..m, so it depends on nothing but the records.
 func formatCOCO(meta *cocoMeta, recs []Record) ([]byte, error) {
 	type imageOut struct {
-		ID       int    `json:"id"`
+		ID       int64  `json:"id"`
 		FileName string `json:"file_name"`
 		Width    int    `json:"width"`
 		Height   int    `json:"height"`
+		// SourceID is the id of the image the variant was made from.
+		SourceID json.RawMessage `json:"source_id,omitempty"`
 	}
 	type annOut struct {
-		ID      int `json:"id"`
-		ImageID int `json:"image_id"`
+		ID      int64 `json:"id"`
+		ImageID int64 `json:"image_id"`
 		cocoAnn
 	}
 	out := struct {
@@ -270,10 +319,11 @@ func formatCOCO(meta *cocoMeta, recs []Record) ([]byte, error) {
 		if r.COCO == nil {
 			continue
 		}
-		id := len(out.Images) + 1
-		out.Images = append(out.Images, imageOut{id, r.Output, r.Width, r.Height})
+		// Above the input's ids: a variant's never collide with a source's.
+		id := meta.MaxImageID + int64(len(out.Images)) + 1
+		out.Images = append(out.Images, imageOut{id, r.Output, r.Width, r.Height, r.SourceImageID})
 		for _, a := range *r.COCO {
-			out.Annotations = append(out.Annotations, annOut{len(out.Annotations) + 1, id, a})
+			out.Annotations = append(out.Annotations, annOut{meta.MaxAnnotationID + int64(len(out.Annotations)) + 1, id, a})
 		}
 	}
 	// Compact, like the COCO releases: indenting puts every number of every bbox on

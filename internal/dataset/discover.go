@@ -53,6 +53,9 @@ type Dataset struct {
 	coco   *cocoSet
 	bad    map[string]error // images refused at discovery (an ambiguous stem)
 	vocIDs map[string]int
+	// Unread are the files that look like labels but label no image, or are in a
+	// format not read (see unreadLabels): a run reports them with its skipped images.
+	Unread []Skip
 }
 
 // Open lists a dataset folder. Images are files with the extensions jpg, jpeg, png,
@@ -156,6 +159,11 @@ func Open(fsys fs.FS) (*Dataset, error) {
 	for i, c := range d.info.Classes {
 		d.vocIDs[c] = i
 	}
+	cocoFile := ""
+	if len(cocoFiles) == 1 {
+		cocoFile = cocoFiles[0]
+	}
+	d.Unread = d.unreadLabels(cocoFile)
 	return d, nil
 }
 
@@ -276,6 +284,10 @@ type source struct {
 	data   []byte
 	labels Labels
 	kdim   int // numbers per YOLO keypoint in the label file, to write them back alike
+	// ultralytics says the YOLO labels came from the Ultralytics layout's labels/
+	// tree, where the variants' labels go too.
+	ultralytics bool
+	cocoID      json.Number // the source's COCO image id
 }
 
 // load reads an image and its labels. Any error is the image's own (coded), to be
@@ -316,19 +328,31 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 			return err
 		}
 		if objs, ok := d.coco.objects[rel]; ok {
-			l.Format, l.Objects = FormatCOCO, objs
+			l.Format, l.Objects = FormatCOCO, cloneObjects(objs)
+			s.cocoID = d.coco.ids[rel]
+			im, ok, err := instanceMap(l.Objects, d.coco.segms[rel], w, h)
+			if err != nil {
+				return labelErr(d.info.COCO.File, "image %s: %v", rel, err)
+			}
+			if ok {
+				l.Instances = im
+			}
 		}
 	} else {
 		txt, xmlf := d.files[stem+".txt"], d.files[stem+".xml"]
+		txtName := stem + ".txt"
+		if u := ultralyticsLabel(rel); !txt && !xmlf && u != "" && d.files[u] {
+			txt, txtName, s.ultralytics = true, u, true
+		}
 		switch {
 		case txt && xmlf:
 			return labelErr(stem+".txt", "and %s.xml both label %s; keep one", path.Base(stem), rel)
 		case txt:
-			data, err := readLimited(d.fsys, stem+".txt", MaxLabelBytes, false)
+			data, err := readLimited(d.fsys, txtName, MaxLabelBytes, false)
 			if err != nil {
 				return err
 			}
-			objs, err := ParseYOLO(stem+".txt", data, w, h, d.info.KeypointDim)
+			objs, err := ParseYOLO(txtName, data, w, h, d.info.KeypointDim)
 			if err != nil {
 				return err
 			}
@@ -337,7 +361,7 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 				if c := objs[i].Class; c < len(d.info.Classes) {
 					objs[i].Name = d.info.Classes[c]
 				} else if len(d.info.Classes) > 0 {
-					return labelErr(stem+".txt", "class %d is not in the %d class names", c, len(d.info.Classes))
+					return labelErr(txtName, "class %d is not in the %d class names", c, len(d.info.Classes))
 				}
 			}
 			l.Format, l.Objects = FormatYOLO, objs
@@ -363,6 +387,9 @@ func (d *Dataset) readLabels(rel string, s *source) error {
 		}
 		if l.Mask, err = ParseMask(m, data, w, h); err != nil {
 			return err
+		}
+		if l.Instances != nil {
+			return labelErr(m, "and the COCO segmentation both label %s: one label mask per image is moved; keep one", rel)
 		}
 	}
 	return nil

@@ -17,6 +17,9 @@
 //
 //	<dir>/<stem>.txt        YOLO: "class cx cy w h" per line, normalised; YOLO-pose
 //	                        keypoints may follow (x y or x y v each)
+//	labels/<s>/<stem>.txt   YOLO in the Ultralytics layout, for images/<s>/<stem>.<ext>
+//	                        (the last images/ folder of the path becomes labels/);
+//	                        see ultralytics.go
 //	classes.txt, data.yaml  YOLO class names (data.yaml: names, kpt_shape), at the top
 //	<dir>/<stem>.xml        Pascal VOC, one per image
 //	<name>.json             COCO: one instances file at the top (an object with an
@@ -33,7 +36,9 @@
 // with its code (invalid_input, masking_error), the run goes on. Two images with the
 // same stem in one folder (cat.jpg, cat.png) are both refused, since their labels and
 // variants would share names. Only a folder-wide file that cannot be read (the COCO
-// file, data.yaml) or two COCO files fail Open.
+// file, data.yaml) or two COCO files fail Open. A file that looks like labels but
+// labels no image, or is in a format not read, is in Dataset.Unread, and a run reports
+// it with its skipped images (unreadLabels).
 //
 // Labels reach the AugmentFunc in one neutral form (Labels): pixel boxes
 // [x0, y0, x1, y1] with a class, per-object keypoints, and the mask as an image.
@@ -75,11 +80,15 @@
 //	{"source":"a/cat.png","variant":0,"seed":4730758048074575,"params":{"brightness":11,"flip":true},"output":"a/cat_v0.png","bytes":126,"sha256":"da10…","width":40,"height":30,"labels":[{"path":"a/cat_v0.txt","bytes":76,"sha256":"33ab…"}]}
 //	{"source":"c/broken.png","error":{"code":"render_error","message":"c/broken.png is not a readable image: unexpected EOF"}}
 //
-// The COCO file is made from the sorted records alone (image ids 1..n in manifest
-// order, annotation ids 1..m), so it too does not depend on timing, and Merge can
-// write it from shard manifests. COCO segmentation polygons are not carried: they
-// would be wrong after geometry. Boxes, keypoints, iscrowd and the categories are;
-// area becomes the moved box's.
+// The COCO file is made from the sorted records alone (image ids max+1.. in manifest
+// order, above the input's largest image id, annotation ids likewise above its largest
+// annotation id, each image and annotation naming its source_id), so it too does not
+// depend on timing, and Merge can write it from shard manifests. Boxes, keypoints,
+// iscrowd, the categories and segmentation are carried: segmentations (polygons or
+// RLE) move as one 16-bit instance map and come back as uncompressed RLE, clipped, with
+// area and bbox from their pixels (segmentation.go); an object without one gets the
+// moved box's area. In the Ultralytics layout a variant's labels go to labels/ like
+// its source's.
 //
 // # Journal, cancellation and resume
 //

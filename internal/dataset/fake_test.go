@@ -80,6 +80,21 @@ func flipBright(ctx context.Context, job Job) (Result, error) {
 		}
 		l.Mask = g
 	}
+	if m := job.Labels.Instances; m != nil {
+		// The instance map moves like the mask, its 16-bit values kept.
+		mb := m.Bounds()
+		g := image.NewGray16(image.Rect(0, 0, mb.Dx(), mb.Dy()))
+		for y := range mb.Dy() {
+			for x := range mb.Dx() {
+				dx := x
+				if flip {
+					dx = mb.Dx() - 1 - x
+				}
+				g.Set(dx, y, color.Gray16Model.Convert(m.At(mb.Min.X+x, mb.Min.Y+y)))
+			}
+		}
+		l.Instances = g
+	}
 	params, _ := json.Marshal(map[string]any{"flip": flip, "brightness": delta})
 	return Result{Image: out.Bytes(), Ext: ".png", Labels: l, Params: params}, nil
 }

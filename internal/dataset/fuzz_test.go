@@ -36,7 +36,7 @@ func FuzzLabels(f *testing.F) {
 		if s, err := parseCOCO("a.json", data, []string{"a.png", "b/a.png"}); err == nil {
 			var recs []Record
 			for rel, objs := range s.objects {
-				anns := toCOCO(objs)
+				anns := toCOCO(objs, nil)
 				recs = append(recs, Record{Source: rel, Output: rel, COCO: &anns})
 			}
 			formatCOCO(&s.meta, recs)

@@ -41,6 +41,10 @@ type Labels struct {
 	// image, or nil. Its pixel values are class ids and must be moved, never
 	// interpolated.
 	Mask image.Image `json:"-"`
+	// Instances is the COCO objects' segmentation as one 16-bit instance map (pixel
+	// value k+1 is Objects[k], 0 none; see segmentation.go), or nil. An AugmentFunc
+	// moves it exactly as it moves Mask.
+	Instances image.Image `json:"-"`
 }
 
 // Object is one annotated object: a box, a class and optional keypoints.
@@ -55,6 +59,12 @@ type Object struct {
 	// Attrs carries what the format says about an object that geometry does not
 	// change (VOC pose, truncated, difficult; COCO iscrowd); an AugmentFunc copies it.
 	Attrs map[string]string `json:"attrs,omitempty"`
+	// ID is the object's id in its source file (a COCO annotation id, as written
+	// there), kept so a variant's annotation names the one it was made from.
+	ID string `json:"id,omitempty"`
+	// Instance is the object's value in Labels.Instances (0: no segmentation); an
+	// AugmentFunc copies it with the object.
+	Instance int `json:"instance,omitempty"`
 }
 
 // Keypoint is a point in pixels. V is the COCO / YOLO-pose visibility: 0 not

@@ -172,7 +172,9 @@ func TestVOCErrors(t *testing.T) {
 }
 
 // TestCOCORoundTrip reads a COCO file, writes it back the way a run does (each image
-// as a variant of itself) and reads that: the same boxes, classes and keypoints.
+// as a variant of itself) and reads that: the same boxes, classes and keypoints. The
+// written ids start above the input's (so they never collide with a source's), and
+// each image and annotation names the id it came from.
 func TestCOCORoundTrip(t *testing.T) {
 	dir := cocoInputDir(t)
 	d := openDataset(t, dir)
@@ -185,8 +187,8 @@ func TestCOCORoundTrip(t *testing.T) {
 		if !ok || d.coco.errs[rel] != nil {
 			continue
 		}
-		anns := toCOCO(objs)
-		recs = append(recs, Record{Source: rel, Output: rel, Width: 32, Height: 24, COCO: &anns})
+		anns := toCOCO(objs, nil)
+		recs = append(recs, Record{Source: rel, Output: rel, Width: 32, Height: 24, COCO: &anns, SourceImageID: json.RawMessage(d.coco.ids[rel])})
 	}
 	if len(recs) != 7 {
 		t.Fatalf("%d COCO images matched, want 7 (img8 is not in the file, img5 has a bad annotation)", len(recs))
@@ -197,13 +199,16 @@ func TestCOCORoundTrip(t *testing.T) {
 	}
 	writeTree(t, dir, map[string][]byte{"annotations.json": data})
 	d2 := openDataset(t, dir)
+	// A written variant's annotations get new ids (above the sources'): the ids
+	// are checked below, the rest of each object here.
+	noID := cmpopts.IgnoreFields(Object{}, "ID")
 	for _, r := range recs {
-		if diff := cmp.Diff(d.coco.objects[r.Source], d2.coco.objects[r.Source]); diff != "" {
+		if diff := cmp.Diff(d.coco.objects[r.Source], d2.coco.objects[r.Source], noID); diff != "" {
 			t.Errorf("%s (-read +written and read again):\n%s", r.Source, diff)
 		}
 	}
 	want := []Object{{Class: 2, Name: "dog", Box: [4]float64{2, 3, 12.5, 11}, Keypoints: []Keypoint{{4, 5, 2}, {9, 6, 1}}, Attrs: map[string]string{"iscrowd": "0"}}}
-	if diff := cmp.Diff(want, d2.coco.objects["imgs/img1.png"]); diff != "" {
+	if diff := cmp.Diff(want, d2.coco.objects["imgs/img1.png"], noID); diff != "" {
 		t.Errorf("imgs/img1.png (-want +got):\n%s", diff)
 	}
 	var out struct {
@@ -212,11 +217,21 @@ func TestCOCORoundTrip(t *testing.T) {
 		Images     []struct {
 			ID       int    `json:"id"`
 			FileName string `json:"file_name"`
+			SourceID int    `json:"source_id"`
 		} `json:"images"`
+		Annotations []struct {
+			ID       int `json:"id"`
+			ImageID  int `json:"image_id"`
+			SourceID int `json:"source_id"`
+		} `json:"annotations"`
 	}
 	json.Unmarshal(data, &out)
-	if string(out.Info) != `{"description":"test"}` || len(out.Categories) != 2 || out.Images[0].ID != 1 || out.Images[0].FileName != "imgs/img0.png" {
+	// The input's largest ids are 107 (images) and 1007 (annotations).
+	if string(out.Info) != `{"description":"test"}` || len(out.Categories) != 2 || out.Images[0].ID != 108 || out.Images[0].SourceID != 100 || out.Images[0].FileName != "imgs/img0.png" {
 		t.Errorf("written COCO lost its info or categories, or numbered images oddly:\n%s", data)
+	}
+	if a := out.Annotations[1]; a.ID != 1009 || a.ImageID != 109 || a.SourceID != 1001 {
+		t.Errorf("annotation 1 is %+v, want id 1009 on image 109 from annotation 1001", a)
 	}
 	if err := d.coco.errs["imgs/img5.png"]; darkroom.Code(err) != darkroom.InvalidInput || !strings.Contains(err.Error(), "category_id 9 is not in categories") {
 		t.Errorf("img5: %v, want invalid_input naming category_id 9", err)

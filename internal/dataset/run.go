@@ -133,7 +133,9 @@ type Record struct {
 	Height  int             `json:"height"`
 	Labels  []FileRef       `json:"labels,omitempty"`
 	COCO    *[]cocoAnn      `json:"coco,omitempty"`
-	Error   *RecordError    `json:"error,omitempty"`
+	// SourceImageID is the COCO id of the source image.
+	SourceImageID json.RawMessage `json:"source_image_id,omitempty"`
+	Error         *RecordError    `json:"error,omitempty"`
 }
 
 // RecordError is why an image was skipped.
@@ -296,6 +298,8 @@ feed:
 			rep.Skipped = append(rep.Skipped, Skip{rec.Source, rec.Error.Code, rec.Error.Message})
 		}
 	}
+	// Label files that label no image, and formats not read, are reported too.
+	rep.Skipped = append(rep.Skipped, d.Unread...)
 	slices.SortFunc(rep.Skipped, func(a, b Skip) int { return strings.Compare(a.Source, b.Source) })
 	if r.fatal != nil {
 		return rep, r.fatal
@@ -431,7 +435,11 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	switch stem := stemOf(rec.Output); job.Labels.Format {
 	case FormatYOLO:
-		add(stem+".txt", FormatYOLOFile(objs, cfg.Width, cfg.Height, src.kdim))
+		name := stem + ".txt"
+		if src.ultralytics {
+			name = ultralyticsLabel(rec.Output)
+		}
+		add(name, FormatYOLOFile(objs, cfg.Width, cfg.Height, src.kdim))
 	case FormatVOC:
 		depth := 3
 		if cfg.ColorModel == color.GrayModel || cfg.ColorModel == color.Gray16Model {
@@ -448,8 +456,14 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 		}
 		add(stem+".xml", FormatVOCFile(folder, path.Base(rec.Output), cfg.Width, cfg.Height, depth, objs))
 	case FormatCOCO:
-		anns := toCOCO(objs)
+		if job.Labels.Instances != nil && res.Labels.Instances == nil {
+			return Record{}, darkroom.Errorf(darkroom.MaskingError, "variant %d of %s: the augmentation dropped the segmentation", v, rel)
+		}
+		anns := toCOCO(objs, res.Labels.Instances)
 		rec.COCO = &anns
+		if src.cocoID != "" {
+			rec.SourceImageID = json.RawMessage(src.cocoID)
+		}
 	}
 	if job.Labels.Mask != nil {
 		if res.Labels.Mask == nil {

@@ -81,6 +81,9 @@ type Augmented struct {
 	ConfigHash string
 	Variants   []AugmentedVariant
 	Elapsed    time.Duration
+	// Unread are the prompt's words no step took, each with why (invalid_input):
+	// augment_image lists them in skipped_transforms, so nothing is dropped silently.
+	Unread []augment.Skipped
 }
 
 // MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
@@ -313,7 +316,7 @@ func (req AugmentRequest) source() string {
 // recipe turns the request's recipe into a pipeline: a prompt parsed at the image's
 // size (an invalid prompt is invalid_input carrying the parser's errors), a preset
 // by name or alias, or the pipeline as given.
-func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, error) {
+func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, []augment.Skipped, error) {
 	given := 0
 	for _, ok := range []bool{req.Prompt != "", req.Preset != "", req.Pipeline != nil} {
 		if ok {
@@ -321,28 +324,37 @@ func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline,
 		}
 	}
 	if given != 1 {
-		return "", nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return "", nil, nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	switch {
 	case req.Preset != "":
 		p, ok := s.Vocab.Preset(req.Preset)
 		if !ok {
-			return "", nil, darkroom.Errorf(darkroom.NotFound, "preset %q does not exist (list_available_presets lists them)", req.Preset)
+			return "", nil, nil, darkroom.Errorf(darkroom.NotFound, "preset %q does not exist (list_available_presets lists them)", req.Preset)
 		}
-		return "preset", PresetPipeline(p), nil
+		return "preset", PresetPipeline(p), nil, nil
 	case req.Pipeline != nil:
-		return "pipeline", req.Pipeline, nil
+		return "pipeline", req.Pipeline, nil, nil
 	}
 	r := s.PromptParser().Parse(req.Prompt, prompt.Options{Width: w, Height: h})
 	if !r.Valid {
-		return "", nil, PromptError(r)
+		return "", nil, nil, PromptError(r)
 	}
-	if r.Preset != "" && len(r.Transforms) == 0 {
-		if p, ok := s.Vocab.Preset(r.Preset); ok {
-			return "prompt", PresetPipeline(p), nil
+	return "prompt", PromptPipeline(s.Vocab, r), PromptUnread(r), nil
+}
+
+// PromptUnread lists the words of a parsed prompt that no step took, each with the
+// parser's reason, as skipped transforms named by the words (invalid_input).
+func PromptUnread(r *prompt.Result) []augment.Skipped {
+	out := []augment.Skipped{}
+	for _, is := range r.Unread() {
+		reason := is.Message
+		if is.Suggestion != "" {
+			reason += " (" + is.Suggestion + ")"
 		}
+		out = append(out, augment.Skipped{Entry: is.Phrase, Reason: reason, Code: darkroom.InvalidInput})
 	}
-	return "prompt", PromptPipeline(r), nil
+	return out
 }
 
 // PromptError is the invalid_input of a prompt that does not read as a pipeline,
@@ -366,11 +378,17 @@ func PromptError(r *prompt.Result) error {
 		Details: map[string]any{"fields": []any{map[string]any{"path": "prompt", "message": msg}}, "validation_errors": errs}}
 }
 
-// PromptPipeline is the pipeline a parsed prompt asks for.
-func PromptPipeline(r *prompt.Result) augment.Pipeline {
+// PromptPipeline is the pipeline a parsed prompt asks for: its transforms, then the
+// steps of the preset it names ("random 90 degree rotations and the aerial preset").
+func PromptPipeline(voc *vocab.Vocabulary, r *prompt.Result) augment.Pipeline {
 	p := augment.Pipeline{}
 	for _, t := range r.Transforms {
 		p = append(p, pipelineStep(t.Entry, t.P, t.Values, t.Ranges))
+	}
+	if r.Preset != "" {
+		if pr, ok := voc.Preset(r.Preset); ok {
+			p = append(p, PresetPipeline(pr)...)
+		}
 	}
 	return p
 }

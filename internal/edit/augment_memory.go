@@ -154,7 +154,7 @@ func (s *Editor) augmentSource(ctx context.Context, in *augmentInput, res *engin
 // out.Pipeline, checks it, and settles the seed.
 func (s *Editor) augmentPlan(req AugmentRequest, out *Augmented) error {
 	var err error
-	if out.Recipe, out.Pipeline, err = s.recipe(req, out.Width, out.Height); err != nil {
+	if out.Recipe, out.Pipeline, out.Unread, err = s.recipe(req, out.Width, out.Height); err != nil {
 		return err
 	}
 	// An entry no pack defines is refused up front (with the closest names), not

@@ -45,6 +45,8 @@ type DatasetResult struct {
 	Shard    string
 	Report   *dataset.Report
 	Elapsed  time.Duration
+	// Unread are the prompt's words no step took (see Augmented.Unread).
+	Unread []augment.Skipped
 }
 
 // OpenAllowedDir opens a folder under an allowed root as an os.Root, which no path
@@ -187,7 +189,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	}
 	// The recipe is fixed before the run: a prompt is read once, without an image
 	// size (a size in pixels is refused: sizes are fractions of each image's edge).
-	recipe, pipeline, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
+	recipe, pipeline, unread, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
 	if err != nil {
 		return DatasetResult{}, err
 	}
@@ -236,7 +238,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start)}
+	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start), Unread: unread}
 	res.Manifest = filepath.ToSlash(filepath.Join(res.Output, report.Manifest))
 	if req.Shard != "" {
 		res.Shard = shard.String()
@@ -333,7 +335,7 @@ type kpIndex struct{ obj, k int }
 // box per object (labelled by its index) and every labelled keypoint (a keypoint of
 // visibility 0 has no position to move), plus the mask.
 func toAnnotations(l dataset.Labels) (*augment.Annotations, []kpIndex, error) {
-	if len(l.Objects) == 0 && l.Mask == nil {
+	if len(l.Objects) == 0 && l.Mask == nil && l.Instances == nil {
 		return nil, nil, nil
 	}
 	a := &augment.Annotations{}
@@ -356,9 +358,15 @@ func toAnnotations(l dataset.Labels) (*augment.Annotations, []kpIndex, error) {
 			}
 		}
 	}
-	if l.Mask != nil {
+	// One mask moves with a variant: the label mask, or the COCO objects' instance
+	// map (the dataset refuses an image with both).
+	mask := l.Mask
+	if l.Instances != nil {
+		mask = l.Instances
+	}
+	if mask != nil {
 		var err error
-		if a.Mask, err = augment.MaskFromImage(l.Mask); err != nil {
+		if a.Mask, err = augment.MaskFromImage(mask); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -397,7 +405,11 @@ func fromAnnotations(in dataset.Labels, v *augment.Variant, kps []kpIndex) (data
 		}
 	}
 	if m := v.Annotations.Mask; m != nil {
-		out.Mask = m.Image()
+		if in.Instances != nil {
+			out.Instances = m.Image()
+		} else {
+			out.Mask = m.Image()
+		}
 	}
 	return out, nil
 }

@@ -26,6 +26,8 @@ type corpusCase struct {
 	// Pending are parameters left pending for the image size.
 	Pending []string `json:"pending,omitempty"`
 	Preset  string   `json:"preset,omitempty"`
+	// Unread are the words no transform took, each listed with why (Issue.Phrase).
+	Unread []string `json:"unread,omitempty"`
 }
 
 type want struct {
@@ -37,7 +39,12 @@ type want struct {
 
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
-	b, err := os.ReadFile("testdata/corpus.json")
+	return loadCases(t, "testdata/corpus.json")
+}
+
+func loadCases(t *testing.T, name string) []corpusCase {
+	t.Helper()
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +52,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cases); err != nil {
-		t.Fatalf("corpus.json: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return cases
 }
@@ -75,6 +82,9 @@ func got(r *Result) corpusCase {
 	for _, a := range r.Ambiguities {
 		g.Ambiguous = append(g.Ambiguous, a.Phrase)
 	}
+	for _, u := range r.Unread() {
+		g.Unread = append(g.Unread, u.Phrase)
+	}
 	return g
 }
 
@@ -99,6 +109,9 @@ func mismatch(c corpusCase, r *Result) string {
 	}
 	if diff := cmp.Diff(c.Pending, g.Pending, cmpopts.EquateEmpty()); diff != "" {
 		out = append(out, "pending (-want +got):\n"+diff)
+	}
+	if diff := cmp.Diff(c.Unread, g.Unread, cmpopts.EquateEmpty()); diff != "" {
+		out = append(out, "unread (-want +got):\n"+diff)
 	}
 	if c.Preset != g.Preset {
 		out = append(out, fmt.Sprintf("preset: want %q, got %q", c.Preset, g.Preset))
@@ -209,4 +222,31 @@ func TestCorpusDraft(t *testing.T) {
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	t.Logf("\n%s", b)
+}
+
+// TestEngineerCorpus reads testdata/engineer.json: prompts written the way dataset
+// engineers write them (albumentations' own units and names, its code pasted from a
+// notebook, the phrasing of issues and agent prompts), none of them in corpus.json.
+// Each must read as albumentations means it: every parameter a multi-parameter word
+// names, limits as symmetric ranges, variances, kernel sizes and crop sizes converted,
+// intensities drawn from ranges, the default p of code, and every word no transform
+// took listed in unread.
+func TestEngineerCorpus(t *testing.T) {
+	p := testParser(t)
+	cases := loadCases(t, "testdata/engineer.json")
+	if len(cases) < 40 {
+		t.Fatalf("engineer.json has %d prompts; it must keep at least 40", len(cases))
+	}
+	seen := map[string]bool{}
+	for _, c := range loadCorpus(t) {
+		seen[c.Prompt] = true
+	}
+	for _, c := range cases {
+		if seen[c.Prompt] {
+			t.Errorf("%q is also in corpus.json: engineer.json holds prompts the parser was not built on", c.Prompt)
+		}
+		if m := mismatch(c, parseCase(p, c)); m != "" {
+			t.Errorf("%q:\n%s", c.Prompt, m)
+		}
+	}
 }

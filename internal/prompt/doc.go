@@ -3,9 +3,11 @@
 // in each entry's own units. It knows no MCP and renders nothing: it is what
 // validate_prompt returns and what augment_image {prompt} runs. There is no language
 // model and no list of transforms in Go: everything it recognizes comes from the loaded
-// manifests (entry names, aliases, examples, parameter names, ranges and units), so a
-// pack author extends it by writing a manifest. The only words in Go are English ones
-// (words.go): how people say how much, how often, which way, and units.
+// manifests (entry names, aliases, examples, parameter names, ranges and units, and the
+// prompt data of contracts/prompt.cue: a parameter's other names with how their values
+// read, an entry's prompt block), so a pack author extends it by writing a manifest.
+// The only words in Go are English ones (words.go): how people say how much, how
+// often, which way, and units; and albumentations' container names (Compose, OneOf).
 //
 // # API for the tools
 //
@@ -48,6 +50,43 @@
 // interpretations and the transform's confidence is 1/n. Options.Strict turns each such
 // ambiguity into an error.
 //
+// Nothing is dropped silently: words no transform took (an unknown phrase, a value with
+// nothing to apply to, an argument of albumentations code no parameter takes, a call to
+// a transform no entry is) are warnings with Issue.Phrase set; Result.Unread lists
+// them, and augment_image and augment_dataset report each in their skipped lists.
+//
+// # Manifest data the parser reads (contracts/prompt.cue)
+//
+// A parameter's also names it otherwise, each name with how its value reads: "limit"
+// (albumentations' limit: a single v is default ± v, "rotate limit=15" is [-15, 15]),
+// "limit_fraction" (±v as a percentage: brightness_limit 0.2 is "up to 20%"),
+// "turn_fraction" (ColorJitter's hue), "variance_255" (GaussNoise's var_limit: a
+// variance in grey levels squared becomes sigma sqrt(v)/255), "kernel_px" and
+// "kernel_limit" (a kernel size k is a radius of (k-1)/2 pixels; blur_limit 7 is 3..7),
+// "level_255", "percent" and "area_px" (a crop size WxH as an area fraction, with a
+// warning that the shape is not kept), with scale and negate (albumentations' angles
+// turn counter-clockwise). A name marked code counts only as name=value inside a
+// call's parentheses. Two parameters may share a name (shift_limit, "x"/"y"): a value
+// goes to each. An entry's prompt block gives sample (the ranges drawn when it is
+// named with no value: "color jitter" draws brightness, contrast, saturation and hue,
+// as albumentations' ColorJitter does), free (drawn whenever not given: a motion
+// blur's direction), strength (the parameter without which the entry is a no-op, set
+// when the prompt gives only others: "CLAHE with clip limit 4" gets amount 1), heads
+// (generic nouns that stay the head of the phrase before them: "perspective warp" is
+// not also an elastic warp) and code_p (albumentations' default p when a call has none;
+// else BasicTransform's 0.5).
+//
+// # Albumentations code in a prompt
+//
+// A.Rotate(limit=15, p=0.7) reads as albumentations means it: the module prefix is
+// dropped, a call ends its transform (a container's p after it is not the inner
+// transform's), commas between a call's arguments cut nothing, a tuple or list of two
+// numbers is a range, name=value takes the parameter's also names (code ones first),
+// and a call with no p has albumentations' default p. Inside parentheses only another
+// call names a transform (blur_limit is Blur's argument, not a blur). OneOf and SomeOf
+// keep no choice in a prompt: each inner transform runs with its own p, and that is
+// reported.
+//
 // # Values and units
 //
 // A number goes to the parameter it names ("radius 0.01", "clip limit 4", "8 holes"),
@@ -71,25 +110,41 @@
 // the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
 // clamped.
 //
-// Ranges: "between A and B", "from A to B", "A to B", "±A" and "up to A" (the
-// albumentations limit: [-A, A]); the unit written once counts for both ends.
+// Ranges: "between A and B", "from A to B", "A to B", "A-B", "±A", "up to A" (the
+// albumentations limit: [-A, A]) and, in code, (A, B) or [A, B]; the unit written once
+// counts for both ends. A value given with no parameter name goes to every parameter
+// the phrase or the words name without a value of their own ("brightness and contrast
+// by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
+// of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
+// change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // "half the time", and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
-// outside [0, 1] is an error. Directions: decrease, reduce, less, lower, left,
+// outside [0, 1] is an error. A clause that only says how often gives the transform
+// before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase
+// written in the plural reads as its singular ("random shadows"). Directions:
+// decrease, reduce, less, lower, left,
 // counter-clockwise... make an unsigned number negative when the range allows it.
 //
-// Intensity words set the first free parameter (or every parameter the phrase names)
-// to a fraction of the way from its default to the end of its range: the high end,
-// or the low end when the words point down or when the default already is the high
-// end (quality 100 for jpeg compression): barely, tiny, subtle 0.1; slight, a little,
-// a bit, light, mild, gentle 0.25; medium, moderate, some 0.5; strong, heavy, a lot,
-// intense, high 0.75; extreme, maximum, full 1; "very" pushes a weak word to 0.1 and a
-// strong one to 1. An integer parameter is rounded. An entry named with no value and no
-// intensity samples the same parameter from its default to the "slight" fraction
-// (0.25) of the way to the end its words point at, or to both ends when they point
-// nowhere and the default lies inside the range: "rotate" is [-45, 45] degrees, "add
-// blur" radius [0, 0.0125].
+// Intensity words draw, so variants differ. The word is a fraction f of the way from a
+// parameter's default to the end of its range: barely, tiny, subtle 0.1; slight, a
+// little, a bit, light, mild, gentle 0.25; medium, moderate, some 0.5; strong, heavy, a
+// lot, intense, high 0.75; extreme, maximum, full 1; "very" pushes a weak word to 0.1
+// and a strong one to 1. It draws from half of f to f of the way towards the end the
+// words point at (the high end, or the low end when they point down or the default is
+// the high end: quality 100 for jpeg compression), or from f of the way to both ends
+// when they point nowhere and the default lies inside the range ("slight rotation" is
+// ±45 degrees). It applies to every parameter the phrase names ("brightness and
+// contrast"), else to the entry's prompt.sample parameters, whose albumentations range
+// counts as "medium" (slight is half of it, strong one and a half, kept inside the
+// parameter's range), else to the first free parameter. Integers are rounded.
+//
+// An entry named with no value and no intensity draws its prompt.sample parameters
+// from their ranges (cut to the side of the default the words point at: "increase
+// brightness and contrast"; "add" asks for the transform and cuts nothing), else its
+// first parameter from its default to the "slight" fraction (0.25) of the way to the
+// end its words point at, or to both ends when they point nowhere and the default lies
+// inside the range: "rotate" is [-45, 45] degrees, "add blur" radius [0, 0.0125].
 //
 // # Scores
 //

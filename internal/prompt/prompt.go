@@ -11,6 +11,10 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
+// codeP is albumentations' default p (BasicTransform's): a transform written as a call
+// without p runs half the time, unless its manifest says otherwise (prompt.code_p).
+const codeP = 0.5
+
 // MaxPromptBytes bounds what Parse reads; a longer prompt is one validation error.
 const MaxPromptBytes = 4096
 
@@ -196,8 +200,11 @@ type Pending struct {
 
 // Issue is a validation error or warning.
 type Issue struct {
-	Message    string `json:"message"`
-	Severity   string `json:"severity"` // error or warning
+	Message  string `json:"message"`
+	Severity string `json:"severity"` // error or warning
+	// Phrase is the words of the prompt the issue left unread (not in any transform):
+	// augment_image lists each in its result's skipped_transforms.
+	Phrase     string `json:"phrase,omitempty"`
 	Suggestion string `json:"suggestion,omitempty"`
 	Entry      string `json:"entry,omitempty"`
 	Parameter  string `json:"parameter,omitempty"`
@@ -227,8 +234,14 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
+	for _, t := range toks {
+		if t.call && compositions[t.text] && t.text != "compose" {
+			r.unread(t.text, fmt.Sprintf("%s: a prompt's transforms each run with their own p; the choice %s makes among them is not kept (give the pipeline to augment_image's pipeline to keep it)", t.text, t.text),
+				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
+		}
+	}
 	matches := p.matches(toks)
-	for _, cl := range clauses(toks, matches) {
+	for _, cl := range clauses(toks, matches, p.joinsParameters(toks, matches)) {
 		p.clause(r, toks, cl, opt)
 	}
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() {
@@ -248,10 +261,19 @@ func (p *Parser) matches(toks []token) []match {
 		var bestNode *node
 		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
 			c := n.next[toks[j].text]
+			if w := toks[j].text; c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+				// A plural: "random shadows" is the phrase "random shadow".
+				c = n.next[strings.TrimSuffix(w, "s")]
+			}
 			if c == nil {
 				break
 			}
 			n = c
+			// Inside a call's parentheses only another call is a transform
+			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
+			if len(n.claims) > 0 && toks[j].code && !toks[j].call {
+				continue
+			}
 			if len(n.claims) > 0 {
 				if toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "" {
 					continue
@@ -263,10 +285,41 @@ func (p *Parser) matches(toks []token) []match {
 			i++
 			continue
 		}
-		out = append(out, match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example})
+		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}
+		// A generic noun right after another entry's phrase is its head ("random
+		// perspective warp"), not a second transform.
+		if n := len(out); n > 0 && out[n-1].end == m.start && p.isHead(m) && !sameClaims(out[n-1].claims, m.claims) {
+			out[n-1].end = m.end
+			out[n-1].phrase += " " + m.phrase
+		} else {
+			out = append(out, m)
+		}
 		i = best + 1
 	}
 	return out
+}
+
+// isHead says whether a match is one of its entry's prompt.heads.
+func (p *Parser) isHead(m match) bool {
+	for _, c := range m.claims {
+		if e, ok := p.voc.Entry(c); ok && e.Prompt != nil {
+			for _, h := range e.Prompt.Heads {
+				if strings.Join(texts(tokenize(h)), " ") == m.phrase {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func sameClaims(a, b []string) bool {
+	for _, x := range a {
+		if contains(b, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // clause is a run of tokens between separators, with the matches inside it.
@@ -277,7 +330,7 @@ type clause struct {
 
 // clauses cuts the stream at separators that no phrase consumed; "and" inside
 // "between A and B" is not one.
-func clauses(toks []token, ms []match) []clause {
+func clauses(toks []token, ms []match, joins func(k int) bool) []clause {
 	inMatch := make([]bool, len(toks))
 	for _, m := range ms {
 		for k := m.start; k < m.end; k++ {
@@ -302,7 +355,7 @@ func clauses(toks []token, ms []match) []clause {
 			continue
 		}
 		sep := t.kind == tSep || t.kind == tWord && separators[t.text]
-		if sep && t.text == "and" && betweenAnd(toks, k) {
+		if sep && t.text == "and" && (betweenAnd(toks, k) || joins(k)) {
 			sep = false
 		}
 		if sep {
@@ -312,6 +365,67 @@ func clauses(toks []token, ms []match) []clause {
 	}
 	cut(len(toks))
 	return out
+}
+
+// joinsParameters says whether the "and" at k joins two parameters of the entry named
+// before it in the same clause ("translate up to 10% in x and y", "shift_limit and
+// scale_limit"), so that it does not cut.
+func (p *Parser) joinsParameters(toks []token, ms []match) func(k int) bool {
+	return func(k int) bool {
+		// The entry named last before k, passing over phrases that are its
+		// parameters ("color jitter with brightness 0.2": brightness is its own).
+		var last *match
+		for i := range ms {
+			if ms[i].end > k {
+				break
+			}
+			if last != nil && p.namesParamOf(toks, *last, ms[i]) {
+				continue
+			}
+			last = &ms[i]
+		}
+		if last == nil || k+1 >= len(toks) {
+			return false
+		}
+		for j := last.end; j < k; j++ {
+			if toks[j].kind == tSep {
+				return false
+			}
+		}
+		e, ok := p.voc.Entry(last.claims[0])
+		if !ok || paramsAt(p.voc, e, toks, k+1).width == 0 {
+			return false
+		}
+		// Before it, since the entry's phrase: a parameter, with or without its value
+		// ("x and y", "brightness 0.2 and contrast 0.2").
+		for j := last.end; j < k; j++ {
+			if pn := paramsAt(p.voc, e, toks, j); pn.width > 0 {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// namesParamOf says whether match m, in the same clause as prev, names a parameter of
+// prev's entry rather than a transform of its own.
+func (p *Parser) namesParamOf(toks []token, prev, m match) bool {
+	if len(prev.claims) != 1 {
+		return false
+	}
+	for j := prev.end; j < m.start; j++ {
+		if toks[j].kind == tSep {
+			return false
+		}
+	}
+	e, ok := p.voc.Entry(prev.claims[0])
+	if !ok {
+		return false
+	}
+	if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
+		return true
+	}
+	return paramsAt(p.voc, e, toks, m.start).width == m.end-m.start
 }
 
 // betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
@@ -338,9 +452,29 @@ func betweenAnd(toks []token, k int) bool {
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 	if len(cl.matches) == 0 {
 		seg := toks[cl.start:cl.end]
+		// A call no phrase names is an albumentations transform darkroom does not
+		// have (A.MedianBlur(blur_limit=3)): its arguments are its own, not the
+		// transform's before it.
+		for _, t := range seg {
+			if t.call && !compositions[t.text] {
+				near := p.nearest([]string{t.text})
+				sugg := ""
+				if len(near) > 0 {
+					sugg = "did you mean " + quoteList(near) + "?"
+				}
+				r.unread(joinTokens(seg), fmt.Sprintf("%q: no vocabulary entry is the albumentations transform %s; skipped", joinTokens(seg), t.text), sugg, "")
+				return
+			}
+		}
 		if len(r.Transforms) > 0 {
 			last := &r.Transforms[len(r.Transforms)-1]
 			e, _ := p.voc.Entry(last.Entry)
+			// A clause that only says how often is about the transform before it
+			// ("motion blur with kernel size 5 to 9, 20% of the time").
+			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+				last.P = rd.p
+				return
+			}
 			if namesParameter(p.voc, e, seg) {
 				p.read(r, last, e, seg, nil, opt)
 				return
@@ -358,6 +492,10 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			if len(prev.claims) == 1 {
 				if e, ok := p.voc.Entry(prev.claims[0]); ok {
 					if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
+						continue
+					}
+					// Or one of its other names ("shift ... horizontally and vertically").
+					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
 						continue
 					}
 				}
@@ -380,6 +518,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		name := p.choose(r, m, seg, opt)
 		e, _ := p.voc.Entry(name)
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
+		if toks[m.end-1].call {
+			// Written as albumentations code: its default p.
+			t.P = codeP
+			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
+				t.P = *e.Prompt.CodeP
+			}
+		}
 		if len(m.claims) > 1 && p.decided(m, seg) {
 			t.Confidence = 0.9
 		}
@@ -389,8 +534,46 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			t.Confidence = round(0.9 * t.Confidence)
 		}
 		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
+		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
+			// "affine: rotate 5 degrees, shear 3 degrees": the shear is the same
+			// affine's, not a second one.
+			last := &r.Transforms[n-1]
+			for k, v := range t.Values {
+				setValue(last, k, v)
+			}
+			for k, v := range t.Ranges {
+				setRange(last, k, v[0], v[1])
+			}
+			continue
+		}
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// mergeable says whether t, named by a phrase that is one of its entry's parameters
+// ("shear"), only adds values to last, a transform of the same entry that left those
+// parameters unset.
+func mergeable(p *Parser, last *Transform, t Transform, e *vocab.Entry, phrase []token) bool {
+	if e == nil || last.Entry != t.Entry || t.P != 1 || len(phrase) == 0 || paramsAt(p.voc, e, phrase, 0).width != len(phrase) {
+		return false
+	}
+	for k := range t.Values {
+		if _, ok := last.Values[k]; ok {
+			return false
+		}
+		if _, ok := last.Ranges[k]; ok {
+			return false
+		}
+	}
+	for k := range t.Ranges {
+		if _, ok := last.Values[k]; ok {
+			return false
+		}
+		if _, ok := last.Ranges[k]; ok {
+			return false
+		}
+	}
+	return len(t.Values)+len(t.Ranges) > 0
 }
 
 // choose picks among the entries a phrase names: the one that can take the values the
@@ -486,28 +669,14 @@ func namesParameter(voc *vocab.Vocabulary, e *vocab.Entry, seg []token) bool {
 	return false
 }
 
-// paramAt says whether the words at k name a parameter of e ("clip limit", "clip_limit",
-// "holes" for holes, "hole"), and how many tokens they take.
+// paramAt says whether the words at k name a parameter of e (see paramsAt), which
+// (the first, when a name gives several) and how many tokens they take.
 func paramAt(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) (string, int) {
-	best, width := "", 0
-	for _, name := range voc.ParameterOrder(e) {
-		words := strings.Split(name, "_")
-		if k+len(words) > len(seg) {
-			continue
-		}
-		ok := true
-		for i, w := range words {
-			t := seg[k+i].text
-			if t != w && t+"s" != w && t != w+"s" && t != w+"es" {
-				ok = false
-				break
-			}
-		}
-		if ok && len(words) > width {
-			best, width = name, len(words)
-		}
+	pn := paramsAt(voc, e, seg, k)
+	if pn.width == 0 {
+		return "", 0
 	}
-	return best, width
+	return pn.params[0], pn.width
 }
 
 func hasSizeParams(e *vocab.Entry) bool {
@@ -536,7 +705,7 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	}
 	if len(content) == 0 {
 		if hasNumber(seg) {
-			r.issue("warning", fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "", "")
+			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
 	}
@@ -573,7 +742,18 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		sugg = "did you mean " + quoteList(near) + "?"
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
-	r.issue("warning", fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "", "")
+	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
+}
+
+// onlyFrequency says whether a clause's words are all about how often: a probability
+// and the words around it, nothing a transform or a value could be.
+func onlyFrequency(seg []token) bool {
+	for _, t := range seg {
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] {
+			return false
+		}
+	}
+	return true
 }
 
 // presetIn returns the preset whose name or alias the words contain, longest first.
@@ -665,6 +845,22 @@ func (p *Parser) someExamples() string {
 
 func (r *Result) issue(sev, msg, sugg, entry, param string) {
 	r.Errors = append(r.Errors, Issue{Message: msg, Severity: sev, Suggestion: sugg, Entry: entry, Parameter: param})
+}
+
+// unread records words of the prompt that no transform took, as a warning naming them.
+func (r *Result) unread(phrase, msg, sugg, entry string) {
+	r.Errors = append(r.Errors, Issue{Message: msg, Severity: "warning", Phrase: phrase, Suggestion: sugg, Entry: entry})
+}
+
+// Unread are the warnings that left words of the prompt out of every transform.
+func (r *Result) Unread() []Issue {
+	var out []Issue
+	for _, e := range r.Errors {
+		if e.Phrase != "" && e.Severity == "warning" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (r *Result) hasError() bool {

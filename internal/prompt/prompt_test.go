@@ -150,25 +150,31 @@ func TestDataDriven(t *testing.T) {
 	}
 }
 
-// Intensity words are documented fractions of the way from a parameter's default to
-// the end of its range.
+// Intensity words are documented fractions f of the way from a parameter's default to
+// the end of its range, and they draw: from f/2 to f of the way towards the end the
+// words point at, or f of the way to both ends when they point nowhere and the default
+// lies inside the range, so variants of "slight motion blur" differ.
 func TestIntensity(t *testing.T) {
 	p := testParser(t)
 	tests := []struct {
 		prompt string
 		entry  string
 		param  string
-		want   float64
+		want   [2]float64
 	}{
-		{"slight gaussian noise", "gaussian_noise", "sigma", 0.25 * 0.2},
-		{"medium gaussian noise", "gaussian_noise", "sigma", 0.5 * 0.2},
-		{"strong gaussian noise", "gaussian_noise", "sigma", 0.75 * 0.2},
-		{"extreme gaussian noise", "gaussian_noise", "sigma", 0.2},
-		{"very slight gaussian noise", "gaussian_noise", "sigma", 0.1 * 0.2},
+		{"slight gaussian noise", "gaussian_noise", "sigma", [2]float64{0.125 * 0.2, 0.25 * 0.2}},
+		{"medium gaussian noise", "gaussian_noise", "sigma", [2]float64{0.25 * 0.2, 0.5 * 0.2}},
+		{"strong gaussian noise", "gaussian_noise", "sigma", [2]float64{0.375 * 0.2, 0.75 * 0.2}},
+		{"extreme gaussian noise", "gaussian_noise", "sigma", [2]float64{0.5 * 0.2, 0.2}},
+		{"very slight gaussian noise", "gaussian_noise", "sigma", [2]float64{0.05 * 0.2, 0.1 * 0.2}},
 		// Towards the low end when the words say so, from an interior default.
-		{"slightly decrease contrast", "contrast", "amount", -0.25},
+		{"slightly decrease contrast", "contrast", "amount", [2]float64{-0.25, -0.125}},
+		// Both ways when they say nothing.
+		{"slight rotation", "rotate", "angle", [2]float64{-45, 45}},
 		// quality's default is its top: stronger compression is lower quality.
-		{"medium jpeg compression", "image_compression", "quality", 51},
+		{"medium jpeg compression", "image_compression", "quality", [2]float64{51, 75}},
+		// The direction of a motion blur is drawn whatever its length.
+		{"slight motion blur", "motion_blur", "angle", [2]float64{-180, 180}},
 	}
 	for _, tt := range tests {
 		r := p.Parse(tt.prompt, Options{})
@@ -176,8 +182,9 @@ func TestIntensity(t *testing.T) {
 			t.Errorf("%q: %+v", tt.prompt, r.Transforms)
 			continue
 		}
-		if got := r.Transforms[0].Values[tt.param]; math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("%q: %s = %v, want %v", tt.prompt, tt.param, got, tt.want)
+		got, ok := r.Transforms[0].Ranges[tt.param]
+		if !ok || math.Abs(got[0]-tt.want[0]) > 1e-9 || math.Abs(got[1]-tt.want[1]) > 1e-9 {
+			t.Errorf("%q: %s = %v (values %v), want the range %v", tt.prompt, tt.param, got, r.Transforms[0].Values, tt.want)
 		}
 	}
 }

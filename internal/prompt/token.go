@@ -21,6 +21,11 @@ type token struct {
 	num    float64
 	num2   float64 // tSize: the height
 	signed bool
+	// code says the token is inside a call's parentheses, as in albumentations code:
+	// A.Rotate(limit=15, p=0.7).
+	code bool
+	// call says the word is a call's name: an opening parenthesis follows it.
+	call bool
 }
 
 // tokenize lowers the text and cuts it into words, numbers, sizes and separators. A
@@ -31,6 +36,24 @@ func tokenize(s string) []token {
 	rs := []rune(strings.ToLower(s))
 	var out []token
 	i := 0
+	// opens is the stack of brackets open at i: in albumentations code a comma between
+	// a call's arguments is no clause boundary, and one inside a tuple or a list of
+	// numbers ((10, 20), [3, 7]) joins the ends of a range.
+	var opens []rune
+	var callOpen []bool
+	calls := func() bool {
+		for _, o := range opens {
+			if o == '(' {
+				return true
+			}
+		}
+		return false
+	}
+	emit := func(t token) {
+		t.code = calls()
+		out = append(out, t)
+	}
+	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }
 	isDigit := func(k int) bool { return k < len(rs) && rs[k] >= '0' && rs[k] <= '9' }
 	startsNumber := func(k int) bool {
 		return isDigit(k) || k+1 < len(rs) && rs[k] == '.' && isDigit(k+1)
@@ -41,11 +64,51 @@ func tokenize(s string) []token {
 		switch {
 		case unicode.IsSpace(r) && r != '\n':
 			i++
+		case r == '(' || r == '[':
+			isCall := r == '(' && len(out) > 0 && out[len(out)-1].kind == tWord && i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1]))
+			if isCall {
+				out[len(out)-1].call = true
+			}
+			opens = append(opens, r)
+			callOpen = append(callOpen, isCall)
+			i++
+		case (r == ')' || r == ']') && len(opens) > 0:
+			wasCall := callOpen[len(callOpen)-1]
+			opens, callOpen = opens[:len(opens)-1], callOpen[:len(callOpen)-1]
+			if wasCall {
+				// A call ends its transform: what follows (a container's p) is not its.
+				emit(token{kind: tSep, text: ")"})
+			}
+			i++
+		case r == ',' && len(opens) > 0:
+			// Inside brackets: a range's comma between two numbers, a call's argument
+			// separator, or (in a list of calls) a clause boundary.
+			j := i + 1
+			for j < len(rs) && rs[j] == ' ' {
+				j++
+			}
+			top := opens[len(opens)-1]
+			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '('
+			switch {
+			case lastNum() && startsNumber(j) && nested:
+				emit(token{kind: tWord, text: "to"})
+			case top == '[':
+				emit(token{kind: tSep, text: ","})
+			}
+			i++
+		case (r == '-' || r == '–') && i > 0 && isDigit(i-1) && (startsNumber(i+1) || i+1 < len(rs) && rs[i+1] == ' ' && startsNumber(i+2)):
+			// "10-50": a range.
+			emit(token{kind: tWord, text: "to"})
+			i++
+		case r == '.' && len(out) > 0 && out[len(out)-1].text == "a" && i > 0 && rs[i-1] == 'a' && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+			// "A.Rotate": the module's name is no word of the prompt.
+			out = out[:len(out)-1]
+			i++
 		case r == '\n' || r == ',' || r == ';' || r == '!' || r == '?' || r == '.' && !startsNumber(i+1):
-			out = append(out, token{kind: tSep, text: string(r)})
+			emit(token{kind: tSep, text: string(r)})
 			i++
 		case r == '+' && i+1 < len(rs) && (rs[i+1] == '-' || rs[i+1] == '/' && i+2 < len(rs) && rs[i+2] == '-'):
-			out = append(out, token{kind: tWord, text: "±"})
+			emit(token{kind: tWord, text: "±"})
 			if rs[i+1] == '/' {
 				i += 3
 			} else {
@@ -88,12 +151,12 @@ func tokenize(s string) []token {
 				}
 				if e > n && (e == len(rs) || !unicode.IsLetter(rs[e])) {
 					h, _ := strconv.ParseFloat(string(rs[n:e]), 64)
-					out = append(out, token{kind: tSize, text: string(rs[i:e]), num: v, num2: h})
+					emit(token{kind: tSize, text: string(rs[i:e]), num: v, num2: h})
 					i = e
 					continue
 				}
 			}
-			out = append(out, token{kind: tNum, text: string(rs[i:k]), num: v, signed: signed})
+			emit(token{kind: tNum, text: string(rs[i:k]), num: v, signed: signed})
 			i = k
 		case unicode.IsLetter(r):
 			j := i
@@ -101,10 +164,10 @@ func tokenize(s string) []token {
 				j++
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
-			out = append(out, token{kind: tWord, text: w})
+			emit(token{kind: tWord, text: w})
 			i = j
 		case r == '&' || r == '/' || r == '%' || r == '°' || r == '±' || r == '=' || r == ':':
-			out = append(out, token{kind: tWord, text: string(r)})
+			emit(token{kind: tWord, text: string(r)})
 			i++
 		default:
 			// Hyphens between words, brackets, quotes: spaces.

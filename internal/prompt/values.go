@@ -15,6 +15,9 @@ type quantity struct {
 	signed bool
 	unit   string
 	text   string
+	// absolute says "to" came before the number ("scale to 80%"), so a percentage of a
+	// factor is the factor itself rather than a change.
+	absolute bool
 }
 
 type exprKind int
@@ -29,10 +32,15 @@ const (
 // parameter or for whichever parameter its unit fits.
 type expr struct {
 	param string
-	kind  exprKind
-	a, b  quantity
-	w, h  float64
-	text  string
+	// params are all the parameters the name gave (param is the first): a name two
+	// parameters share ("shift_limit") gives the value to each.
+	params []string
+	// as is how another name read the value (see reads), "" for a parameter's own.
+	as   string
+	kind exprKind
+	a, b quantity
+	w, h float64
+	text string
 }
 
 // reading is what a clause's words say besides the entry.
@@ -43,6 +51,15 @@ type reading struct {
 	intensity float64
 	dir       int // -1 towards the low end, +1 towards the high end, 0 unsaid
 	issues    []string
+	// named are parameters the words name without a value of their own ("translate
+	// up to 10% in x and y"): a value given with no name goes to each of them.
+	named []string
+	// added says the direction is only the word "add", which asks for the transform
+	// rather than for more of something: it does not halve albumentations' ranges
+	// ("add RandomBrightnessContrast").
+	added bool
+	// unread are arguments of albumentations code no parameter takes.
+	unread []string
 }
 
 // read fills t from the words around its phrase, in e's units, and records what it
@@ -55,6 +72,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if rd.pSet {
 		t.P = rd.p
 	}
+	for _, u := range rd.unread {
+		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
+	}
 	if e == nil {
 		return
 	}
@@ -66,68 +86,216 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	for k := range t.Ranges {
 		assigned[k] = true
 	}
-	for _, x := range rd.exprs {
-		p.assign(r, t, e, order, assigned, x, rd.dir, opt)
-	}
-	if len(order) == 0 {
-		return
-	}
-	// An intensity, or no value at all, goes to the first free parameter, or to every
-	// parameter the entry's phrase names ("brightness and contrast").
+	// Parameters the entry's phrase names ("brightness and contrast"), with those the
+	// words name without a value ("in x and y"), share a value given with no name.
 	var targets []string
 	for k := range phrase {
 		if name, _ := paramAt(p.voc, e, phrase, k); name != "" && !assigned[name] && !contains(targets, name) {
 			targets = append(targets, name)
 		}
 	}
+	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
+	// affine's shear, x and y, not its angle).
 	if len(targets) < 2 {
 		targets = nil
-		for _, n := range order {
-			if !assigned[n] {
-				targets = []string{n}
-				break
+		if pn := paramsAt(p.voc, e, phrase, 0); len(phrase) > 0 && pn.width == len(phrase) {
+			for _, n := range pn.params {
+				if !assigned[n] {
+					targets = append(targets, n)
+				}
 			}
 		}
 	}
-	none := len(assigned) == 0 && len(rd.exprs) == 0
-	for _, primary := range targets {
-		p.fill(t, e.Parameters[primary], primary, rd, none)
+	for _, n := range rd.named {
+		if !assigned[n] && !contains(targets, n) {
+			targets = append(targets, n)
+		}
+	}
+	shared := false
+	for _, x := range rd.exprs {
+		switch {
+		case len(x.params) > 1:
+			for _, n := range x.params {
+				y := x
+				y.param = n
+				p.assign(r, t, e, order, assigned, y, rd.dir, opt)
+			}
+		case x.param == "" && !shared && len(targets) > 0 && x.kind != size:
+			shared = true
+			for _, n := range targets {
+				if y := x; !assigned[n] {
+					y.param = n
+					p.assign(r, t, e, order, assigned, y, rd.dir, opt)
+				}
+			}
+		default:
+			p.assign(r, t, e, order, assigned, x, rd.dir, opt)
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	code := false
+	for _, tk := range seg {
+		code = code || tk.code
+	}
+	p.fill(t, e, order, assigned, targets, rd, len(assigned) == 0 && len(rd.exprs) == 0, code)
+}
+
+// fill gives the parameters no value reached what the words mean. An intensity word
+// draws the parameters it is about (those the phrase names, else the manifest's
+// prompt.sample, else the first free one) from its band of their range. An entry named
+// with no value and no intensity draws prompt.sample's parameters from their ranges,
+// or the first parameter from its default to the "slight" fraction of the way to the
+// end the words point at. prompt.free parameters are drawn whenever nothing gave them;
+// prompt.strength's parameter takes its value when the rest gave it nothing, so a
+// named secondary parameter ("CLAHE with clip limit 4") does not leave the entry a
+// no-op. In albumentations code (code) every parameter of prompt.sample is free: an
+// argument not written keeps albumentations' default range
+// (A.ColorJitter(hue=0.1) still jitters brightness, contrast and saturation).
+func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map[string]bool, targets []string, rd reading, none, code bool) {
+	pr := e.Prompt
+	if pr == nil {
+		pr = &vocab.EntryPrompt{}
+	}
+	free := func(n string) bool { return !assigned[n] && !has(t.Values, n) && !hasRange(t.Ranges, n) }
+	var sampled []string
+	for _, n := range order {
+		if _, ok := pr.Sample[n]; ok && !contains(pr.Free, n) {
+			sampled = append(sampled, n)
+		}
+	}
+	switch {
+	case rd.intensity > 0:
+		ts := targets
+		if len(ts) == 0 && len(assigned) == 0 && len(sampled) > 0 {
+			ts = sampled
+		}
+		if len(ts) == 0 {
+			for _, n := range order {
+				if !assigned[n] && (pr.Strength == nil || pr.Strength.Parameter != n || len(sampled) == 0) {
+					ts = []string{n}
+					break
+				}
+			}
+		}
+		for _, n := range ts {
+			if !free(n) {
+				continue
+			}
+			if rg, ok := pr.Sample[n]; ok {
+				// albumentations' default range is "medium": "slight" is half of it,
+				// "strong" one and a half, kept inside the parameter's range.
+				prm := e.Parameters[n]
+				k := rd.intensity / 0.5
+				lo := max(prm.Min, prm.Default+(rg[0]-prm.Default)*k)
+				hi := min(prm.Max, prm.Default+(rg[1]-prm.Default)*k)
+				drawSide(t, prm, n, [2]float64{lo, hi}, rd.sampleDir())
+				continue
+			}
+			band(t, e.Parameters[n], n, rd.intensity, rd.dir)
+		}
+	case none && len(targets) > 0:
+		for _, n := range targets {
+			if rg, ok := pr.Sample[n]; ok {
+				drawSide(t, e.Parameters[n], n, rg, rd.sampleDir())
+			} else {
+				slight(t, e.Parameters[n], n, rd.dir)
+			}
+		}
+	case none && len(sampled) > 0:
+		for _, n := range sampled {
+			drawSide(t, e.Parameters[n], n, pr.Sample[n], rd.sampleDir())
+		}
+	case none:
+		if pr.Strength == nil || pr.Strength.Parameter != order[0] || len(order) == 1 {
+			slight(t, e.Parameters[order[0]], order[0], rd.dir)
+		}
+	}
+	for _, n := range order {
+		if rg, ok := pr.Sample[n]; ok && free(n) && (code || contains(pr.Free, n)) {
+			setDrawn(t, e.Parameters[n], n, rg[0], rg[1])
+		}
+	}
+	if s := pr.Strength; s != nil && free(s.Parameter) {
+		setDrawn(t, e.Parameters[s.Parameter], s.Parameter, s.Lo, s.Hi)
 	}
 }
 
-// fill gives a parameter the value an intensity word means, or when nothing gave the
-// entry a value, a range to sample from.
-func (p *Parser) fill(t *Transform, prm *vocab.Parameter, primary string, rd reading, none bool) {
-	switch {
-	case rd.intensity > 0:
-		v := prm.Default + rd.intensity*(farEnd(prm, rd.dir)-prm.Default)
-		if prm.Type == "integer" {
-			v = math.Round(v)
-		}
-		setValue(t, primary, round(v))
-	case none:
-		// Named with no value: sample from the default to the "slight" fraction of the
-		// way to the end the words point at, or to both ends when they point nowhere
-		// and the default lies inside the range.
-		lo, hi := prm.Default, prm.Default
-		const f = 0.25
-		switch {
-		case rd.dir < 0 || rd.dir == 0 && prm.Default == prm.Max:
-			lo = prm.Default + f*(prm.Min-prm.Default)
-		case rd.dir > 0 || prm.Default == prm.Min:
-			hi = prm.Default + f*(prm.Max-prm.Default)
-		default:
-			lo, hi = prm.Default+f*(prm.Min-prm.Default), prm.Default+f*(prm.Max-prm.Default)
-		}
-		if prm.Type == "integer" {
-			lo, hi = math.Round(lo), math.Round(hi)
-		}
-		if lo == hi {
-			setValue(t, primary, round(lo))
-		} else {
-			setRange(t, primary, round(lo), round(hi))
-		}
+func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
+
+func hasRange(m map[string][2]float64, k string) bool { _, ok := m[k]; return ok }
+
+// sampleDir is the direction a prompt.sample range is cut to.
+func (rd reading) sampleDir() int {
+	if rd.added {
+		return 0
 	}
+	return rd.dir
+}
+
+// drawSide draws from a prompt.sample range, the part of it on the side of the default
+// the words point at ("increase brightness and contrast").
+func drawSide(t *Transform, prm *vocab.Parameter, name string, rg [2]float64, dir int) {
+	lo, hi := rg[0], rg[1]
+	switch {
+	case dir > 0 && hi > prm.Default:
+		lo = max(lo, prm.Default)
+	case dir < 0 && lo < prm.Default:
+		hi = min(hi, prm.Default)
+	}
+	setDrawn(t, prm, name, lo, hi)
+}
+
+// setDrawn sets [lo, hi], or one value when they meet.
+func setDrawn(t *Transform, prm *vocab.Parameter, name string, lo, hi float64) {
+	if prm != nil && prm.Type == "integer" {
+		lo, hi = math.Round(lo), math.Round(hi)
+	}
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	if lo == hi {
+		setValue(t, name, round(lo))
+	} else {
+		setRange(t, name, round(lo), round(hi))
+	}
+}
+
+// band is the range an intensity word f draws from: for a parameter whose default lies
+// inside its range and words that point nowhere, f of the way to both ends (the
+// albumentations limit: "slight rotation" is ±45 degrees); otherwise from half of f to
+// f of the way from the default to the end the words point at ("slight motion blur"
+// streaks every variant, each its own length).
+func band(t *Transform, prm *vocab.Parameter, name string, f float64, dir int) {
+	d := prm.Default
+	if dir == 0 && prm.Min < d && d < prm.Max {
+		setDrawn(t, prm, name, d+f*(prm.Min-d), d+f*(prm.Max-d))
+		return
+	}
+	far := farEnd(prm, dir)
+	setDrawn(t, prm, name, d+f/2*(far-d), d+f*(far-d))
+}
+
+// slight samples a parameter named with no value from its default to the "slight"
+// fraction of the way to the end the words point at, or to both ends when they point
+// nowhere and the default lies inside the range.
+func slight(t *Transform, prm *vocab.Parameter, name string, dir int) {
+	lo, hi := prm.Default, prm.Default
+	const f = 0.25
+	if dir > 0 && prm.Default == prm.Max || dir < 0 && prm.Default == prm.Min {
+		// Nothing lies that way ("add jpeg artifacts": quality is already 100).
+		dir = 0
+	}
+	switch {
+	case dir < 0 || dir == 0 && prm.Default == prm.Max:
+		lo = prm.Default + f*(prm.Min-prm.Default)
+	case dir > 0 || prm.Default == prm.Min:
+		hi = prm.Default + f*(prm.Max-prm.Default)
+	default:
+		lo, hi = prm.Default+f*(prm.Min-prm.Default), prm.Default+f*(prm.Max-prm.Default)
+	}
+	setDrawn(t, prm, name, lo, hi)
 }
 
 // farEnd is the end of the range an intensity moves towards: the low end when the words
@@ -164,13 +332,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			continue
 		}
 		if negative[t.text] {
-			rd.dir = -1
+			rd.dir, rd.added = -1, false
 		} else if positive[t.text] && rd.dir == 0 {
-			rd.dir = 1
+			rd.dir, rd.added = 1, t.text == "add"
 		}
 	}
 	word := func(k int) string {
-		if k < len(seg) && seg[k].kind == tWord {
+		if k >= 0 && k < len(seg) && seg[k].kind == tWord {
 			return seg[k].text
 		}
 		return ""
@@ -180,7 +348,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if k >= len(seg) || seg[k].kind != tNum {
 			return quantity{}, 0
 		}
-		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text}
+		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k > 2 && seg[k-2].kind == tNum) && !(k > 3 && seg[k-3].kind == tNum)}
 		n := 1
 		if u := units[word(k+1)]; u != "" {
 			q.unit, n = u, 2
@@ -242,8 +410,55 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		return expr{kind: one, a: a, text: a.text}, n
 	}
+	// named reads a parameter given by name at k ("radius 0.01", "angle: 90", "clip
+	// limit of 4", "limit=15", "variance 10-50") or, in code, an argument no parameter
+	// takes (sat_shift_limit=30: listed as unread, its value given to nothing); it
+	// returns where the loop goes on.
+	named := func(k int) (int, bool) {
+		t := seg[k]
+		if e != nil {
+			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
+				j := k + pn.width
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
+					j++
+				}
+				if x, m := value(j); m > 0 {
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
+					x.param, x.params = pn.params[0], pn.params
+					rd.exprs = append(rd.exprs, x)
+					return j + m - 1, true
+				}
+				for _, n := range pn.params {
+					if !contains(rd.named, n) {
+						rd.named = append(rd.named, n)
+					}
+				}
+				return k + pn.width - 1, true
+			}
+		}
+		if t.code && t.kind == tWord && !t.call && t.text != "p" {
+			j := k
+			for j < len(seg) && seg[j].kind == tWord && seg[j].text != "=" && !seg[j].call {
+				j++
+			}
+			if j > k && word(j) == "=" {
+				_, m := value(j + 1)
+				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
+				return j + m, true
+			}
+		}
+		return k, false
+	}
+	positional := 0
 	for k := 0; k < len(seg); k++ {
 		t := seg[k]
+		var ok bool
+		// In code, argument names come first: max_holes is no intensity word.
+		if t.code && t.text != "p" {
+			if k, ok = named(k); ok {
+				continue
+			}
+		}
 		// Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3".
 		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
 			w := word(k + 2)
@@ -292,27 +507,40 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.intensity = f
 			continue
 		}
-		// A parameter by name: "radius 0.01", "angle: 90", "clip limit of 4".
-		if e != nil {
-			if name, n := paramAt(p.voc, e, seg, k); name != "" {
-				j := k + n
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
-					j++
-				}
-				if x, m := value(j); m > 0 {
-					x.param = name
-					rd.exprs = append(rd.exprs, x)
-					k = j + m - 1
-					continue
+		if k, ok = named(k); ok {
+			continue
+		}
+		if x, m := value(k); m > 0 && t.code && e != nil {
+			// A positional argument of a call: the parameter in that place, when
+			// it has albumentations' meaning under its own name (ColorJitter(0.4,
+			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
+			order := p.voc.ParameterOrder(e)
+			if positional < len(order) {
+				n := order[positional]
+				for i := range e.Parameters[n].Also {
+					if al := &e.Parameters[n].Also[i]; al.Code && al.Name == n {
+						x = reads(x, al, e.Parameters[n], true)
+						x.param, x.params = n, []string{n}
+						break
+					}
 				}
 			}
+			positional++
+			if x.param == "" {
+				rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
+			} else {
+				rd.exprs = append(rd.exprs, x)
+			}
+			k += m - 1
+			continue
 		}
 		if x, m := value(k); m > 0 {
 			// "8 holes": the parameter after the number.
 			if e != nil && x.kind == one && x.a.unit == "" {
-				if name, n := paramAt(p.voc, e, seg, k+m); name != "" {
-					x.param = name
-					m += n
+				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
+					x.param, x.params = pn.params[0], pn.params
+					m += pn.width
 				}
 			}
 			rd.exprs = append(rd.exprs, x)
@@ -371,7 +599,7 @@ var unitNames = map[string]string{"deg": "degrees", "px": "pixels", "%": "a perc
 // order that is still free and takes its unit.
 func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string, assigned map[string]bool, x expr, dir int, opt Options) {
 	if len(order) == 0 {
-		r.issue("warning", fmt.Sprintf("%s takes no value; %q ignored", e.Name, x.text), "", e.Name, "")
+		r.unread(x.text, fmt.Sprintf("%s takes no value; %q ignored", e.Name, x.text), "", e.Name)
 		return
 	}
 	if x.kind == size {
@@ -397,7 +625,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 				"give the value in the parameter's unit", e.Name, "")
 			return
 		}
-		r.issue("warning", fmt.Sprintf("%s: %q ignored: every parameter already has a value", e.Name, x.text), "name the parameter: "+strings.Join(order, ", "), e.Name, "")
+		r.unread(x.text, fmt.Sprintf("%s: %q ignored: every parameter already has a value", e.Name, x.text), "name the parameter: "+strings.Join(order, ", "), e.Name)
 		return
 	}
 	prm := e.Parameters[name]
@@ -416,8 +644,14 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		}
 		return
 	}
-	lo, pl, m1 := convert(x.a, prm, 0, opt)
-	hi, ph, m2 := convert(x.b, prm, 0, opt)
+	// The ends of a range keep their own signs; only a change of a factor reads which
+	// way ("zoom out between 10% and 20%").
+	sdir := 0
+	if prm.Unit == "ratio" {
+		sdir = dir
+	}
+	lo, pl, m1 := convert(x.a, prm, sdir, opt)
+	hi, ph, m2 := convert(x.b, prm, sdir, opt)
 	if m1 != "" || m2 != "" {
 		for _, m := range []string{m1, m2} {
 			if m != "" {
@@ -486,6 +720,14 @@ func convert(q quantity, prm *vocab.Parameter, dir int, opt Options) (float64, *
 		case prm.Unit == "level" && prm.Max > 1:
 			// A level on a 0..max scale (image_compression's quality): a percentage of max.
 			v = v / 100 * prm.Max
+		case prm.Unit == "ratio" && prm.Default == 1 && prm.Min < 1 && prm.Max > 1 && !q.absolute && v < 100:
+			// A factor around 1 (a zoom, a scale): a percentage is a change, "zoom in
+			// 10%" is 1.1 and "zoom out 10%" 0.9; "to 80%" and "120%" are the factor.
+			if dir < 0 {
+				v = 1 - v/100
+			} else {
+				v = 1 + v/100
+			}
 		default:
 			v /= 100
 		}
@@ -530,6 +772,10 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		parts = []part{{"left", x.w, opt.Width, "width", true}, {"right", x.w, opt.Width, "width", true},
 			{"top", x.h, opt.Height, "height", true}, {"bottom", x.h, opt.Height, "height", true}}
 	default:
+		if name := areaParam(e); name != "" {
+			p.assignArea(r, t, e, assigned, name, x, opt)
+			return
+		}
 		r.issue("error", fmt.Sprintf("%s: %q: %s takes no size", e.Name, x.text, e.Name), "a size suits an entry with width and height", e.Name, "")
 		return
 	}
@@ -595,4 +841,42 @@ func (r *Result) finish(p *Parser, opt Options) {
 	}
 	r.Estimate = p.Estimate(r.Transforms, w, h)
 	sort.SliceStable(r.Errors, func(i, j int) bool { return r.Errors[i].Severity == "error" && r.Errors[j].Severity != "error" })
+}
+
+// areaParam is the parameter of e that reads a size in pixels as an area (also with
+// as: area_px), or "".
+func areaParam(e *vocab.Entry) string {
+	for name, prm := range e.Parameters {
+		for _, al := range prm.Also {
+			if al.As == "area_px" {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// assignArea gives a size WxH to a parameter that is an area fraction: a crop that
+// keeps the image's aspect ratio is as large as the size asked for, and the warning
+// says the shape is not kept.
+func (p *Parser) assignArea(r *Result, t *Transform, e *vocab.Entry, assigned map[string]bool, name string, x expr, opt Options) {
+	prm := e.Parameters[name]
+	assigned[name] = true
+	if opt.Width <= 0 || opt.Height <= 0 {
+		t.Pending = append(t.Pending, Pending{Parameter: name, Pixels: x.w * x.h, Of: "area"})
+		r.issue("warning", fmt.Sprintf("%s: %s needs the image size to become a fraction of its area", e.Name, x.text),
+			"give the image's width and height (augment_image converts it from the image)", e.Name, name)
+		return
+	}
+	v := round(x.w * x.h / float64(opt.Width*opt.Height))
+	if v < prm.Min || v > prm.Max || x.w > float64(opt.Width) || x.h > float64(opt.Height) {
+		r.issue("error", fmt.Sprintf("%s: %s: %s does not fit in the %dx%d image (%s of its area; the range is [%s, %s])", e.Name, name, x.text, opt.Width, opt.Height, formatNumber(v), formatNumber(prm.Min), formatNumber(prm.Max)),
+			rangeHint(prm), e.Name, name)
+		return
+	}
+	setValue(t, name, v)
+	if x.w*float64(opt.Height) != x.h*float64(opt.Width) {
+		r.issue("warning", fmt.Sprintf("%s keeps the image's aspect ratio: %s is read as its area, %s of the %dx%d image", e.Name, x.text, formatNumber(v), opt.Width, opt.Height),
+			"for an exact size use center_crop", e.Name, name)
+	}
 }

@@ -65,3 +65,16 @@ var units = map[string]string{
 	"ev": "ev", "stops": "ev", "stop": "ev",
 	"x": "x", "times": "x",
 }
+
+// compositions are albumentations' containers of transforms, lowered: words of its API,
+// not transforms. A prompt that writes one in code has its transforms read one by one.
+var compositions = map[string]bool{
+	"compose": true, "oneof": true, "someof": true, "sequential": true, "oneorother": true,
+}
+
+// frequencyWords are the words of a probability besides numbers and units ("20% of the
+// time", "with probability 0.3", "p=0.5", "half the time").
+var frequencyWords = map[string]bool{
+	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
+	"cases": true, "images": true, "=": true, ":": true,
+}

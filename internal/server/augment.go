@@ -258,7 +258,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 	}
 	d := &augmentData{
 		SessionID: out.SessionID, Dir: out.Dir, Seed: out.Seed, SeedSource: out.SeedSource,
-		Recipe: out.Recipe, Pipeline: out.Pipeline, Skipped: []augment.Skipped{},
+		Recipe: out.Recipe, Pipeline: out.Pipeline, Skipped: append([]augment.Skipped{}, out.Unread...),
 		Metadata: augmentMetadata{Width: out.Width, Height: out.Height, Format: out.Format,
 			ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version, ElapsedMS: ms(out.Elapsed.Seconds())},
 	}
@@ -378,7 +378,7 @@ func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, str
 		"complexity_score": r.Complexity, "estimated_ms": ms(r.Estimate.Seconds),
 	}
 	if r.Valid {
-		d["pipeline"] = edit.PromptPipeline(r)
+		d["pipeline"] = edit.PromptPipeline(s.Vocab, r)
 	}
 	parsed := []parsedView{}
 	for _, t := range r.Transforms {
@@ -396,6 +396,10 @@ func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, str
 	nerr := 0
 	for _, e := range r.Errors {
 		iv := issueView{Message: e.Message, Severity: e.Severity}
+		if e.Phrase != "" {
+			ph := e.Phrase
+			iv.Phrase = &ph
+		}
 		if e.Suggestion != "" {
 			sg := e.Suggestion
 			iv.Suggestion = &sg
@@ -488,6 +492,11 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 		shard = &res.Shard
 	}
 	skipped := []map[string]any{}
+	// The prompt's words no step took come first, with source "prompt".
+	for _, u := range res.Unread {
+		s.notify(ctx, "warning", fmt.Sprintf("prompt words %q skipped: %s", u.Entry, u.Reason), map[string]any{"tool": "augment_dataset", "code": u.Code})
+		skipped = append(skipped, map[string]any{"source": "prompt", "code": u.Code, "message": fmt.Sprintf("%q: %s", u.Entry, u.Reason)})
+	}
 	for _, sk := range r.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Source, sk.Message), map[string]any{"tool": "augment_dataset", "code": sk.Code})
 		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})

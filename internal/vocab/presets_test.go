@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The built-in presets: albumentations-mcp's three and five more, each step resolved
+// The built-in presets: albumentations-mcp's three, its "make it vintage" chain and five more, each step resolved
 // with its values and ranges in the entry's own units.
 func TestBuiltinPresets(t *testing.T) {
 	_, v := load(t)
@@ -15,7 +15,7 @@ func TestBuiltinPresets(t *testing.T) {
 	for _, p := range v.Presets {
 		names = append(names, p.Name)
 	}
-	want := []string{"aerial", "classification_light", "detection_safe", "document_scan", "low_light", "night_shift", "portrait", "segmentation"}
+	want := []string{"aerial", "classification_light", "detection_safe", "document_scan", "low_light", "night_shift", "portrait", "segmentation", "vintage"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("presets (-want +got):\n%s", diff)
 	}

@@ -64,6 +64,8 @@ type Entry struct {
 	Parameters  map[string]*Parameter `json:"parameters"`
 	Operations  []OperationUse        `json:"operations"`
 	DefaultMask string                `json:"default_mask"`
+	// Prompt is how a prompt reads the entry beyond its names (contracts/prompt.cue).
+	Prompt *EntryPrompt `json:"prompt"`
 
 	// values is the entry's #values schema from its validated pack, or worked out
 	// from raw (the entry as checked) when first needed: see valuesSchema.
@@ -82,6 +84,58 @@ type Parameter struct {
 	Default     float64 `json:"default"`
 	Unit        string  `json:"unit"`
 	Description string  `json:"description"`
+	// Also are other names a prompt or albumentations code gives the parameter.
+	Also []ParameterName `json:"also"`
+}
+
+// EntryPrompt is an entry's #EntryPrompt: what a prompt that names it draws, its
+// strength parameter and the generic nouns among its aliases.
+type EntryPrompt struct {
+	Sample   map[string][2]float64 `json:"sample"`
+	Free     []string              `json:"free"`
+	Strength *Strength             `json:"strength"`
+	Heads    []string              `json:"heads"`
+	CodeP    *float64              `json:"code_p"`
+}
+
+// Strength is the parameter without which an entry does nothing, and the value it
+// takes when a prompt gives other parameters but not it: Lo == Hi for one value.
+type Strength struct {
+	Parameter string
+	Lo, Hi    float64
+}
+
+// UnmarshalJSON reads value as a number or as [lo, hi].
+func (s *Strength) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Parameter string          `json:"parameter"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	s.Parameter = raw.Parameter
+	var v float64
+	if json.Unmarshal(raw.Value, &v) == nil {
+		s.Lo, s.Hi = v, v
+		return nil
+	}
+	var r [2]float64
+	if err := json.Unmarshal(raw.Value, &r); err != nil {
+		return fmt.Errorf("strength.value: %w", err)
+	}
+	s.Lo, s.Hi = r[0], r[1]
+	return nil
+}
+
+// ParameterName is another name of a parameter and how a value given with it reads
+// (#ParameterName).
+type ParameterName struct {
+	Name   string  `json:"name"`
+	As     string  `json:"as"`
+	Code   bool    `json:"code"`
+	Negate bool    `json:"negate"`
+	Scale  float64 `json:"scale"`
 }
 
 // OperationUse is one engine operation an entry drives.

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAugmentListsUnreadPhrases: a prompt with a phrase no entry reads still augments
+// what it can, and the phrase is in augment_image's skipped_transforms with why, as
+// in validate_prompt's validation_errors, never dropped with an empty list.
+func TestAugmentListsUnreadPhrases(t *testing.T) {
+	dir := photoDir(t)
+	ws := filepath.Join(t.TempDir(), "ws")
+	cs := connect(t, newClient(), "--workspace", ws, "--allow-root", dir)
+	photo := filepath.Join(dir, "coffee.png")
+
+	const text = "flip horizontally and add some lens flare"
+	var res struct {
+		Pipeline []struct {
+			Entry string `json:"entry"`
+		} `json:"pipeline"`
+		Skipped []struct {
+			Name   string `json:"name"`
+			Reason string `json:"reason"`
+			Code   string `json:"code"`
+		} `json:"skipped_transforms"`
+	}
+	raw := mustSucceed(t, cs, "augment_image", map[string]any{"path": photo, "prompt": text, "seed": 1,
+		"options": map[string]any{"return_images": 0}})
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pipeline) != 1 || res.Pipeline[0].Entry != "flip_horizontal" {
+		t.Errorf("pipeline = %+v, want flip_horizontal alone", res.Pipeline)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Name != "add some lens flare" || res.Skipped[0].Code != "invalid_input" ||
+		!strings.Contains(res.Skipped[0].Reason, "names no vocabulary entry") {
+		t.Errorf("skipped_transforms = %+v, want the unread phrase with its reason", res.Skipped)
+	}
+
+	var v struct {
+		Errors []struct {
+			Phrase *string `json:"phrase"`
+		} `json:"validation_errors"`
+	}
+	if err := json.Unmarshal(mustSucceed(t, cs, "validate_prompt", map[string]any{"prompt": text}), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Errors) != 1 || v.Errors[0].Phrase == nil || *v.Errors[0].Phrase != "add some lens flare" {
+		t.Errorf("validate_prompt's validation_errors do not name the phrase: %s", raw)
+	}
+}
