@@ -214,7 +214,8 @@ func addMasks(t *testing.T, in string) {
 // a bucket, runs augment-dataset from bucket to bucket as three shards in three
 // processes, each told its shard only by JOB_COMPLETION_INDEX (a Kubernetes Indexed
 // Job's environment) with --shard auto, merges them from the bucket, and gets the
-// same objects (keys and sha256) as one unsharded run from and to local folders.
+// same objects (keys and sha256) as one unsharded run from and to local folders,
+// the corrupt image among them reported in the manifest.
 func TestBucketShardsMatchLocalRun(t *testing.T) {
 	s := startVersitygw(t)
 	b := s.bucket(t)
@@ -222,6 +223,10 @@ func TestBucketShardsMatchLocalRun(t *testing.T) {
 	addMasks(t, in)
 	for _, format := range []string{"yolo", "coco"} {
 		t.Run(format, func(t *testing.T) {
+			// A corrupt image: skipped and reported, in the bucket as on disk.
+			if err := os.WriteFile(filepath.Join(in, format, "set", "broken.png"), []byte("not a png"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			upload(t, b, filepath.Join(in, format), "in/"+format)
 			out := t.TempDir()
 			recipe := []string{"--preset", "detection_safe", "--variants", "2", "--seed", "11"}
@@ -261,6 +266,10 @@ func TestBucketShardsMatchLocalRun(t *testing.T) {
 			sameTree(t, "three shards on S3, merged", remote, local)
 			if len(local) < 6*2 {
 				t.Errorf("the local run wrote %d files, want the 6 variants with their masks and more", len(local))
+			}
+			manifest, err := b.ReadAll(context.Background(), "out/"+format+"/manifest.jsonl")
+			if err != nil || !bytes.Contains(manifest, []byte(`{"source":"set/broken.png","error":{"code":"render_error"`)) {
+				t.Errorf("the merged manifest does not report the corrupt image (%v):\n%s", err, manifest)
 			}
 			masks := 0
 			for k := range local {

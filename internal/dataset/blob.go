@@ -318,20 +318,21 @@ const shaKey = "sha256"
 func (s *BucketStore) Write(name string, data []byte, durable bool) (FileRef, error) {
 	sum := sha256.Sum256(data)
 	ref := FileRef{Path: name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
-	if err := s.put(name, data, map[string]string{shaKey: ref.SHA256}, false); err != nil {
+	if err := s.put(s.ctx, name, data, map[string]string{shaKey: ref.SHA256}, false); err != nil {
 		return FileRef{}, err
 	}
 	return ref, nil
 }
 
-// put writes one object whole; ifAbsent makes it a conditional create.
-func (s *BucketStore) put(name string, data []byte, meta map[string]string, ifAbsent bool) error {
+// put writes one object whole; ifAbsent makes it a conditional create. A write the
+// ctx cancels leaves nothing: the store keeps an object only once it has it all.
+func (s *BucketStore) put(ctx context.Context, name string, data []byte, meta map[string]string, ifAbsent bool) error {
 	m := md5.Sum(data)
 	ct := mime.TypeByExtension(path.Ext(name))
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
-	err := s.b.WriteAll(context.WithoutCancel(s.ctx), name, data, &blob.WriterOptions{
+	err := s.b.WriteAll(ctx, name, data, &blob.WriterOptions{
 		ContentType: ct, ContentMD5: m[:], Metadata: meta, IfNotExist: ifAbsent,
 	})
 	if err != nil {
@@ -492,7 +493,8 @@ func (j *bucketJournal) Sync() error {
 	}
 	j.seq++
 	key := fmt.Sprintf("%s/%s-%06d.jsonl", j.name, j.run, j.seq)
-	if err := j.s.put(key, j.buf.Bytes(), nil, false); err != nil {
+	// Not cancelled with the run: what a stopped run finished is kept for its rerun.
+	if err := j.s.put(context.WithoutCancel(j.s.ctx), key, j.buf.Bytes(), nil, false); err != nil {
 		return err
 	}
 	j.buf.Reset()
@@ -541,7 +543,7 @@ func (s *BucketStore) lock(journal string) (*bucketLock, error) {
 		gen = n + 1
 	}
 	l := &bucketLock{s: s, prefix: prefix, key: fmt.Sprintf("%s%010d", prefix, gen), stop: make(chan struct{}), done: make(chan struct{})}
-	if err := s.put(l.key, l.body(), nil, true); err != nil {
+	if err := s.put(s.ctx, l.key, l.body(), nil, true); err != nil {
 		if errors.Is(err, errExists) {
 			return nil, s.held(journal, lockInfo{Holder: "another run that started at the same time"})
 		}
@@ -595,7 +597,7 @@ func (l *bucketLock) renew() {
 			return
 		}
 		if err == nil {
-			err = l.s.put(l.key, l.body(), nil, false)
+			err = l.s.put(context.WithoutCancel(l.s.ctx), l.key, l.body(), nil, false)
 		}
 		if err == nil {
 			renewed = time.Now()
