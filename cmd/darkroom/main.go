@@ -83,8 +83,8 @@ code path (--workspace DIR, --allow-root DIR, --json):
   read-context  log-vocabulary-gap  propose-taste-update  confirm-taste-update ...
   augment PATH (--prompt TEXT | --preset NAME | --pipeline JSON) [--seed N] [--count N]
   validate-prompt TEXT   list-available-presets   set-default-seed
-  augment-dataset --input DIR --output DIR (--prompt|--preset|--pipeline) [--variants N] [--shard I/N]
-  augment-dataset merge OUT MANIFEST...
+  augment-dataset --input DIR|URL --output DIR|URL (--prompt|--preset|--pipeline) [--variants N] [--shard I/N|auto]
+  augment-dataset merge OUT|URL [MANIFEST...]
 
 Run 'darkroom <command> -h' for a command's flags.
 `
@@ -106,7 +106,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	switch cmd {
 	case "augment-dataset merge":
-		err = m.datasetMerge(rest)
+		err = m.datasetMerge(ctx, rest)
 	case "serve":
 		err = m.serve(ctx, rest)
 	case "token":

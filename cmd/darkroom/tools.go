@@ -392,6 +392,10 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if _, ok := props["value"]; ok {
 		fs.Var(&params, "param", "NAME=V: one parameter of the entry's value (repeatable); may repeat --value's parameter when they agree")
 	}
+	var shardCount *int
+	if t.Name == "augment_dataset" {
+		shardCount = fs.Int("shard-count", 0, "with --shard auto in a Kubernetes Indexed Job: the Job's completions (the shard count)")
+	}
 	var b64File string
 	if _, ok := props["image_b64"]; ok {
 		fs.StringVar(&b64File, "b64-file", "", "a photo file to send as image_b64 (base64-encoded here; - for stdin)")
@@ -435,6 +439,11 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if f, ok := flags["value"]; ok && len(f.values) > 0 {
 		valueText = &f.values[0]
 		delete(call, "value")
+	}
+	if shardCount != nil {
+		if err := shardAuto(call, *shardCount, os.Getenv); err != nil {
+			return err
+		}
 	}
 	if b64File != "" {
 		if _, ok := call["image_b64"]; ok {

@@ -5,7 +5,8 @@
 // deterministic and shardable, so an array-job scheduler can spread a dataset over
 // many machines with no coordinator. It knows nothing of MCP, of the augmentation
 // itself or of allowed roots: the caller opens the input (an fs.FS) and the output
-// (an *os.Root) after checking them, and passes the augmentation as an AugmentFunc.
+// (an *os.Root, or any Store: a folder or a bucket prefix) after checking them, and
+// passes the augmentation as an AugmentFunc.
 // Errors are darkroom.Error values with the contract's codes.
 //
 // # Input
@@ -138,4 +139,27 @@
 // Merge checks that the manifests are exactly the shards 0..n-1, that each record is
 // in its shard and its files are present, and writes manifest.jsonl and the COCO file:
 // the same bytes as an unsharded run.
+//
+// # Buckets
+//
+// The runner reads and writes its output only through a Store (Local for a folder,
+// BucketStore for a prefix of an S3, GCS or Azure bucket through gocloud.dev/blob),
+// and OpenBucketFS gives Open a bucket prefix as an fs.FS (folders are key prefixes
+// up to a slash, listed a page at a time; objects are read as streams). On a bucket
+// the same guarantees come by other means:
+//
+//	manifest.partial.jsonl/<run>-<n>.jsonl    the journal: one object per flush (at
+//	                                          most one a second), whole lines only
+//	manifest.lock/<generation>                the run's lock, {"holder", "expires"}
+//	                                          (shards: manifest.shard-<i>-of-<n>.lock/)
+//
+// Each file is one object written whole (nothing under a temporary name, so Tidy has
+// nothing to do), with its SHA-256 in the object's metadata (sha256): a rerun
+// verifies a record with one HEAD per file. The lock is created only if absent (a
+// conditional write); the holder rewrites it every third of its TTL and stops when
+// it sees a later generation. A run that finds the newest generation expired creates
+// the next one, which only one contender can do, and removes the older ones. A crash
+// loses at most the journal lines of its last second; their variants are made again,
+// with the same bytes. Credentials come only from each cloud's standard chain; a
+// refusal is permission_error with a message that quotes nothing of the request.
 package dataset

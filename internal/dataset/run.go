@@ -216,6 +216,11 @@ func OutputName(rel string, v int, ext string) string {
 // An image that cannot be read or augmented is skipped and listed in the report and
 // the manifest.
 func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, error) {
+	return RunTo(ctx, d, Local(out), opts)
+}
+
+// RunTo is Run writing into a Store: a folder (Local) or a bucket (OpenBucket).
+func RunTo(ctx context.Context, d *Dataset, out Store, opts Options) (*Report, error) {
 	if opts.Variants < 1 {
 		return nil, darkroom.Errorf(darkroom.InvalidInput, "variants: %d is below the minimum 1", opts.Variants)
 	}
@@ -243,7 +248,7 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	journal, err := openJournal(out, JournalName(opts.Shard))
+	journal, err := out.Journal(JournalName(opts.Shard))
 	if err != nil {
 		return nil, err
 	}
@@ -261,12 +266,11 @@ func Run(ctx context.Context, d *Dataset, out *os.Root, opts Options) (*Report, 
 	r := &runner{
 		d: d, out: out, opts: opts, info: &info, prev: prev, journal: journal,
 		total: len(images) * opts.Variants, start: time.Now(), synced: time.Now(), stop: stop,
-		behind: newBehind(out),
 	}
 	waited := false
 	defer func() {
 		if !waited {
-			r.behind.wait() // a stopped run: the journal stays, and no goroutine
+			out.Settle() // a stopped run: the journal stays, and no goroutine
 		}
 	}()
 	workers := opts.Workers
@@ -311,10 +315,10 @@ feed:
 	// file.
 	journal.Close()
 	waited = true
-	if err := r.behind.wait(); err != nil {
+	if err := out.Settle(); err != nil {
 		return rep, err
 	}
-	removeStale(out, r.records)
+	out.Tidy(r.records)
 	if err := finish(out, &info, r.records, opts.Shard); err != nil {
 		return rep, err
 	}
@@ -323,12 +327,11 @@ feed:
 
 type runner struct {
 	d       *Dataset
-	out     *os.Root
+	out     Store
 	opts    Options
 	info    *Info
 	prev    map[recordKey]Record
-	journal *os.File
-	behind  *behind
+	journal Journal
 	total   int
 	start   time.Time
 	stop    context.CancelFunc
@@ -361,7 +364,7 @@ func (r *runner) image(ctx context.Context, rel string) {
 			return
 		}
 		seed := VariantSeed(r.opts.Seed, rel, v)
-		if p, ok := r.prev[recordKey{rel, v}]; ok && p.Seed == seed && p.namedFor(rel, v) && verify(r.out, &p) {
+		if p, ok := r.prev[recordKey{rel, v}]; ok && p.Seed == seed && p.namedFor(rel, v) && r.out.Verify(&p) {
 			r.done(p, false, true)
 			continue
 		}
@@ -477,18 +480,16 @@ func (r *runner) variant(ctx context.Context, rel string, v int, seed uint64, sr
 	}
 	// Labels first, the image last: a variant whose image exists has its labels.
 	for _, f := range files {
-		ref, err := writeVariantFile(r.out, f.name, f.data)
+		ref, err := r.out.Write(f.name, f.data, false)
 		if err != nil {
 			return Record{}, &outputError{err}
 		}
-		r.behind.add(f.name)
 		rec.Labels = append(rec.Labels, ref)
 	}
-	ref, err := writeVariantFile(r.out, rec.Output, res.Image)
+	ref, err := r.out.Write(rec.Output, res.Image, false)
 	if err != nil {
 		return Record{}, &outputError{err}
 	}
-	r.behind.add(rec.Output)
 	rec.Bytes, rec.SHA256 = ref.Bytes, ref.SHA256
 	return rec, nil
 }
@@ -633,7 +634,7 @@ func hashFile(out *os.Root, name string) (string, error) {
 // first; then the shard's own manifest and journal (later lines win). Unreadable or
 // torn lines are ignored: they name nothing the rerun can trust, and the rerun makes
 // those variants again. Records are only candidates: each is verified before reuse.
-func previousRecords(out *os.Root, s Shard) (map[recordKey]Record, error) {
+func previousRecords(out Store, s Shard) (map[recordKey]Record, error) {
 	recs := map[recordKey]Record{}
 	names := []string{ManifestName(s), JournalName(s)}
 	if s.Count > 1 {
@@ -751,7 +752,7 @@ func ownTemp(n string, own map[string]bool) bool {
 	return ok && i > 0 && own[rest[:i]] && rest[i+1:] != "" && strings.Trim(rest[i+1:], "0123456789") == ""
 }
 
-func finish(out *os.Root, info *Info, recs []Record, s Shard) error {
+func finish(out Store, info *Info, recs []Record, s Shard) error {
 	slices.SortFunc(recs, compareRecords)
 	var b bytes.Buffer
 	for _, rec := range recs {
@@ -762,7 +763,7 @@ func finish(out *os.Root, info *Info, recs []Record, s Shard) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if _, err := writeFile(out, ManifestName(s), b.Bytes()); err != nil {
+	if _, err := out.Write(ManifestName(s), b.Bytes(), true); err != nil {
 		return err
 	}
 	if info.COCO != nil && s.Count <= 1 {
@@ -770,21 +771,21 @@ func finish(out *os.Root, info *Info, recs []Record, s Shard) error {
 		if err != nil {
 			return err
 		}
-		if _, err := writeFile(out, info.COCO.File, data); err != nil {
+		if _, err := out.Write(info.COCO.File, data, true); err != nil {
 			return err
 		}
 	}
 	if err := out.Remove(JournalName(s)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return darkroom.Wrap(darkroom.Unavailable, err, "remove %s", JournalName(s))
 	}
-	if err := syncDir(out, "."); err != nil {
+	if err := out.Settle(); err != nil {
 		return darkroom.Wrap(darkroom.Unavailable, err, "sync the output folder")
 	}
 	return nil
 }
 
 // writeInfo writes darkroom-dataset.json, or checks that the one there is the same.
-func writeInfo(out *os.Root, info *Info) error {
+func writeInfo(out Store, info *Info) error {
 	data, err := json.MarshalIndent(info, "", " ")
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode %s", InfoFile)
@@ -801,15 +802,15 @@ func writeInfo(out *os.Root, info *Info) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return darkroom.Wrap(darkroom.Unavailable, err, "read %s", InfoFile)
 	}
-	_, err = writeFile(out, InfoFile, data)
+	_, err = out.Write(InfoFile, data, true)
 	return err
 }
 
-func writeIfChanged(out *os.Root, name string, data []byte) error {
+func writeIfChanged(out Store, name string, data []byte) error {
 	if old, err := out.ReadFile(name); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	_, err := writeFile(out, name, data)
+	_, err := out.Write(name, data, true)
 	return err
 }
 

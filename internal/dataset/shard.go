@@ -76,6 +76,19 @@ var shardManifest = regexp.MustCompile(`^manifest\.shard-(\d+)-of-(\d+)\.jsonl$`
 // n, when a record is in the wrong shard or twice, and not_found when a file a
 // record names is missing or has another size.
 func Merge(out *os.Root, manifests ...string) error {
+	return MergeIn(Local(out), manifests...)
+}
+
+// MergeIn is Merge in a Store (a folder or a bucket). With no manifests named it
+// merges the shard manifests it finds at the top of the output (Store.Manifests).
+func MergeIn(out Store, manifests ...string) error {
+	if len(manifests) == 0 {
+		found, err := out.Manifests()
+		if err != nil {
+			return darkroom.Wrap(darkroom.Unavailable, err, "list the shard manifests")
+		}
+		manifests = found
+	}
 	infoData, err := out.ReadFile(InfoFile)
 	if err != nil {
 		return darkroom.Wrap(darkroom.NotFound, err, "read %s", InfoFile)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,29 +162,17 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 			return DatasetResult{}, err
 		}
 	}
-	in, err := ws.OpenAllowedDir(req.Input)
+	in, inCloser, err := ws.datasetInput(ctx, req.Input)
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	defer in.Close()
-	outDir, err := ws.datasetOutput(req.Output)
+	defer inCloser.Close()
+	out, shown, outCloser, err := ws.datasetStore(ctx, req.Output, req.Input)
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	if inAbs, _ := filepath.Abs(req.Input); inAbs != "" {
-		if real, err := filepath.EvalSymlinks(inAbs); err == nil && (within(outDir, real) || outDir == real) {
-			return DatasetResult{}, FieldError("output", "%s lies inside the input folder: the run would read its own outputs", req.Output)
-		}
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return DatasetResult{}, ws.FSError(err, "create %s", ws.Rel(outDir))
-	}
-	out, err := os.OpenRoot(outDir)
-	if err != nil {
-		return DatasetResult{}, ws.FSError(err, "open %s", ws.Rel(outDir))
-	}
-	defer out.Close()
-	d, err := dataset.Open(in.FS())
+	defer outCloser.Close()
+	d, err := dataset.Open(in)
 	if err != nil {
 		return DatasetResult{}, err
 	}
@@ -224,7 +213,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 		aug.Warm(pipeline)
 	}()
 	defer func() { <-warmed }()
-	report, err := dataset.Run(ctx, d, out, dataset.Options{
+	report, err := dataset.RunTo(ctx, d, out, dataset.Options{
 		// The recipe's identity includes the contract version: an upgraded darkroom
 		// does not reuse outputs an older one made.
 		Recipe:   fmt.Sprintf("darkroom %s format=%s pipeline=%s", s.Contract.Version, format, canon),
@@ -238,8 +227,11 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	res := DatasetResult{Output: ws.Rel(outDir), Report: report, Elapsed: time.Since(start), Unread: unread}
-	res.Manifest = filepath.ToSlash(filepath.Join(res.Output, report.Manifest))
+	res := DatasetResult{Output: shown, Report: report, Elapsed: time.Since(start), Unread: unread}
+	res.Manifest = path.Join(filepath.ToSlash(res.Output), report.Manifest)
+	if dataset.IsBucketURL(shown) {
+		res.Manifest = shown + "/" + report.Manifest
+	}
 	if req.Shard != "" {
 		res.Shard = shard.String()
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/history"
@@ -38,6 +39,8 @@ type Workspace struct {
 	allow  []string // --allow-root: absolute, symlinks resolved
 	write  []string // --allow-write-root: absolute, symlinks resolved
 	client []string // the MCP client's roots, replaced whenever it lists them
+
+	allowURL, writeURL []dataset.BucketURL // bucket prefixes, as allow and write
 }
 
 // Limits of the workspace.
@@ -111,6 +114,9 @@ func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
 // Allow adds a directory that ingest may read from (--allow-root, or a root the MCP
 // client offers).
 func (w *Workspace) Allow(dir string) error {
+	if dataset.IsBucketURL(dir) {
+		return w.allowBucket(dir, false)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return darkroom.Wrap(darkroom.InvalidInput, err, "allowed root %s", dir)
@@ -134,6 +140,9 @@ func (w *Workspace) Allow(dir string) error {
 // AllowWrite adds a directory that augment_dataset may write its outputs under
 // (--allow-write-root); it may read from it too.
 func (w *Workspace) AllowWrite(dir string) error {
+	if dataset.IsBucketURL(dir) {
+		return w.allowBucket(dir, true)
+	}
 	if err := w.Allow(dir); err != nil {
 		return err
 	}
