@@ -37,12 +37,18 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	pics := filepath.Join(base, "pics")
+	// The workspace is made by the CLI verbs (no server start to wait for).
 	setup := func() {
-		cs := connect(t, newClient(), "--workspace", ws, "--allow-root", pics)
-		mustSucceed(t, cs, "ingest", map[string]any{"path": filepath.Join(pics, "coffee.png"), "image_id": "coffee"})
-		mustSucceed(t, cs, "apply_primitive", map[string]any{"image_id": "coffee", "primitive_name": "exposure", "value": 0.5})
-		mustSucceed(t, cs, "snapshot", map[string]any{"image_id": "coffee", "label": "bright"})
-		cs.Close()
+		for _, args := range [][]string{
+			{"ingest", filepath.Join(pics, "coffee.png"), "--image-id", "coffee"},
+			{"apply-primitive", "coffee", "--entry", "exposure", "--value", "0.5"},
+			{"snapshot", "coffee", "--label", "bright"},
+		} {
+			cmd := &exec.Cmd{Path: exe, Args: append(append([]string{"darkroom"}, args...), "--workspace", ws, "--allow-root", pics)}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("darkroom %v: %v\n%s", args, err, out)
+			}
+		}
 	}
 	os.MkdirAll(pics, 0o755)
 	copyFile(t, filepath.Join(photoDir(t), "coffee.png"), filepath.Join(pics, "coffee.png"))
