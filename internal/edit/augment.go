@@ -154,16 +154,29 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		return Augmented{}, err
 	}
 	// The working set is reserved from the decode budget before anything is
-	// decoded: for a file, from its header and the recipe read at its size; for a
-	// workspace image, its render first, then grown once its size is known.
-	res, err := in.reserveSource(ctx)
-	if err != nil {
-		return Augmented{}, err
+	// decoded, in one take for a file (from its header and the recipe read at its
+	// size): calls that took part of it and waited for the rest could each hold a
+	// share and wait for the others until they all gave up. A workspace image's
+	// size is known once its version is rendered: its decode and render are
+	// reserved first, and the reservation grows to the rest.
+	var res *engine.Reservation
+	defer func() { res.Release() }()
+	reserve := func(subject string, n int64) error {
+		if res == nil {
+			var err error
+			res, err = engine.Reserve(ctx, "augment_image", subject, n)
+			return err
+		}
+		return res.Grow(ctx, "augment_image", subject, n)
 	}
-	defer res.Release()
+	if in.edits != nil {
+		if err := reserve(in.sourceSubject(), in.sourceCost()); err != nil {
+			return Augmented{}, err
+		}
+	}
 	out := Augmented{Format: format, SeedSource: req.SeedSource}
 	// plan reads the recipe at the image's size, checks the mask's header against
-	// it, and grows the reservation to the whole working set.
+	// it, and reserves the whole working set.
 	plan := func(w, h int) error {
 		out.Width, out.Height = w, h
 		if err := s.augmentPlan(req, &out); err != nil {
@@ -172,7 +185,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		if err := checkMaskHeader(req.MaskPNG, w, h); err != nil {
 			return err
 		}
-		return res.Grow(ctx, "augment_image", fmt.Sprintf("%d variant(s) of the %dx%d image", req.Count, w, h), s.augmentWorkingSet(in, req, out))
+		return reserve(fmt.Sprintf("%d variant(s) of the %dx%d image", req.Count, w, h), s.augmentWorkingSet(in, req, out))
 	}
 	if in.edits == nil {
 		if err := plan(in.header.UprightWidth, in.header.UprightHeight); err != nil {

@@ -83,16 +83,16 @@ func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput,
 	return in, nil
 }
 
-// reserveSource reserves what reading the source holds: its decode, and for a
-// workspace image the render of its edits and the PNG original made from it.
-func (in *augmentInput) reserveSource(ctx context.Context) (*engine.Reservation, error) {
+// sourceCost is what reading a workspace image holds before it is augmented: its
+// decode, the render of its edits and the PNG original made from it.
+func (in *augmentInput) sourceCost() int64 {
 	h := in.header
-	n := h.DecodeCost()
-	if in.edits != nil {
-		pw, ph := engine.PeakFrame(h.UprightWidth, h.UprightHeight, in.edits)
-		n += 2*engine.FloatBytes(pw, ph) + encodeBytes(pw, ph)
-	}
-	return engine.Reserve(ctx, "augment_image", fmt.Sprintf("the %dx%d image", h.UprightWidth, h.UprightHeight), n)
+	pw, ph := engine.PeakFrame(h.UprightWidth, h.UprightHeight, in.edits)
+	return h.DecodeCost() + 2*engine.FloatBytes(pw, ph) + encodeBytes(pw, ph)
+}
+
+func (in *augmentInput) sourceSubject() string {
+	return fmt.Sprintf("the %dx%d image", in.header.UprightWidth, in.header.UprightHeight)
 }
 
 // encodeBytes bounds what encoding a w x h image holds besides its float pixels:

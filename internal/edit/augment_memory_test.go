@@ -156,3 +156,30 @@ func TestAugmentMaskCheckedFromHeader(t *testing.T) {
 		t.Errorf("a grey mask of the image's size: no moved mask written")
 	}
 }
+
+// Calls that each fit the budget but not together take turns and all succeed.
+// Each reserves its whole working set in one take, so none holds a share of the
+// budget while it waits for the rest: five calls that each held their decode and
+// then waited to grow waited for one another until they all gave up (five 24 MP
+// calls through the real binary, scripts/memory-peaks.py --cases parallel-5).
+func TestAugmentCallsTakeTurns(t *testing.T) {
+	defer engine.SetDecodeBudget(0, 0)
+	s := augmentEditor(t)
+	data := noisePNG(t, 600, 400)
+	// A working set is about 14 MB (the decode 3.8, a variant's renders 8.6, the
+	// encoder 1.2): one fits 20 MiB, two do not, five decodes would.
+	engine.SetDecodeBudget(20<<20, 20*time.Second)
+	errs := make(chan error, 5)
+	for i := range 5 {
+		go func() {
+			seed := uint64(i)
+			_, err := s.Augment(context.Background(), AugmentRequest{Data: data, Pipeline: flipPipeline, Seed: &seed, Count: 2, Format: "png"})
+			errs <- err
+		}()
+	}
+	for range 5 {
+		if err := <-errs; err != nil {
+			t.Errorf("one of five calls that fit the budget one at a time: %v", err)
+		}
+	}
+}
