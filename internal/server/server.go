@@ -178,6 +178,9 @@ func (s *Server) MCP(version string) *mcp.Server {
 	if s.ready != nil {
 		srv.AddReceivingMiddleware(s.holdUntilReady)
 	}
+	if s.policy != nil {
+		srv.AddReceivingMiddleware(s.meterMethods)
+	}
 	s.addPrompts(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "workspace-file",
@@ -290,7 +293,7 @@ func servedPath(rel string) bool {
 // readResource serves a darkroom://workspace/ URI: a regular file under the
 // previews or exports, opened through os.Root so no symbolic link leads out of the
 // workspace. Anything else is "resource not found", whether it exists or not.
-func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	escaped, ok := strings.CutPrefix(uri, workspaceURI)
 	if !ok || s.Workspace == nil {
@@ -318,6 +321,11 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("%s is %d bytes, over the %d a resource read may carry: read the file on disk", rel, fi.Size(), maxResourceBytes)}
 	}
+	release, err := resourceBytes.acquire(ctx, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	b, err := io.ReadAll(io.LimitReader(f, maxResourceBytes+1))
 	if err != nil || int64(len(b)) > maxResourceBytes {
 		return nil, mcp.ResourceNotFoundError(uri)
