@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,9 @@ type HTTPOptions struct {
 	// LocalUserOnly refuses the requests of loopback connections that another OS
 	// user opened (PeerUID); a server without authentication sets it.
 	LocalUserOnly bool
+	// BodyTimeout and WriteTimeout replace the constants of the same names when
+	// positive (a test's shorter ones).
+	BodyTimeout, WriteTimeout time.Duration
 }
 
 // NewHTTPHandler returns the Streamable HTTP handler: the MCP endpoint at the
@@ -86,6 +90,12 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		allowed = append(allowed, c)
 	}
 	sessions := newSessionCap(o.Sessions)
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = BodyTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = WriteTimeout
+	}
 	var (
 		mu      sync.Mutex
 		servers = map[string]*mcp.Server{}
@@ -130,7 +140,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		DisableLocalhostProtection: o.Verifier != nil,
 	}
 	var endpoint http.Handler = mcp.NewStreamableHTTPHandler(getServer, opts)
-	endpoint = readBody(endpoint, func(r *http.Request) (string, int64) {
+	endpoint = readBody(endpoint, o.BodyTimeout, func(r *http.Request) (string, int64) {
 		if p, ok := auth.FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context())); ok {
 			return p.Name, p.Limits.MaxInputBytes
 		}
@@ -143,7 +153,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 	// Outermost first: who may connect at all, then the Origin, then (with
 	// authentication) the bearer token, then the body.
 	wrap := func(h http.Handler) http.Handler {
-		h = writeDeadlines(checkOrigin(h, own, allowed))
+		h = writeDeadlines(checkOrigin(h, own, allowed), o.WriteTimeout)
 		if o.LocalUserOnly {
 			h = localUserOnly(h)
 		}
@@ -168,6 +178,6 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		return nil, err
 	}
 	_, mdHandler := o.Policy.Auth.Metadata(o.Resource, o.AuthServers)
-	mux.Handle(md.Path, writeDeadlines(mdHandler))
+	mux.Handle(md.Path, writeDeadlines(mdHandler, o.WriteTimeout))
 	return mux, nil
 }

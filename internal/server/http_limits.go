@@ -50,7 +50,7 @@ const (
 // The time bound is a read deadline set for the body alone, not http.Server's
 // ReadTimeout: that one would also end a GET's event stream, whose connection the
 // server keeps reading to notice a client that hangs up.
-func readBody(next http.Handler, limit func(*http.Request) (who string, n int64)) http.Handler {
+func readBody(next http.Handler, timeout time.Duration, limit func(*http.Request) (who string, n int64)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
@@ -65,9 +65,13 @@ func readBody(next http.Handler, limit func(*http.Request) (who string, n int64)
 			return
 		}
 		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(BodyTimeout))
+		_ = rc.SetReadDeadline(time.Now().Add(timeout))
 		b, err := io.ReadAll(io.LimitReader(r.Body, n+1))
-		_ = rc.SetReadDeadline(time.Time{})
+		if err == nil && int64(len(b)) <= n {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		// Otherwise the deadline stays: the server discards what is left of a body
+		// the handler did not read before it answers, and must not wait for it.
 		var ne net.Error
 		var mbe *http.MaxBytesError
 		switch {
@@ -75,7 +79,7 @@ func readBody(next http.Handler, limit func(*http.Request) (who string, n int64)
 			tooLarge("more than " + fmt.Sprint(n))
 			return
 		case errors.As(err, &ne) && ne.Timeout():
-			http.Error(w, fmt.Sprintf("the request body did not arrive within %s", BodyTimeout), http.StatusRequestTimeout)
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %s", timeout), http.StatusRequestTimeout)
 			return
 		case err != nil:
 			http.Error(w, "read the request body: "+err.Error(), http.StatusBadRequest)
@@ -89,9 +93,9 @@ func readBody(next http.Handler, limit func(*http.Request) (who string, n int64)
 
 // writeDeadlines gives each write of a response WriteTimeout to complete (see the
 // constants above).
-func writeDeadlines(next http.Handler) http.Handler {
+func writeDeadlines(next http.Handler, timeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
 		dw.extend()
 		// The server finishes the response after the handler returns (the last
 		// chunk), perhaps long after the last event: give that its own time.
@@ -102,10 +106,11 @@ func writeDeadlines(next http.Handler) http.Handler {
 
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc *http.ResponseController
+	rc      *http.ResponseController
+	timeout time.Duration
 }
 
-func (w *deadlineWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(WriteTimeout)) }
+func (w *deadlineWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout)) }
 
 func (w *deadlineWriter) WriteHeader(code int) {
 	w.extend()
