@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +46,9 @@ type Server struct {
 	fault struct{ tool, by string }
 	// policy gates every tool call of the HTTP transport (WithPolicy); nil over stdio.
 	policy *Policy
+	// samplingWaitOverride, when positive, replaces the contract's sampling_ms
+	// (WithSamplingWait).
+	samplingWaitOverride time.Duration
 	// tools, when set, is which tools MCP offers (WithTools).
 	tools *ToolFilter
 	// ready, when set (Defer), is closed once the contract is complete and the
@@ -217,7 +221,7 @@ func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
 				}
 			}
 			if t.Name == "verify_augmentation" {
-				if ask := s.verifyInputs(req); ask != nil {
+				if ask := s.verifyInputs(ctx, req); ask != nil {
 					return ask, nil
 				}
 			}
