@@ -181,7 +181,9 @@ func TestHTTPSamplingWaitInsideTheCall(t *testing.T) {
 			t.Cleanup(func() { close(stop) }) // first: Close waits for the handler
 			id := augmentSession(t, cs)
 			done := make(chan Envelope, 1)
-			go func() { done <- callWithin(t, cs, 20*time.Second, "verify_augmentation", map[string]any{"session_id": id}) }()
+			go func() {
+				done <- callWithin(t, cs, 20*time.Second, "verify_augmentation", map[string]any{"session_id": id})
+			}()
 			time.Sleep(300 * time.Millisecond) // the call is waiting for its answers
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_contract", Arguments: map[string]any{}})
 			if err != nil || !res.IsError || !strings.Contains(toJSON(res.StructuredContent), "limit_exceeded") {
