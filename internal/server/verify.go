@@ -52,7 +52,7 @@ func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
 	if a.MaxVariants == 0 {
 		a.MaxVariants = verifyVariants
 	}
-	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants}, true
+	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants, PathsOnly: true}, true
 }
 
 // verifyInputs asks the client's model verify_augmentation's questions before the
@@ -90,7 +90,7 @@ func (s *Server) verifyInputs(ctx context.Context, req *mcp.CallToolRequest) *mc
 	if err != nil {
 		return nil
 	}
-	ask, err := samplingRequests(ctx, qs, req.Params.InputResponses)
+	ask, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
 	if err != nil || len(ask) == 0 {
 		return nil
 	}
@@ -100,8 +100,8 @@ func (s *Server) verifyInputs(ctx context.Context, req *mcp.CallToolRequest) *mc
 // samplingRequests are the sampling/createMessage requests for the questions the
 // client has not answered yet in responses, keyed by question id: the original and
 // the variant as image content (previews, previewQuestions), then the prompt.
-func samplingRequests(ctx context.Context, qs []edit.Question, responses mcp.InputResponseMap) (mcp.InputRequestMap, error) {
-	qs, err := previewQuestions(ctx, qs, func(id string) bool {
+func (s *Server) samplingRequests(ctx context.Context, qs []edit.Question, responses mcp.InputResponseMap) (mcp.InputRequestMap, error) {
+	qs, err := s.previewQuestions(ctx, qs, func(id string) bool {
 		_, answered := sampled(responses[id])
 		return !answered
 	})
@@ -201,7 +201,7 @@ func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (an
 	}
 	answers := sampledAnswers(req)
 	if !multiRoundTrip(req.Session.InitializeParams()) {
-		pending, err := samplingRequests(ctx, qs, req.Params.InputResponses)
+		pending, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
 		if err != nil {
 			return nil, "", err
 		}
@@ -296,13 +296,13 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 	if err != nil {
 		return fail(err)
 	}
-	vr := edit.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants}
+	vr := edit.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants, PathsOnly: true}
 	qs, err := s.VerifyQuestions(vr)
 	if err != nil {
 		return fail(err)
 	}
 	answers := sampledAnswers(req)
-	pending, err := samplingRequests(ctx, qs, req.Params.InputResponses)
+	pending, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
 	if err != nil {
 		return fail(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -93,15 +95,17 @@ func samplePreview(ctx context.Context, data []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// previewQuestions replaces each question's images by previews (samplePreview), one
-// decode at a time; questions sharing an image (the original) share its preview.
-// Only the questions in ids are kept: those still to be asked.
-func previewQuestions(ctx context.Context, qs []edit.Question, ask func(id string) bool) ([]edit.Question, error) {
-	type key struct {
-		p *byte
-		n int
-	}
-	done := map[key][]byte{}
+// previewMu makes the previews of sampling requests one at a time, process-wide:
+// the file's bytes and its decode are held only while its preview is made, so calls
+// that ask together hold one image's worth at once besides the previews.
+var previewMu sync.Mutex
+
+// previewQuestions replaces each question's images by previews (samplePreview),
+// reading each file (SampleImage.Path, VerifyRequest.PathsOnly) when its preview is
+// made; questions sharing an image (the original) share its preview. Only the
+// questions ask keeps are kept: those still to be asked.
+func (s *Server) previewQuestions(ctx context.Context, qs []edit.Question, ask func(id string) bool) ([]edit.Question, error) {
+	done := map[string][]byte{}
 	var out []edit.Question
 	for _, q := range qs {
 		if !ask(q.ID) {
@@ -109,23 +113,40 @@ func previewQuestions(ctx context.Context, qs []edit.Question, ask func(id strin
 		}
 		imgs := make([]edit.SampleImage, len(q.Images))
 		for i, im := range q.Images {
-			if len(im.Data) == 0 {
-				return nil, darkroom.Errorf(darkroom.InvalidInput, "question %s: an empty image", q.ID)
-			}
-			k := key{&im.Data[0], len(im.Data)}
-			p, ok := done[k]
-			if !ok {
+			p, ok := done[im.Path]
+			if !ok || im.Path == "" {
 				var err error
-				if p, err = samplePreview(ctx, im.Data); err != nil {
-					return nil, fmt.Errorf("question %s: preview: %w", q.ID, err)
+				if p, err = s.preview(ctx, im); err != nil {
+					return nil, fmt.Errorf("question %s: %w", q.ID, err)
 				}
-				done[k] = p
+				done[im.Path] = p
 			}
 			imgs[i] = edit.SampleImage{Data: p, MIME: "image/jpeg"}
 		}
 		out = append(out, edit.Question{ID: q.ID, Prompt: q.Prompt, Images: imgs})
 	}
 	return out, nil
+}
+
+// preview makes one image's preview (see previewMu).
+func (s *Server) preview(ctx context.Context, im edit.SampleImage) ([]byte, error) {
+	previewMu.Lock()
+	defer previewMu.Unlock()
+	data := im.Data
+	if im.Path != "" {
+		var err error
+		if data, err = os.ReadFile(im.Path); err != nil {
+			if s.Workspace != nil {
+				return nil, s.Workspace.FSError(err, "read %s", s.Workspace.Rel(im.Path))
+			}
+			return nil, darkroom.Errorf(darkroom.NotFound, "read %s", filepath.Base(im.Path))
+		}
+	}
+	p, err := samplePreview(ctx, data)
+	if err != nil {
+		return nil, fmt.Errorf("preview: %w", err)
+	}
+	return p, nil
 }
 
 // askSampling sends the client's model the sampling requests itself, all at once,
