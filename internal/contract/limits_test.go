@@ -1,13 +1,12 @@
 package contract
 
 import (
-	"time"
-
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
 )
