@@ -27,6 +27,7 @@ type httpFlags struct {
 	audience  string
 	resource  string
 	timeScale float64
+	origins   []string
 }
 
 func (h *httpFlags) register(fs *flag.FlagSet) {
@@ -37,6 +38,14 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.audience, "audience", "", "the aud a JWT must carry (with --jwks; default the --resource URL)")
 	fs.StringVar(&h.resource, "resource", "", "the MCP endpoint's public `URL` (behind a reverse proxy); default http://ADDR/mcp")
 	fs.Float64Var(&h.timeScale, "time-limit-scale", 1, "multiply every tool's time limit (contracts/grants.cue) by this `factor`")
+	fs.Func("allow-origin", "let web pages of this `ORIGIN` (scheme://host[:port]) call the endpoint, besides the --resource URL's own (repeatable); a request with any other Origin header is refused with 403", func(v string) error {
+		o, err := server.CanonicalOrigin(v)
+		if err != nil {
+			return err
+		}
+		h.origins = append(h.origins, o)
+		return nil
+	})
 }
 
 // logger is the servers' logger: warnings and errors, on stderr.
@@ -71,6 +80,9 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 	if h.timeScale <= 0 {
 		return usagef("--time-limit-scale takes a positive factor, got %g", h.timeScale)
 	}
+	if !authOn && !server.PeerUIDSupported {
+		return usagef("--http without --tokens or --jwks serves only the local OS user, and this system cannot tell which user opened a loopback connection: give --tokens FILE")
+	}
 	c, err := m.loadContract()
 	if err != nil {
 		return err
@@ -86,6 +98,15 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 	logger := m.logger()
 	var opts server.HTTPOptions
 	opts.Version, opts.Logger = c.Version, logger
+	opts.AllowedOrigins, opts.LocalUserOnly = h.origins, !authOn
+	if opts.Sessions, err = c.SessionLimits(); err != nil {
+		return err
+	}
+	defaults, err := c.LimitDefaults()
+	if err != nil {
+		return err
+	}
+	opts.MaxInputBytes = defaults.MaxInputBytes
 	ln, err := net.Listen("tcp", h.addr)
 	if err != nil {
 		return darkroom.Wrap(darkroom.Unavailable, err, "--http %s", h.addr)
@@ -155,7 +176,10 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 			return err
 		}
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: they would end the event streams of long
+	// calls and of GET; the handler bounds each body's arrival and each write
+	// instead (server.BodyTimeout, server.WriteTimeout).
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: server.ReadHeaderTimeout, IdleTimeout: server.IdleTimeout}
 	mode := "without authentication (loopback, the local user)"
 	if authOn {
 		mode = "with bearer tokens"

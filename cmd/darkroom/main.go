@@ -264,10 +264,11 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 
 const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
       [--toolsets GROUP,...] [--read-only]
-      [--http ADDR [--tokens FILE] [--jwks FILE --issuer ISS [--audience AUD]] [--resource URL] [--time-limit-scale F]]
+      [--http ADDR [--tokens FILE] [--jwks FILE --issuer ISS [--audience AUD]] [--resource URL] [--time-limit-scale F] [--allow-origin ORIGIN]...]
 
 Speaks MCP over stdio, or over Streamable HTTP with --http. Over HTTP without
---tokens or --jwks only a loopback address is served, as the local user; with them
+--tokens or --jwks only a loopback address is served, to the local OS user alone
+(other users' connections are refused, on Linux; elsewhere a token is needed); with them
 every request needs a bearer token, each principal works in its own workspace
 (<workspace>/workspaces/<name>) within its grants and limits (contracts/grants.cue),
 and each call within its tool's time limit.

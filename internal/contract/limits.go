@@ -148,3 +148,37 @@ func (c *Contract) CheckName(field, s string) error {
 	}
 	return nil
 }
+
+// SessionLimits bound one principal's Streamable HTTP sessions (sessions in
+// contracts/grants.cue).
+type SessionLimits struct {
+	PerPrincipal int
+	Idle         time.Duration
+}
+
+// SessionLimits returns how many sessions a principal may hold and how long an idle
+// one lives.
+func (c *Contract) SessionLimits() (SessionLimits, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var raw struct {
+		PerPrincipal int   `json:"per_principal"`
+		IdleMS       int64 `json:"idle_ms"`
+	}
+	if err := c.value().LookupPath(cue.ParsePath("sessions")).Decode(&raw); err != nil {
+		return SessionLimits{}, fmt.Errorf("sessions: %s", FormatError(err))
+	}
+	return SessionLimits{PerPrincipal: raw.PerPrincipal, Idle: time.Duration(raw.IdleMS) * time.Millisecond}, nil
+}
+
+// SamplingWait returns how long a call waits for the client's model to answer its
+// sampling requests (time_limits.sampling_ms).
+func (c *Contract) SamplingWait() (time.Duration, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ms int64
+	if err := c.value().LookupPath(cue.ParsePath("time_limits.sampling_ms")).Decode(&ms); err != nil {
+		return 0, fmt.Errorf("time_limits.sampling_ms: %s", FormatError(err))
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}

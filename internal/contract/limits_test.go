@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
 )
@@ -198,5 +199,31 @@ func TestGrantsChecksInCUE(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s → %s: %v, want an error with %q", tc.old, tc.new, err, tc.want)
 		}
+	}
+}
+
+// The HTTP transport's session limits and the sampling wait are read from
+// contracts/grants.cue; each bounds something (a zero would allow nothing, or
+// make every question unavailable at once), and a sampling wait never outlasts the
+// tools that ask (augment's time limit).
+func TestSessionLimitsAndSamplingWait(t *testing.T) {
+	c := loadTestContract(t)
+	sl, err := c.SessionLimits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sl.PerPrincipal < 1 || sl.Idle < time.Second {
+		t.Errorf("sessions %+v", sl)
+	}
+	sw, err := c.SamplingWait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := c.TimeLimits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw < time.Second || sw > tl.For("verify_augmentation", "augment") {
+		t.Errorf("sampling wait %s, augment's time limit %s", sw, tl.For("verify_augmentation", "augment"))
 	}
 }

@@ -27,10 +27,13 @@ type Answer struct {
 	Model, Text string
 }
 
-// SampleImage is an image sent with a sampling request.
+// SampleImage is an image sent with a sampling request: its bytes, or with
+// VerifyRequest.PathsOnly the file that holds them (for the caller to read when it
+// sends it, so questions waiting to be sent hold no image).
 type SampleImage struct {
 	Data []byte
 	MIME string
+	Path string
 }
 
 // VisualCheck is what the model said about whether the transforms are visible.
@@ -74,6 +77,9 @@ type VerifyRequest struct {
 	SessionID   string
 	Checks      []string
 	MaxVariants int
+	// PathsOnly makes VerifyQuestions name each image's file (SampleImage.Path)
+	// instead of reading it.
+	PathsOnly bool
 }
 
 type verifySession struct {
@@ -113,20 +119,30 @@ func (s *Editor) VerifyQuestions(req VerifyRequest) ([]Question, error) {
 	if err != nil || len(names) != 1 {
 		return nil, darkroom.Errorf(darkroom.NotFound, "session %s has no original image", req.SessionID)
 	}
-	orig, err := os.ReadFile(names[0])
+	read := func(path string) (SampleImage, error) {
+		if req.PathsOnly {
+			return SampleImage{Path: path, MIME: mimeOf(path)}, nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return SampleImage{}, vs.ws.FSError(err, "read %s", vs.ws.Rel(path))
+		}
+		return SampleImage{Data: data, MIME: mimeOf(path)}, nil
+	}
+	orig, err := read(names[0])
 	if err != nil {
-		return nil, vs.ws.FSError(err, "read %s", vs.ws.Rel(names[0]))
+		return nil, err
 	}
 	var qs []Question
 	for i, v := range vs.meta.Variants {
 		if i >= req.MaxVariants {
 			break
 		}
-		data, err := os.ReadFile(filepath.Join(vs.dir, v.File))
+		variant, err := read(filepath.Join(vs.dir, v.File))
 		if err != nil {
-			return nil, vs.ws.FSError(err, "read %s", v.File)
+			return nil, err
 		}
-		imgs := []SampleImage{{orig, mimeOf(names[0])}, {data, mimeOf(v.File)}}
+		imgs := []SampleImage{orig, variant}
 		for _, c := range req.Checks {
 			prompt := labelPrompt
 			if c == "visual" {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom/internal/auth"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // HTTPOptions configure the Streamable HTTP transport.
@@ -36,11 +37,22 @@ type HTTPOptions struct {
 	// Version is the server's version in initialize.
 	Version string
 	Logger  *slog.Logger
+	// MaxInputBytes bounds a request's body without authentication (the contract's
+	// limit_defaults.max_input_bytes); with it, each principal's max_input_bytes.
+	MaxInputBytes int64
+	// Sessions bound each principal's sessions (the contract's sessions): how many
+	// at once, and how long an idle one lives.
+	Sessions contract.SessionLimits
+	// AllowedOrigins are the origins (CanonicalOrigin) besides the resource's own
+	// whose pages may call the endpoint; any other Origin header is refused.
+	AllowedOrigins []string
+	// LocalUserOnly refuses the requests of loopback connections that another OS
+	// user opened (PeerUID); a server without authentication sets it.
+	LocalUserOnly bool
+	// BodyTimeout and WriteTimeout replace the constants of the same names when
+	// positive (a test's shorter ones).
+	BodyTimeout, WriteTimeout time.Duration
 }
-
-// sessionTimeout closes a session idle for this long, so clients that vanish do not
-// keep their state.
-const sessionTimeout = 30 * time.Minute
 
 // NewHTTPHandler returns the Streamable HTTP handler: the MCP endpoint at the
 // resource's path and, with authentication, the RFC 9728 metadata beside it. A
@@ -59,6 +71,31 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Sessions.PerPrincipal <= 0 || o.Sessions.Idle <= 0 {
+		return nil, errors.New("http: the session limits are not set (the contract's sessions)")
+	}
+	if o.Verifier == nil && o.MaxInputBytes <= 0 {
+		return nil, errors.New("http: the request size limit is not set (the contract's limit_defaults)")
+	}
+	own, err := CanonicalOrigin(u.Scheme + "://" + u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("resource %q: %w", o.Resource, err)
+	}
+	allowed := make([]string, 0, len(o.AllowedOrigins))
+	for _, a := range o.AllowedOrigins {
+		c, err := CanonicalOrigin(a)
+		if err != nil {
+			return nil, err
+		}
+		allowed = append(allowed, c)
+	}
+	sessions := newSessionCap(o.Sessions)
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = BodyTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = WriteTimeout
+	}
 	var (
 		mu      sync.Mutex
 		servers = map[string]*mcp.Server{}
@@ -75,6 +112,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 			return nil
 		}
 		srv := s.MCP(o.Version)
+		srv.AddReceivingMiddleware(sessions.middleware)
 		servers[workspace] = srv
 		return srv
 	}
@@ -91,7 +129,10 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 	opts := &mcp.StreamableHTTPOptions{
 		Logger:         o.Logger,
 		EventStore:     mcp.NewMemoryEventStore(nil),
-		SessionTimeout: sessionTimeout,
+		SessionTimeout: o.Sessions.Idle,
+		// readBody has read the body whole, within the principal's max_input_bytes
+		// (the SDK's own default, 4 MiB, would refuse what the contract allows).
+		MaxRequestBodyBytes: -1,
 		// With authentication a request must carry a token, which a page that
 		// rebinds a name to 127.0.0.1 does not have; and a reverse proxy on the same
 		// host forwards the public Host. Without authentication the SDK's DNS
@@ -99,20 +140,35 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		DisableLocalhostProtection: o.Verifier != nil,
 	}
 	var endpoint http.Handler = mcp.NewStreamableHTTPHandler(getServer, opts)
+	endpoint = readBody(endpoint, o.BodyTimeout, func(r *http.Request) (string, int64) {
+		if p, ok := auth.FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context())); ok {
+			return p.Name, p.Limits.MaxInputBytes
+		}
+		return "the local user", o.MaxInputBytes
+	})
 	path := u.Path
 	if path == "" {
 		path = "/"
 	}
+	// Outermost first: who may connect at all, then the Origin, then (with
+	// authentication) the bearer token, then the body.
+	wrap := func(h http.Handler) http.Handler {
+		h = writeDeadlines(checkOrigin(h, own, allowed), o.WriteTimeout)
+		if o.LocalUserOnly {
+			h = localUserOnly(h)
+		}
+		return h
+	}
 	mux := http.NewServeMux()
 	if o.Verifier == nil {
-		mux.Handle(path, endpoint)
+		mux.Handle(path, wrap(endpoint))
 		return mux, nil
 	}
 	mw, err := auth.Middleware(o.Verifier, o.Resource)
 	if err != nil {
 		return nil, err
 	}
-	mux.Handle(path, mw(auth.LimitInput(endpoint)))
+	mux.Handle(path, wrap(mw(auth.LimitInput(endpoint))))
 	mdURL, err := auth.MetadataURL(o.Resource)
 	if err != nil {
 		return nil, err
@@ -122,6 +178,6 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		return nil, err
 	}
 	_, mdHandler := o.Policy.Auth.Metadata(o.Resource, o.AuthServers)
-	mux.Handle(md.Path, mdHandler)
+	mux.Handle(md.Path, writeDeadlines(mdHandler, o.WriteTimeout))
 	return mux, nil
 }

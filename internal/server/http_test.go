@@ -65,8 +65,13 @@ func newHTTPFixtureWith(t *testing.T, root string, scale float64, configure func
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
 	f.url = ts.URL + "/mcp"
+	sessions, err := c.SessionLimits()
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err = NewHTTPHandler(HTTPOptions{
 		Resource: f.url,
+		Sessions: sessions,
 		Verifier: auth.Verifier(store, nil),
 		Policy:   p,
 		Version:  "test",
@@ -305,9 +310,11 @@ func TestHTTPPermission(t *testing.T) {
 }
 
 // A principal over its rate is limit_exceeded, recoverable, with retry_after_ms;
-// another principal is not held back by it.
+// another principal is not held back by it. Opening a session counts too (the SDK's
+// client sends server/discover and initialize): a burst of three is the session and
+// one call.
 func TestHTTPRateLimit(t *testing.T) {
-	lim := &contract.Limits{RequestsPerMinute: 1, Burst: 1, ConcurrentCalls: 1, MaxInputBytes: 1 << 20}
+	lim := &contract.Limits{RequestsPerMinute: 1, Burst: 3, ConcurrentCalls: 1, MaxInputBytes: 1 << 20}
 	f := newHTTPFixture(t, t.TempDir(), 1, token{name: "slow", grants: editGrants, limits: lim}, token{name: "other", grants: editGrants})
 	cs := f.connect(t, "slow")
 	mustSucceed(t, cs, "list_vocabulary", map[string]any{})

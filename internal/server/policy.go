@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,6 +28,9 @@ type Policy struct {
 	Auth      *auth.Policy
 	Limiter   *limits.Limiter
 	Deadlines limits.Deadlines
+	// SamplingWait bounds a call's wait for the client's sampling answers
+	// (time_limits.sampling_ms, scaled as the time limits are).
+	SamplingWait time.Duration
 }
 
 // NewPolicy reads the grants, the default limits and the time limits from the
@@ -44,6 +48,11 @@ func NewPolicy(c *contract.Contract, scale float64) (*Policy, error) {
 	if scale <= 0 {
 		return nil, fmt.Errorf("policy: time limit scale %g is not positive", scale)
 	}
+	sw, err := c.SamplingWait()
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	sw = scaled(sw, scale)
 	if scale != 1 {
 		tl.Default = scaled(tl.Default, scale)
 		for k, v := range tl.Groups {
@@ -53,7 +62,7 @@ func NewPolicy(c *contract.Contract, scale float64) (*Policy, error) {
 			tl.Tools[k] = scaled(v, scale)
 		}
 	}
-	return &Policy{Auth: ap, Limiter: limits.New(nil), Deadlines: limits.Deadlines{Limits: tl}}, nil
+	return &Policy{Auth: ap, Limiter: limits.New(nil), Deadlines: limits.Deadlines{Limits: tl}, SamplingWait: sw}, nil
 }
 
 func scaled[D ~int64](d D, f float64) D { return max(D(float64(d)*f), 1) }

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +46,9 @@ type Server struct {
 	fault struct{ tool, by string }
 	// policy gates every tool call of the HTTP transport (WithPolicy); nil over stdio.
 	policy *Policy
+	// samplingWaitOverride, when positive, replaces the contract's sampling_ms
+	// (WithSamplingWait).
+	samplingWaitOverride time.Duration
 	// tools, when set, is which tools MCP offers (WithTools).
 	tools *ToolFilter
 	// ready, when set (Defer), is closed once the contract is complete and the
@@ -178,6 +182,9 @@ func (s *Server) MCP(version string) *mcp.Server {
 	if s.ready != nil {
 		srv.AddReceivingMiddleware(s.holdUntilReady)
 	}
+	if s.policy != nil {
+		srv.AddReceivingMiddleware(s.meterMethods)
+	}
 	s.addPrompts(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "workspace-file",
@@ -214,7 +221,7 @@ func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
 				}
 			}
 			if t.Name == "verify_augmentation" {
-				if ask := s.verifyInputs(req); ask != nil {
+				if ask := s.verifyInputs(ctx, req); ask != nil {
 					return ask, nil
 				}
 			}
@@ -290,7 +297,7 @@ func servedPath(rel string) bool {
 // readResource serves a darkroom://workspace/ URI: a regular file under the
 // previews or exports, opened through os.Root so no symbolic link leads out of the
 // workspace. Anything else is "resource not found", whether it exists or not.
-func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	escaped, ok := strings.CutPrefix(uri, workspaceURI)
 	if !ok || s.Workspace == nil {
@@ -318,6 +325,11 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("%s is %d bytes, over the %d a resource read may carry: read the file on disk", rel, fi.Size(), maxResourceBytes)}
 	}
+	release, err := resourceBytes.acquire(ctx, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	b, err := io.ReadAll(io.LimitReader(f, maxResourceBytes+1))
 	if err != nil || int64(len(b)) > maxResourceBytes {
 		return nil, mcp.ResourceNotFoundError(uri)

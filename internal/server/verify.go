@@ -52,14 +52,20 @@ func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
 	if a.MaxVariants == 0 {
 		a.MaxVariants = verifyVariants
 	}
-	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants}, true
+	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants, PathsOnly: true}, true
 }
 
 // verifyInputs asks the client's model verify_augmentation's questions before the
-// handler runs. nil lets the call go on: every question is answered, or the
-// arguments or the client cannot have questions (the handler then says why).
-func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
-	if req.Session == nil || !offersSampling(req.Session.InitializeParams()) {
+// handler runs, when the client speaks a protocol with multi round-trip requests:
+// the call answers with the requests and the client calls again with the answers,
+// so the server holds nothing meanwhile. nil lets the call go on: every question is
+// answered, or the arguments or the client cannot have questions (the handler then
+// says why), or the client speaks an earlier protocol, whose questions the handler
+// sends itself (askSampling), inside the call's limits; the SDK would otherwise
+// send them after the call returned, outside its time limit and slot, and wait for
+// the answers with no limit at all.
+func (s *Server) verifyInputs(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if req.Session == nil || !offersSampling(req.Session.InitializeParams()) || !multiRoundTrip(req.Session.InitializeParams()) {
 		return nil
 	}
 	// Arguments the contract refuses ask nothing: the handler reports them, and
@@ -84,8 +90,8 @@ func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
 	if err != nil {
 		return nil
 	}
-	ask := samplingRequests(qs, req.Params.InputResponses)
-	if len(ask) == 0 {
+	ask, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
+	if err != nil || len(ask) == 0 {
 		return nil
 	}
 	return &mcp.CallToolResult{InputRequests: ask, RequestState: "verify_augmentation"}
@@ -93,13 +99,17 @@ func (s *Server) verifyInputs(req *mcp.CallToolRequest) *mcp.CallToolResult {
 
 // samplingRequests are the sampling/createMessage requests for the questions the
 // client has not answered yet in responses, keyed by question id: the original and
-// the variant as image content, then the prompt.
-func samplingRequests(qs []edit.Question, responses mcp.InputResponseMap) mcp.InputRequestMap {
+// the variant as image content (previews, previewQuestions), then the prompt.
+func (s *Server) samplingRequests(ctx context.Context, qs []edit.Question, responses mcp.InputResponseMap) (mcp.InputRequestMap, error) {
+	qs, err := s.previewQuestions(ctx, qs, func(id string) bool {
+		_, answered := sampled(responses[id])
+		return !answered
+	})
+	if err != nil {
+		return nil, err
+	}
 	ask := mcp.InputRequestMap{}
 	for _, q := range qs {
-		if _, ok := sampled(responses[q.ID]); ok {
-			continue
-		}
 		msgs := []*mcp.SamplingMessage{}
 		for _, im := range q.Images {
 			msgs = append(msgs, &mcp.SamplingMessage{Role: "user", Content: &mcp.ImageContent{Data: im.Data, MIMEType: im.MIME}})
@@ -108,7 +118,7 @@ func samplingRequests(qs []edit.Question, responses mcp.InputResponseMap) mcp.In
 		ask[q.ID] = &mcp.CreateMessageParams{Messages: msgs, MaxTokens: 400,
 			SystemPrompt: "You check image augmentations for a dataset. Answer with the JSON asked for, nothing else."}
 	}
-	return ask
+	return ask, nil
 }
 
 // sampled reads a sampling result the client sent back: the SDK decodes one as a
@@ -126,10 +136,11 @@ func sampled(r mcp.InputResponse) (edit.Answer, bool) {
 		return a, false
 	}
 	for _, c := range content {
-		if t, ok := c.(*mcp.TextContent); ok {
+		if t, ok := c.(*mcp.TextContent); ok && len(a.Text) < maxAnswerBytes {
 			a.Text += t.Text
 		}
 	}
+	a.Text, a.Model = cutAnswer(a.Text), cutAnswer(a.Model)
 	return a, true
 }
 
@@ -184,10 +195,25 @@ func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (an
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := s.VerifyQuestions(vr); err != nil {
+	qs, err := s.VerifyQuestions(vr)
+	if err != nil {
 		return nil, "", err
 	}
-	v, err := s.VerifyAnswers(vr, sampledAnswers(req))
+	answers := sampledAnswers(req)
+	if !multiRoundTrip(req.Session.InitializeParams()) {
+		pending, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(pending) > 0 {
+			got, err := s.askSampling(ctx, req.Session, pending)
+			if err != nil {
+				return nil, "", err
+			}
+			maps.Copy(answers, got)
+		}
+	}
+	v, err := s.VerifyAnswers(vr, answers)
 	if err != nil {
 		return nil, "", err
 	}
@@ -270,15 +296,19 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 	if err != nil {
 		return fail(err)
 	}
-	vr := edit.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants}
+	vr := edit.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants, PathsOnly: true}
 	qs, err := s.VerifyQuestions(vr)
 	if err != nil {
 		return fail(err)
 	}
 	answers := sampledAnswers(req)
-	if pending := samplingRequests(qs, req.Params.InputResponses); len(pending) > 0 {
+	pending, err := s.samplingRequests(ctx, qs, req.Params.InputResponses)
+	if err != nil {
+		return fail(err)
+	}
+	if len(pending) > 0 {
 		if !multiRoundTrip(req.Session.InitializeParams()) {
-			got, err := askDirectly(ctx, req.Session, pending)
+			got, err := s.askSampling(ctx, req.Session, pending)
 			if err != nil {
 				return fail(err)
 			}
@@ -305,40 +335,6 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 // round-trip requests (2026-07-28 and later; the SDK's own test is unexported).
 func multiRoundTrip(p *mcp.InitializeParams) bool {
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
-}
-
-// askDirectly sends a client of an earlier protocol the sampling requests itself,
-// all at once, while the call runs, as that protocol allows. The SDK would do the
-// same for input requests, but it calls a handler again only once: after the
-// roots round-trip of a path under a client root, the questions would get no
-// answer, and the retried call would render the variants a second time.
-func askDirectly(ctx context.Context, ss *mcp.ServerSession, pending mcp.InputRequestMap) (map[string]edit.Answer, error) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	answers := map[string]edit.Answer{}
-	var firstErr error
-	for id, ir := range pending {
-		params, ok := ir.(*mcp.CreateMessageParams)
-		if !ok {
-			continue
-		}
-		wg.Go(func() {
-			res, err := ss.CreateMessage(ctx, params)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = darkroom.Wrap(darkroom.Unavailable, err, "ask the client's model (sampling/createMessage)")
-				}
-				return
-			}
-			if a, ok := sampled(res); ok {
-				answers[id] = a
-			}
-		})
-	}
-	wg.Wait()
-	return answers, firstErr
 }
 
 // verificationView is augment_image's verification.

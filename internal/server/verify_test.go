@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,14 +206,10 @@ func TestAugmentVerify(t *testing.T) {
 			if len(reqs) != 2*verifyVariants {
 				t.Fatalf("%d sampling requests, want %d (2 checks x %d variants)", len(reqs), 2*verifyVariants, verifyVariants)
 			}
-			results := map[string]bool{}
-			for _, vr := range d.Variants[:verifyVariants] {
-				b, err := os.ReadFile(filepath.Join(s.Workspace.Root, vr.Path))
-				if err != nil {
-					t.Fatal(err)
-				}
-				results[string(b)] = true
-			}
+			// Each request carries previews (JPEG, never larger than the photo,
+			// at most samplePreviewEdge on the long edge) of the original, then of
+			// a variant; the original's is the same in every request.
+			var original []byte
 			for _, r := range reqs {
 				var imgs []*mcp.ImageContent
 				for _, m := range r.Messages {
@@ -220,8 +217,19 @@ func TestAugmentVerify(t *testing.T) {
 						imgs = append(imgs, im)
 					}
 				}
-				if len(imgs) != 2 || !bytes.Equal(imgs[0].Data, photo) || !results[string(imgs[1].Data)] || imgs[1].MIMEType != "image/png" {
-					t.Errorf("a sampling request with %d images: want the original, then a variant as written", len(imgs))
+				if len(imgs) != 2 {
+					t.Fatalf("a sampling request with %d images, want the original and a variant", len(imgs))
+				}
+				for _, im := range imgs {
+					cfg, err := jpeg.DecodeConfig(bytes.NewReader(im.Data))
+					if err != nil || im.MIMEType != "image/jpeg" || cfg.Width != 48 || cfg.Height != 32 {
+						t.Errorf("an image of a sampling request: %s %dx%d (%v), want a 48x32 JPEG preview", im.MIMEType, cfg.Width, cfg.Height, err)
+					}
+				}
+				if original == nil {
+					original = imgs[0].Data
+				} else if !bytes.Equal(original, imgs[0].Data) {
+					t.Error("the original's preview differs between requests")
 				}
 			}
 		})
