@@ -36,6 +36,9 @@ type AugmentRequest struct {
 	Prompt   string
 	Preset   string
 	Pipeline augment.Pipeline
+	// Albumentations is a pipeline as albumentations' A.to_dict writes it, read for
+	// the image's size instead of Pipeline (albumentations.go).
+	Albumentations []byte
 
 	// Seed is the seed to use; SeedSource says where it came from ("argument",
 	// "session_default"), and a nil Seed draws a random one ("random").
@@ -72,6 +75,8 @@ type Augmented struct {
 	ConfigHash string
 	Variants   []AugmentedVariant
 	Elapsed    time.Duration
+	// Skipped are the albumentations transforms and parameters darkroom cannot do.
+	Skipped []augment.Skipped
 }
 
 // MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
@@ -142,6 +147,9 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		return Augmented{}, err
 	}
 	out := Augmented{Format: format, Width: src.W, Height: src.H, SeedSource: req.SeedSource}
+	if out.Skipped, err = s.importAlbumentations(&req, src.W, src.H); err != nil {
+		return Augmented{}, err
+	}
 	if out.Recipe, out.Pipeline, err = s.recipe(req, src.W, src.H); err != nil {
 		return Augmented{}, err
 	}
@@ -249,6 +257,9 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		return Augmented{}, darkroom.Wrap(darkroom.InternalError, err, "encode metadata.json")
 	}
 	if err := ws.WriteFile(filepath.Join(dir, "metadata.json"), append(metaJSON, '\n')); err != nil {
+		return Augmented{}, err
+	}
+	if err := s.writeAlbumentations(ws, dir, out.Pipeline, src.W, src.H, ann); err != nil {
 		return Augmented{}, err
 	}
 	// config.json last: a folder that has it is complete.

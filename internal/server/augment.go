@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -31,11 +32,14 @@ type augmentArgs struct {
 	ImageB64    string           `json:"image_b64"`
 	Prompt      string           `json:"prompt"`
 	Preset      string           `json:"preset"`
-	Pipeline    augment.Pipeline `json:"pipeline"`
+	Pipeline    json.RawMessage  `json:"pipeline"`
 	Seed        *uint64          `json:"seed"`
 	Count       int              `json:"count"`
 	Options     *augmentOptions  `json:"options"`
 	Annotations *annotationsArgs `json:"annotations"`
+	// albumentations-mcp's request shape (augment_compat.go).
+	Image       string          `json:"image"`
+	AuthContext json.RawMessage `json:"auth_context"`
 }
 
 type augmentOptions struct {
@@ -43,6 +47,14 @@ type augmentOptions struct {
 	Quality      int      `json:"quality"`
 	ReturnImages *int     `json:"return_images"`
 	Verify       []string `json:"verify"`
+	// albumentations-mcp's options (augment_compat.go).
+	EnableVisionVerification  *bool  `json:"enable_vision_verification"`
+	EnableClassificationCheck *bool  `json:"enable_classification_check"`
+	VisionModel               string `json:"vision_model"`
+	ClassifierModel           string `json:"classifier_model"`
+	// FullSizeImages inlines the files instead of previews; ContactSheet adds a grid.
+	FullSizeImages bool `json:"full_size_images"`
+	ContactSheet   bool `json:"contact_sheet"`
 }
 
 type annotationsArgs struct {
@@ -151,6 +163,10 @@ type augmentData struct {
 	Pipeline   augment.Pipeline  `json:"pipeline"`
 	Variants   []variantView     `json:"variants"`
 	Skipped    []augment.Skipped `json:"skipped_transforms"`
+	// Warnings say what was accepted but not honoured as asked.
+	Warnings []string `json:"warnings,omitempty"`
+	// ContactSheet is the grid of the variants, when asked for.
+	ContactSheet *string `json:"contact_sheet,omitempty"`
 	// Verification is there when options.verify asked for it.
 	Verification *verificationView `json:"verification,omitempty"`
 	Metadata     augmentMetadata   `json:"metadata"`
@@ -171,10 +187,17 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if err != nil {
 		return nil, "", err
 	}
+	warnings, err := a.compat()
+	if err != nil {
+		return nil, "", err
+	}
 	req := edit.AugmentRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
-		Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Prompt: a.Prompt, Preset: a.Preset,
 		Seed: a.Seed, SeedSource: "argument", Count: max(a.Count, 1), Format: "png",
+	}
+	if req.Pipeline, req.Albumentations, err = pipelineArg(a.Pipeline); err != nil {
+		return nil, "", err
 	}
 	if a.ImageB64 != "" {
 		if req.Data, err = edit.DecodeImageB64(a.ImageB64); err != nil {
@@ -210,6 +233,10 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		if d, err = s.renderAugment(ctx, a, req); err != nil {
 			return nil, "", err
 		}
+	}
+	d.Warnings = append(d.Warnings, warnings...)
+	for _, w := range warnings {
+		s.notify(ctx, "warning", w, map[string]any{"tool": "augment_image"})
 	}
 	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
 		len(d.Variants), d.Metadata.Width, d.Metadata.Height, d.Recipe, d.Seed, d.SeedSource, len(d.Pipeline), d.Dir)
@@ -260,6 +287,12 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version, ElapsedMS: ms(out.Elapsed.Seconds())},
 	}
 	seen := map[string]bool{}
+	for _, sk := range out.Skipped {
+		if k := sk.Entry + "\x00" + sk.Code + "\x00" + sk.Reason; !seen[k] {
+			seen[k] = true
+			d.Skipped = append(d.Skipped, sk)
+		}
+	}
 	inlineBytes := 0
 	mime := "image/" + out.Format
 	for _, v := range out.Variants {
@@ -458,7 +491,7 @@ type datasetArgs struct {
 	Output       string           `json:"output"`
 	Prompt       string           `json:"prompt"`
 	Preset       string           `json:"preset"`
-	Pipeline     augment.Pipeline `json:"pipeline"`
+	Pipeline     json.RawMessage  `json:"pipeline"`
 	Variants     int              `json:"variants"`
 	Seed         uint64           `json:"seed"`
 	Shard        string           `json:"shard"`
@@ -470,8 +503,12 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	if err != nil {
 		return nil, "", err
 	}
+	pipeline, albu, err := pipelineArg(a.Pipeline)
+	if err != nil {
+		return nil, "", err
+	}
 	res, err := s.AugmentDataset(ctx, edit.DatasetRequest{
-		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: pipeline, Albumentations: albu,
 		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
 		Progress: func(p dataset.Progress) {
 			s.progress(ctx, float64(p.Done), float64(p.Total),
@@ -491,9 +528,15 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Source, sk.Message), map[string]any{"tool": "augment_dataset", "code": sk.Code})
 		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})
 	}
+	for _, sk := range res.Skipped {
+		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_dataset", "code": sk.Code})
+	}
 	d := map[string]any{
 		"output": res.Output, "manifest": res.Manifest, "shard": shard, "images": r.Images, "variants": r.Total,
 		"written": r.Written, "reused": r.Reused, "skipped": skipped, "elapsed_ms": ms(res.Elapsed.Seconds()),
+	}
+	if res.Skipped != nil {
+		d["skipped_transforms"] = res.Skipped
 	}
 	summary := fmt.Sprintf("%d variants of %d images in %s: %d written, %d reused, %d images skipped; manifest %s",
 		r.Total, r.Images, res.Output, r.Written, r.Reused, len(r.Skipped), res.Manifest)
