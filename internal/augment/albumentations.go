@@ -33,10 +33,10 @@ const AlbumentationsFile = "vocabulary/albumentations/transforms.yaml"
 
 // AlbuMap is #AlbumentationsMap.
 type AlbuMap struct {
-	Containers  map[string]string         `json:"containers"`
-	Ignored     []string                  `json:"ignored"`
-	Transforms  map[string][]AlbuReading  `json:"transforms"`
-	Unsupported map[string]string         `json:"unsupported"`
+	Containers  map[string]string        `json:"containers"`
+	Ignored     []string                 `json:"ignored"`
+	Transforms  map[string][]AlbuReading `json:"transforms"`
+	Unsupported map[string]string        `json:"unsupported"`
 	ignored     map[string]bool
 }
 
@@ -76,6 +76,7 @@ type AlbuSource struct {
 	Per      string  `json:"per"`
 	Add      float64 `json:"add"`
 	Dialect  string  `json:"dialect"`
+	Integer  bool    `json:"integer"`
 }
 
 var albuMaps sync.Map // *contract.Contract -> *albuLoad
@@ -487,16 +488,19 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group) bool {
 			continue
 		}
 		val := t[k]
+		acc, isAcc := r.Accept[k]
+		if isAcc && accepted(acc, val) {
+			continue
+		}
 		if why, ok := r.Unread[k]; ok {
-			if val != nil {
+			// A parameter at zero asks for nothing (a shift limit of 0).
+			if val != nil && !isZero(val) {
 				im.skip(cls, fmt.Sprintf("parameter %s=%s: %s", k, fmtAny(val), why))
 			}
 			continue
 		}
-		if acc, ok := r.Accept[k]; ok {
-			if !accepted(acc, val) {
-				im.skip(cls, fmt.Sprintf("parameter %s=%s: darkroom does only %s", k, fmtAny(val), fmtAny(acc[0])))
-			}
+		if isAcc {
+			im.skip(cls, fmt.Sprintf("parameter %s=%s: darkroom does only %s", k, fmtAny(val), fmtAny(acc[0])))
 			continue
 		}
 		if val == nil {
@@ -506,6 +510,22 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group) bool {
 	}
 	im.out.Pipeline = append(im.out.Pipeline, steps...)
 	return true
+}
+
+// isZero reports whether v is 0 or a list of zeros.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x == 0
+	case []any:
+		for _, e := range x {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return len(x) > 0
+	}
+	return false
 }
 
 func (r *AlbuReading) matches(t map[string]any) bool {

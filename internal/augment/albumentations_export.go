@@ -250,7 +250,7 @@ func (im *importer) invert(src AlbuSource, v Value) (any, any, error) {
 // number writes whole numbers as integers (albumentations refuses 7.0 as a kernel
 // size or a crop height).
 func number(x float64, src AlbuSource) any {
-	if src.Per != "none" && src.Per != "" && src.Scale == 1 && src.Offset == 0 && src.Fn == "identity" {
+	if src.Integer {
 		x = math.Round(x)
 	}
 	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {

@@ -32,12 +32,12 @@ type DatasetRequest struct {
 	Pipeline augment.Pipeline
 	// Albumentations is a pipeline as A.to_dict writes it, instead of Pipeline.
 	Albumentations []byte
-	Variants int
-	Seed     uint64
-	Shard    string // "i/N", "" for the whole folder
-	Format   string // png, jpeg or keep
-	Workers  int    // 0: every core
-	Progress func(dataset.Progress)
+	Variants       int
+	Seed           uint64
+	Shard          string // "i/N", "" for the whole folder
+	Format         string // png, jpeg or keep
+	Workers        int    // 0: every core
+	Progress       func(dataset.Progress)
 }
 
 // DatasetResult is what a dataset run did.

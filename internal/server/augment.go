@@ -487,15 +487,15 @@ func setDefaultSeed(ctx context.Context, s *Server, args map[string]any) (any, s
 }
 
 type datasetArgs struct {
-	Input        string           `json:"input"`
-	Output       string           `json:"output"`
-	Prompt       string           `json:"prompt"`
-	Preset       string           `json:"preset"`
-	Pipeline     json.RawMessage  `json:"pipeline"`
-	Variants     int              `json:"variants"`
-	Seed         uint64           `json:"seed"`
-	Shard        string           `json:"shard"`
-	OutputFormat string           `json:"output_format"`
+	Input        string          `json:"input"`
+	Output       string          `json:"output"`
+	Prompt       string          `json:"prompt"`
+	Preset       string          `json:"preset"`
+	Pipeline     json.RawMessage `json:"pipeline"`
+	Variants     int             `json:"variants"`
+	Seed         uint64          `json:"seed"`
+	Shard        string          `json:"shard"`
+	OutputFormat string          `json:"output_format"`
 }
 
 func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
