@@ -524,6 +524,13 @@ func isZero(v any) bool {
 			}
 		}
 		return len(x) > 0
+	case map[string]any:
+		for _, e := range x {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return len(x) > 0
 	}
 	return false
 }

@@ -18,10 +18,13 @@ const AlbumentationsVersion = "1.3.1"
 // ExportOptions are what albumentations.json says beside the transforms.
 type ExportOptions struct {
 	// BoxFormat and MinVisibility become bbox_params when BoxFormat is set;
-	// Keypoints adds keypoint_params (format xy).
-	BoxFormat     string
-	MinVisibility float64
-	Keypoints     bool
+	// Keypoints adds keypoint_params (format xy). BoxLabels and KeypointLabels
+	// name a label field ("labels", "keypoint_labels") for the labels given.
+	BoxFormat      string
+	MinVisibility  float64
+	Keypoints      bool
+	BoxLabels      bool
+	KeypointLabels bool
 }
 
 // ExportSkipped is a step albumentations.json does not carry, or carries with a
@@ -110,11 +113,11 @@ func (m *AlbuMap) Export(p Pipeline, voc *vocab.Vocabulary, w, h int, opt Export
 	}
 	var bp, kp any
 	if opt.BoxFormat != "" {
-		bp = map[string]any{"format": opt.BoxFormat, "label_fields": []string{"labels"}, "min_area": 0.0,
+		bp = map[string]any{"format": opt.BoxFormat, "label_fields": labelFields(opt.BoxLabels, "labels"), "min_area": 0.0,
 			"min_visibility": opt.MinVisibility, "min_width": 0.0, "min_height": 0.0, "check_each_transform": true}
 	}
 	if opt.Keypoints {
-		kp = map[string]any{"format": "xy", "label_fields": []string{"keypoint_labels"}, "remove_invisible": true,
+		kp = map[string]any{"format": "xy", "label_fields": labelFields(opt.KeypointLabels, "keypoint_labels"), "remove_invisible": true,
 			"angle_in_degrees": true, "check_each_transform": true}
 	}
 	if top == nil {
@@ -130,6 +133,13 @@ func (m *AlbuMap) Export(p Pipeline, voc *vocab.Vocabulary, w, h int, opt Export
 		return nil, nil, err
 	}
 	return append(b, '\n'), skipped, nil
+}
+
+func labelFields(given bool, name string) any {
+	if given {
+		return []string{name}
+	}
+	return nil
 }
 
 func compose(kids []any, p float64, bp, kp any) map[string]any {

@@ -71,8 +71,11 @@ func (s *Editor) writeAlbumentations(ws *Workspace, dir string, p augment.Pipeli
 	if ann != nil {
 		if ann.Boxes != nil {
 			opt.BoxFormat, opt.MinVisibility = ann.Boxes.Format, ann.MinVisibility
+			opt.BoxLabels = ann.Boxes.Labels != nil
 		}
-		opt.Keypoints = ann.Keypoints != nil
+		if ann.Keypoints != nil {
+			opt.Keypoints, opt.KeypointLabels = true, ann.Keypoints.Labels != nil
+		}
 	}
 	b, _, err := m.Export(p, s.Vocab, w, h, opt)
 	if err != nil {
