@@ -39,6 +39,8 @@ type AugmentRequest struct {
 	// Albumentations is a pipeline as albumentations' A.to_dict writes it, read for
 	// the image's size instead of Pipeline (albumentations.go).
 	Albumentations []byte
+	// Progress, when set, is told after each variant is written.
+	Progress func(done, total int)
 
 	// Seed is the seed to use; SeedSource says where it came from ("argument",
 	// "session_default"), and a nil Seed draws a random one ("random").
@@ -251,6 +253,9 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		out.Variants = append(out.Variants, av)
 		meta.Variants = append(meta.Variants, augmentResult{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
 			Width: v.OutW, Height: v.OutH, Applied: nonNilSlice(v.Applied), Skipped: nonNilSlice(v.Skipped)})
+		if req.Progress != nil {
+			req.Progress(n+1, req.Count)
+		}
 	}
 	metaJSON, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {

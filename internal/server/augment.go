@@ -171,13 +171,21 @@ type augmentData struct {
 	Verification *verificationView `json:"verification,omitempty"`
 	Metadata     augmentMetadata   `json:"metadata"`
 	images       []*mcp.ImageContent
+	// links are the variants' resources, then albumentations.json's.
+	links []*mcp.ResourceLink
 }
 
-// Content implements contentCarrier: the inlined variants.
+// Content implements contentCarrier: the inlined variants, then a link to each
+// variant's resource and to albumentations.json.
 func (d *augmentData) Content() []mcp.Content {
-	out := make([]mcp.Content, len(d.images))
-	for i, c := range d.images {
-		out[i] = c
+	out := make([]mcp.Content, 0, len(d.images)+len(d.links))
+	for _, c := range d.images {
+		out = append(out, c)
+	}
+	for _, l := range d.links {
+		if l != nil {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -257,8 +265,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			req.Seed, req.SeedSource = &v, "session_default"
 		}
 	}
-	returnImages := 4
+	returnImages, full := 4, false
 	if o := a.Options; o != nil {
+		full = o.FullSizeImages
 		if o.OutputFormat != "" {
 			req.Format = o.OutputFormat
 		}
@@ -275,6 +284,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 				return nil, edit.FieldError("annotations.mask_b64", "not base64: %v", err)
 			}
 		}
+	}
+	req.Progress = func(done, total int) {
+		s.progress(ctx, float64(done), float64(total), fmt.Sprintf("variant %d of %d written", done, total))
 	}
 	out, err := s.Augment(ctx, req)
 	if err != nil {
@@ -307,16 +319,24 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 				d.Skipped = append(d.Skipped, sk)
 			}
 		}
-		if v.Index < returnImages && inlineBytes+len(v.Bytes) <= maxInlineVariantBytes {
-			inlineBytes += len(v.Bytes)
-			vv.Inline = true
-			d.images = append(d.images, &mcp.ImageContent{Data: v.Bytes, MIMEType: mime})
+		if v.Index < returnImages {
+			img, err := inlineVariant(v.Bytes, mime, full)
+			if err != nil {
+				return nil, err
+			}
+			if inlineBytes+len(img.Data) <= maxInlineVariantBytes {
+				inlineBytes += len(img.Data)
+				vv.Inline = true
+				d.images = append(d.images, img)
+			}
 		}
+		d.links = append(d.links, s.variantLink(v.Path, len(v.Bytes)))
 		if req.Annotations != nil || req.MaskPNG != nil {
 			vv.Annotations = viewAnnotations(v)
 		}
 		d.Variants = append(d.Variants, vv)
 	}
+	d.links = append(d.links, s.variantLink(out.Dir+"/"+edit.AlbumentationsFile, -1))
 	for _, sk := range d.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
 	}
