@@ -52,9 +52,8 @@ type augmentOptions struct {
 	EnableClassificationCheck *bool  `json:"enable_classification_check"`
 	VisionModel               string `json:"vision_model"`
 	ClassifierModel           string `json:"classifier_model"`
-	// FullSizeImages inlines the files instead of previews; ContactSheet adds a grid.
+	// FullSizeImages inlines the files instead of previews.
 	FullSizeImages bool `json:"full_size_images"`
-	ContactSheet   bool `json:"contact_sheet"`
 }
 
 type annotationsArgs struct {
@@ -165,8 +164,6 @@ type augmentData struct {
 	Skipped    []augment.Skipped `json:"skipped_transforms"`
 	// Warnings say what was accepted but not honoured as asked.
 	Warnings []string `json:"warnings,omitempty"`
-	// ContactSheet is the grid of the variants, when asked for.
-	ContactSheet *string `json:"contact_sheet,omitempty"`
 	// Verification is there when options.verify asked for it.
 	Verification *verificationView `json:"verification,omitempty"`
 	Metadata     augmentMetadata   `json:"metadata"`
