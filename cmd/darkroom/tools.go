@@ -429,6 +429,14 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 
 	call := map[string]any{}
 	for _, n := range names {
+		if n == "pipeline" {
+			if v, ok, err := m.pipelineFile(flags[n]); err != nil {
+				return err
+			} else if ok {
+				call[n] = v
+				continue
+			}
+		}
 		if v, ok := flags[n].value(); ok {
 			call[n] = v
 		}

@@ -34,6 +34,9 @@ type Step struct {
 	// empty: albumentations' and OpenCV's default) or "cubic" (the editing renders'
 	// Catmull-Rom, sharper, about four times the cost).
 	Interpolation string `json:"interpolation,omitempty"`
+	// Group joins consecutive steps into a container (albumentations' OneOf,
+	// SomeOf, OneOrOther, Sequential); nil for a step on its own.
+	Group *Group `json:"group,omitempty"`
 }
 
 // renderOptions are the engine options of the step's render under seed.
@@ -169,6 +172,9 @@ func (a *Augmenter) check(p Pipeline) error {
 		field := fmt.Sprintf("pipeline[%d]", i)
 		if !(s.P >= 0 && s.P <= 1) {
 			return fieldError(field+".p", "%s (%s): p %v is outside [0, 1]", field, s.Entry, s.P)
+		}
+		if err := checkGroup(p, i); err != nil {
+			return err
 		}
 		if err := s.renderOptions(0).Check(); err != nil {
 			return fieldError(field+".interpolation", "%s (%s): interpolation %q is not linear or cubic", field, s.Entry, s.Interpolation)

@@ -147,6 +147,7 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		}
 		applied(out, h.maps)
 	}
+	firing := p.firing(seed, n)
 	for t, s := range p {
 		e, ok := a.Vocab.Entry(s.Entry)
 		if !ok {
@@ -155,7 +156,7 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		}
 		key := stepKey(seed, n, t)
 		values := sample(key, s, e)
-		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: fires(key, s.P)}
+		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[t]}
 		if !rec.Fired {
 			v.Applied = append(v.Applied, rec)
 			continue

@@ -34,6 +34,11 @@ type AugmentRequest struct {
 	Prompt   string
 	Preset   string
 	Pipeline augment.Pipeline
+	// Albumentations is a pipeline as albumentations' A.to_dict writes it, read for
+	// the image's size instead of Pipeline (albumentations.go).
+	Albumentations []byte
+	// Progress, when set, is told after each variant is written.
+	Progress func(done, total int)
 
 	// Seed is the seed to use; SeedSource says where it came from ("argument",
 	// "session_default"), and a nil Seed draws a random one ("random").
@@ -84,6 +89,8 @@ type Augmented struct {
 	// Unread are the prompt's words no step took, each with why (invalid_input):
 	// augment_image lists them in skipped_transforms, so nothing is dropped silently.
 	Unread []augment.Skipped
+	// Skipped are the albumentations transforms and parameters darkroom cannot do.
+	Skipped []augment.Skipped
 }
 
 // MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
@@ -179,6 +186,12 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	// it, and reserves the whole working set.
 	plan := func(w, h int) error {
 		out.Width, out.Height = w, h
+		// An albumentations pipeline is read at the image's size (its pixel
+		// sizes become fractions) into darkroom's steps, before the recipe.
+		var err error
+		if out.Skipped, err = s.importAlbumentations(&req, w, h); err != nil {
+			return err
+		}
 		if err := s.augmentPlan(req, &out); err != nil {
 			return err
 		}
@@ -289,12 +302,18 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		out.Variants = append(out.Variants, av)
 		meta.Variants = append(meta.Variants, augmentResult{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
 			Width: v.OutW, Height: v.OutH, Applied: nonNilSlice(v.Applied), Skipped: nonNilSlice(v.Skipped)})
+		if req.Progress != nil {
+			req.Progress(n+1, req.Count)
+		}
 	}
 	metaJSON, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {
 		return Augmented{}, darkroom.Wrap(darkroom.InternalError, err, "encode metadata.json")
 	}
 	if err := ws.WriteFile(filepath.Join(dir, "metadata.json"), append(metaJSON, '\n')); err != nil {
+		return Augmented{}, err
+	}
+	if err := s.writeAlbumentations(ws, dir, out.Pipeline, src.W, src.H, ann); err != nil {
 		return Augmented{}, err
 	}
 	// config.json last: a folder that has it is complete.

@@ -31,12 +31,14 @@ type DatasetRequest struct {
 	Prompt   string
 	Preset   string
 	Pipeline augment.Pipeline
-	Variants int
-	Seed     uint64
-	Shard    string // "i/N", "" for the whole folder
-	Format   string // png, jpeg or keep
-	Workers  int    // 0: every core
-	Progress func(dataset.Progress)
+	// Albumentations is a pipeline as A.to_dict writes it, instead of Pipeline.
+	Albumentations []byte
+	Variants       int
+	Seed           uint64
+	Shard          string // "i/N", "" for the whole folder
+	Format         string // png, jpeg or keep
+	Workers        int    // 0: every core
+	Progress       func(dataset.Progress)
 }
 
 // DatasetResult is what a dataset run did.
@@ -48,6 +50,8 @@ type DatasetResult struct {
 	Elapsed  time.Duration
 	// Unread are the prompt's words no step took (see Augmented.Unread).
 	Unread []augment.Skipped
+	// Skipped are the albumentations transforms and parameters darkroom cannot do.
+	Skipped []augment.Skipped
 }
 
 // OpenAllowedDir opens a folder under an allowed root as an os.Root, which no path
@@ -178,6 +182,16 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	}
 	// The recipe is fixed before the run: a prompt is read once, without an image
 	// size (a size in pixels is refused: sizes are fractions of each image's edge).
+	var albu *albuRecipe
+	if req.Albumentations != nil {
+		if req.Prompt != "" || req.Preset != "" {
+			return DatasetResult{}, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		}
+		if albu, err = s.newAlbuRecipe(req.Albumentations); err != nil {
+			return DatasetResult{}, err
+		}
+		req.Pipeline = albu.nominal.Pipeline
+	}
 	recipe, pipeline, unread, err := s.recipe(AugmentRequest{Prompt: req.Prompt, Preset: req.Preset, Pipeline: req.Pipeline}, 0, 0)
 	if err != nil {
 		return DatasetResult{}, err
@@ -194,6 +208,9 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	canon, err := json.Marshal(pipeline)
 	if err != nil {
 		return DatasetResult{}, darkroom.Wrap(darkroom.InternalError, err, "encode the pipeline")
+	}
+	if albu != nil && albu.nominal.SizeDependent {
+		canon = append([]byte("albumentations:"), albu.raw...) // read again at each image's size
 	}
 	format := req.Format
 	if format == "" {
@@ -221,13 +238,13 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 		Variants: req.Variants,
 		Shard:    shard,
 		Workers:  req.Workers,
-		Augment:  datasetAugment(aug, pipeline, format),
+		Augment:  datasetAugment(aug, pipeline, albu, format),
 		Progress: req.Progress,
 	})
 	if err != nil {
 		return DatasetResult{}, err
 	}
-	res := DatasetResult{Output: shown, Report: report, Elapsed: time.Since(start), Unread: unread}
+	res := DatasetResult{Output: shown, Report: report, Elapsed: time.Since(start), Unread: unread, Skipped: albu.Skipped()}
 	res.Manifest = path.Join(filepath.ToSlash(res.Output), report.Manifest)
 	if dataset.IsBucketURL(shown) {
 		res.Manifest = shown + "/" + report.Manifest
@@ -241,7 +258,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 // datasetAugment is the dataset runner's AugmentFunc: decode the source, move its
 // objects (boxes, keypoints) and mask through variant 0 of the pipeline drawn with
 // the job's own seed, encode.
-func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) dataset.AugmentFunc {
+func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, albu *albuRecipe, format string) dataset.AugmentFunc {
 	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
 		// One job per worker, one worker per core: the job keeps to its core.
 		defer engine.Occupy()()
@@ -260,6 +277,13 @@ func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, format string) d
 		ann, kps, err := toAnnotations(job.Labels)
 		if err != nil {
 			return dataset.Result{}, err
+		}
+		p := p
+		if albu != nil && albu.nominal.SizeDependent {
+			if p, err = albu.at(src.Image.W, src.Image.H); err != nil {
+				engine.Recycle(src.Image)
+				return dataset.Result{}, err
+			}
 		}
 		// The decoded image is this call's own: the variant may change it in place.
 		v, err := aug.VariantOwned(src.Image, p, job.Seed, 0, ann)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -31,11 +32,14 @@ type augmentArgs struct {
 	ImageB64    string           `json:"image_b64"`
 	Prompt      string           `json:"prompt"`
 	Preset      string           `json:"preset"`
-	Pipeline    augment.Pipeline `json:"pipeline"`
+	Pipeline    json.RawMessage  `json:"pipeline"`
 	Seed        *uint64          `json:"seed"`
 	Count       int              `json:"count"`
 	Options     *augmentOptions  `json:"options"`
 	Annotations *annotationsArgs `json:"annotations"`
+	// albumentations-mcp's request shape (augment_compat.go).
+	Image       string          `json:"image"`
+	AuthContext json.RawMessage `json:"auth_context"`
 }
 
 type augmentOptions struct {
@@ -43,6 +47,13 @@ type augmentOptions struct {
 	Quality      int      `json:"quality"`
 	ReturnImages *int     `json:"return_images"`
 	Verify       []string `json:"verify"`
+	// albumentations-mcp's options (augment_compat.go).
+	EnableVisionVerification  *bool  `json:"enable_vision_verification"`
+	EnableClassificationCheck *bool  `json:"enable_classification_check"`
+	VisionModel               string `json:"vision_model"`
+	ClassifierModel           string `json:"classifier_model"`
+	// FullSizeImages inlines the files instead of previews.
+	FullSizeImages bool `json:"full_size_images"`
 }
 
 type annotationsArgs struct {
@@ -151,17 +162,27 @@ type augmentData struct {
 	Pipeline   augment.Pipeline  `json:"pipeline"`
 	Variants   []variantView     `json:"variants"`
 	Skipped    []augment.Skipped `json:"skipped_transforms"`
+	// Warnings say what was accepted but not honoured as asked.
+	Warnings []string `json:"warnings,omitempty"`
 	// Verification is there when options.verify asked for it.
 	Verification *verificationView `json:"verification,omitempty"`
 	Metadata     augmentMetadata   `json:"metadata"`
 	images       []*mcp.ImageContent
+	// links are the variants' resources, then albumentations.json's.
+	links []*mcp.ResourceLink
 }
 
-// Content implements contentCarrier: the inlined variants.
+// Content implements contentCarrier: the inlined variants, then a link to each
+// variant's resource and to albumentations.json.
 func (d *augmentData) Content() []mcp.Content {
-	out := make([]mcp.Content, len(d.images))
-	for i, c := range d.images {
-		out[i] = c
+	out := make([]mcp.Content, 0, len(d.images)+len(d.links))
+	for _, c := range d.images {
+		out = append(out, c)
+	}
+	for _, l := range d.links {
+		if l != nil {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -171,10 +192,17 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if err != nil {
 		return nil, "", err
 	}
+	warnings, err := a.compat()
+	if err != nil {
+		return nil, "", err
+	}
 	req := edit.AugmentRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
-		Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Prompt: a.Prompt, Preset: a.Preset,
 		Seed: a.Seed, SeedSource: "argument", Count: max(a.Count, 1), Format: "png",
+	}
+	if req.Pipeline, req.Albumentations, err = pipelineArg(a.Pipeline); err != nil {
+		return nil, "", err
 	}
 	if a.ImageB64 != "" {
 		if req.Data, err = edit.DecodeImageB64(a.ImageB64); err != nil {
@@ -211,6 +239,10 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 			return nil, "", err
 		}
 	}
+	d.Warnings = append(d.Warnings, warnings...)
+	for _, w := range warnings {
+		s.notify(ctx, "warning", w, map[string]any{"tool": "augment_image"})
+	}
 	summary := fmt.Sprintf("%d variant(s) of %dx%d %s with seed %d (%s), %d step(s), in %s",
 		len(d.Variants), d.Metadata.Width, d.Metadata.Height, d.Recipe, d.Seed, d.SeedSource, len(d.Pipeline), d.Dir)
 	if len(d.Skipped) > 0 {
@@ -230,8 +262,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			req.Seed, req.SeedSource = &v, "session_default"
 		}
 	}
-	returnImages := 4
+	returnImages, full := 4, false
 	if o := a.Options; o != nil {
+		full = o.FullSizeImages
 		if o.OutputFormat != "" {
 			req.Format = o.OutputFormat
 		}
@@ -252,6 +285,9 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 	// Only the variants shown inline keep their bytes: the rest are streamed to
 	// their files, so the call's memory does not grow with count.
 	req.InlineVariants, req.InlineBytes = returnImages, maxInlineVariantBytes
+	req.Progress = func(done, total int) {
+		s.progress(ctx, float64(done), float64(total), fmt.Sprintf("variant %d of %d written", done, total))
+	}
 	out, err := s.Augment(ctx, req)
 	if err != nil {
 		return nil, err
@@ -263,6 +299,13 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version, ElapsedMS: ms(out.Elapsed.Seconds())},
 	}
 	seen := map[string]bool{}
+	for _, sk := range out.Skipped {
+		if k := sk.Entry + "\x00" + sk.Code + "\x00" + sk.Reason; !seen[k] {
+			seen[k] = true
+			d.Skipped = append(d.Skipped, sk)
+		}
+	}
+	inlineBytes := 0
 	mime := "image/" + out.Format
 	for _, v := range out.Variants {
 		vv := variantView{Index: v.Index, Path: v.Path, Width: v.OutW, Height: v.OutH, Bytes: int(v.Size),
@@ -277,14 +320,23 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 			}
 		}
 		if v.Bytes != nil {
-			vv.Inline = true
-			d.images = append(d.images, &mcp.ImageContent{Data: v.Bytes, MIMEType: mime})
+			img, err := inlineVariant(v.Bytes, mime, full)
+			if err != nil {
+				return nil, err
+			}
+			if inlineBytes+len(img.Data) <= maxInlineVariantBytes {
+				inlineBytes += len(img.Data)
+				vv.Inline = true
+				d.images = append(d.images, img)
+			}
 		}
+		d.links = append(d.links, s.variantLink(v.Path, int(v.Size)))
 		if req.Annotations != nil || req.MaskPNG != nil {
 			vv.Annotations = viewAnnotations(v)
 		}
 		d.Variants = append(d.Variants, vv)
 	}
+	d.links = append(d.links, s.variantLink(out.Dir+"/"+edit.AlbumentationsFile, -1))
 	for _, sk := range d.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
 	}
@@ -459,15 +511,15 @@ func setDefaultSeed(ctx context.Context, s *Server, args map[string]any) (any, s
 }
 
 type datasetArgs struct {
-	Input        string           `json:"input"`
-	Output       string           `json:"output"`
-	Prompt       string           `json:"prompt"`
-	Preset       string           `json:"preset"`
-	Pipeline     augment.Pipeline `json:"pipeline"`
-	Variants     int              `json:"variants"`
-	Seed         uint64           `json:"seed"`
-	Shard        string           `json:"shard"`
-	OutputFormat string           `json:"output_format"`
+	Input        string          `json:"input"`
+	Output       string          `json:"output"`
+	Prompt       string          `json:"prompt"`
+	Preset       string          `json:"preset"`
+	Pipeline     json.RawMessage `json:"pipeline"`
+	Variants     int             `json:"variants"`
+	Seed         uint64          `json:"seed"`
+	Shard        string          `json:"shard"`
+	OutputFormat string          `json:"output_format"`
 }
 
 func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, string, error) {
@@ -475,8 +527,12 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	if err != nil {
 		return nil, "", err
 	}
+	pipeline, albu, err := pipelineArg(a.Pipeline)
+	if err != nil {
+		return nil, "", err
+	}
 	res, err := s.AugmentDataset(ctx, edit.DatasetRequest{
-		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: a.Pipeline,
+		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: pipeline, Albumentations: albu,
 		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
 		Progress: func(p dataset.Progress) {
 			s.progress(ctx, float64(p.Done), float64(p.Total),
@@ -501,9 +557,15 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Source, sk.Message), map[string]any{"tool": "augment_dataset", "code": sk.Code})
 		skipped = append(skipped, map[string]any{"source": sk.Source, "code": sk.Code, "message": sk.Message})
 	}
+	for _, sk := range res.Skipped {
+		s.notify(ctx, "warning", fmt.Sprintf("%s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_dataset", "code": sk.Code})
+	}
 	d := map[string]any{
 		"output": res.Output, "manifest": res.Manifest, "shard": shard, "images": r.Images, "variants": r.Total,
 		"written": r.Written, "reused": r.Reused, "skipped": skipped, "elapsed_ms": ms(res.Elapsed.Seconds()),
+	}
+	if res.Skipped != nil {
+		d["skipped_transforms"] = res.Skipped
 	}
 	summary := fmt.Sprintf("%d variants of %d images in %s: %d written, %d reused, %d images skipped; manifest %s",
 		r.Total, r.Images, res.Output, r.Written, r.Reused, len(r.Skipped), res.Manifest)

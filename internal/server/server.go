@@ -256,9 +256,9 @@ const (
 )
 
 // resourceDirs are the workspace directories a client may read as resources: what
-// render_preview, compare and export_final write. Sources, history and context are
-// not served.
-var resourceDirs = []string{"previews", "exports"}
+// render_preview, compare, export_final and augment_image write. Sources, history
+// and context are not served.
+var resourceDirs = []string{"previews", "exports", "augment"}
 
 // resourceURI is the darkroom:// URI of a file the workspace holds (p absolute, or
 // relative to the workspace), or ok false when p is not a file a client may read.
@@ -347,6 +347,10 @@ func fileMIME(name string) string {
 		return "image/png"
 	case ".tif", ".tiff":
 		return "image/tiff"
+	case ".webp":
+		return "image/webp"
+	case ".json":
+		return "application/json"
 	}
 	return "application/octet-stream"
 }

@@ -1,0 +1,341 @@
+package augment
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func albuMap(t testing.TB) *AlbuMap {
+	t.Helper()
+	m, err := Albumentations(augmenter(t).Contract)
+	if err != nil {
+		t.Fatalf("load the albumentations readings: %v", err)
+	}
+	return m
+}
+
+func importFile(t *testing.T, name string, w, h int) *Imported {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "albumentations", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".yaml") {
+		if data, err = YAMLToJSON(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imp, err := albuMap(t).Import(data, augmenter(t).Vocab, w, h)
+	if err != nil {
+		t.Fatalf("import %s: %v", name, err)
+	}
+	return imp
+}
+
+// leaves lists the class names of a serialised pipeline's transforms, containers
+// left out.
+func leaves(t *testing.T, m *AlbuMap, tr map[string]any) []string {
+	var out []string
+	for _, k := range children(tr) {
+		c := k.(map[string]any)
+		if _, ok := m.Containers[className(c)]; ok {
+			out = append(out, leaves(t, m, c)...)
+			continue
+		}
+		out = append(out, className(c))
+	}
+	return out
+}
+
+// TestImportAlbumentations131 reads the pipelines the real albumentations 1.3.1 wrote
+// (scripts/albumentations/make_testdata.py): every transform becomes a step or is
+// named in Skipped, and the pipeline runs.
+func TestImportAlbumentations131(t *testing.T) {
+	a, m := augmenter(t), albuMap(t)
+	for _, name := range []string{"classification.json", "classification.yaml", "detection.json", "every-1.json", "every-2.json"} {
+		t.Run(name, func(t *testing.T) {
+			imp := importFile(t, name, 600, 400)
+			data, _ := os.ReadFile(filepath.Join("testdata", "albumentations", strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".json")+".json"))
+			var top map[string]any
+			if err := json.Unmarshal(data, &top); err != nil {
+				t.Fatal(err)
+			}
+			classes := leaves(t, m, top["transform"].(map[string]any))
+			made := map[string]bool{}
+			for _, s := range imp.Pipeline {
+				made[s.Entry] = true
+			}
+			skipped := map[string]bool{}
+			for _, s := range imp.Skipped {
+				skipped[s.Entry] = true
+			}
+			for _, cls := range classes {
+				rs, mapped := m.Transforms[cls]
+				switch {
+				case mapped && made[rs[0].Steps[0].Entry] || mapped && len(rs) > 1:
+				case skipped[cls]:
+				default:
+					t.Errorf("%s: neither a step nor reported as skipped", cls)
+				}
+			}
+			if _, err := a.Run(testImage(600, 400), imp.Pipeline, 7, 4, nil); err != nil {
+				t.Fatalf("run: %v", err)
+			}
+		})
+	}
+	// The classification pipeline, read as albumentations means it.
+	imp := importFile(t, "classification.json", 1000, 500)
+	g := &Group{ID: 0, Kind: "one_of", P: 0.5, N: 1, Replace: true}
+	want := Pipeline{
+		{Entry: "flip_horizontal", P: 0.5},
+		{Entry: "shift_scale_rotate", P: 0.7, Params: map[string]Value{"angle": {-15, 15}}},
+		// Members keep albumentations' default p 0.5: equal weights.
+		// blur_limit 5: box kernels 3..5 px, half-widths 1..2 px of a 1000 px edge.
+		{Entry: "blur", P: 0.5, Group: g, Params: map[string]Value{"radius": {0.001, 0.002}}},
+		// blur_limit 3..7 with sigma 0: OpenCV's sigma 0.15 k + 0.35, 0.8..1.4 px.
+		{Entry: "gaussian_blur", P: 0.5, Group: g, Params: map[string]Value{"radius": {0.0008, 0.0014}}},
+		// var_limit 10..50 grey levels squared: sigma sqrt(var)/255.
+		{Entry: "gaussian_noise", P: 0.5, Group: g, Params: map[string]Value{"sigma": {0.012401089, 0.027729678}}},
+		{Entry: "random_brightness", P: 0.5, Params: map[string]Value{"brightness": {-0.2, 0.2}}},
+		// OpenCV's hue unit is 2 degrees.
+		{Entry: "hue_saturation_value", P: 0.3, Params: map[string]Value{"hue": {-20, 20}}},
+	}
+	if diff := cmp.Diff(want, imp.Pipeline); diff != "" {
+		t.Errorf("classification.json (-want +got):\n%s", diff)
+	}
+	wantSkipped := []string{"MedianBlur: darkroom has no median filter"}
+	var got []string
+	for _, s := range imp.Skipped {
+		got = append(got, s.Entry+": "+s.Reason)
+	}
+	if diff := cmp.Diff(wantSkipped, got); diff != "" {
+		t.Errorf("classification.json skipped (-want +got):\n%s", diff)
+	}
+	det := importFile(t, "detection.json", 600, 400)
+	if det.BoxFormat != "pascal_voc" || det.MinVisibility == nil || *det.MinVisibility != 0.3 || det.KeypointFormat != "xy" {
+		t.Errorf("detection.json: bbox_params read as %q min_visibility %v, keypoints %q", det.BoxFormat, det.MinVisibility, det.KeypointFormat)
+	}
+}
+
+// TestImportUnits pins each reading's units: a row is one transform as albumentations
+// writes it and the step darkroom makes, on a 1000 x 500 image.
+func TestImportUnits(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	for _, tc := range []struct {
+		name, transform string
+		want            Step
+	}{
+		{"a scalar limit is plus or minus, counter-clockwise", `{"__class_fullname__": "Rotate", "limit": 15, "p": 1}`,
+			Step{Entry: "shift_scale_rotate", P: 1, Params: map[string]Value{"angle": {-15, 15}}}},
+		{"a positive range turns clockwise in darkroom's sign", `{"__class_fullname__": "Rotate", "limit": [5, 10], "border_mode": 0}`,
+			Step{Entry: "rotate", P: 0.5, Params: map[string]Value{"angle": {-10, -5}}}},
+		{"always_apply is p 1", `{"__class_fullname__": "VerticalFlip", "always_apply": true, "p": 0.1}`,
+			Step{Entry: "flip_vertical", P: 1}},
+		{"blur_limit 7 is kernels 3 to 7", `{"__class_fullname__": "Blur", "blur_limit": 7, "p": 1}`,
+			Step{Entry: "blur", P: 1, Params: map[string]Value{"radius": {0.001, 0.003}}}},
+		{"sigma_limit wins over blur_limit", `{"__class_fullname__": "GaussianBlur", "blur_limit": [3, 7], "sigma_limit": [2, 2], "p": 1}`,
+			Step{Entry: "gaussian_blur", P: 1, Params: map[string]Value{"radius": Fixed(0.002)}}},
+		{"1.x var_limit scalar is 0..var", `{"__class_fullname__": "GaussNoise", "var_limit": 100, "p": 1}`,
+			Step{Entry: "gaussian_noise", P: 1, Params: map[string]Value{"sigma": {0, 0.039215686}}}},
+		{"2.x std_range is a fraction already", `{"__class_fullname__": "GaussNoise", "std_range": [0.1, 0.2], "p": 1}`,
+			Step{Entry: "gaussian_noise", P: 1, Params: map[string]Value{"sigma": {0.1, 0.2}}}},
+		{"1.x quality_lower and quality_upper", `{"__class_fullname__": "ImageCompression", "quality_lower": 40, "quality_upper": 60, "p": 1}`,
+			Step{Entry: "image_compression", P: 1, Params: map[string]Value{"quality": {40, 60}}}},
+		{"2.x quality_range", `{"__class_fullname__": "ImageCompression", "quality_range": [40, 60], "p": 1}`,
+			Step{Entry: "image_compression", P: 1, Params: map[string]Value{"quality": {40, 60}}}},
+		{"1.x max_holes with min_holes null", `{"__class_fullname__": "CoarseDropout", "max_holes": 6, "min_holes": null, "max_height": 50, "p": 1}`,
+			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": Fixed(6), "size": Fixed(0.05), "fill": Fixed(0)}}},
+		{"2.x num_holes_range", `{"__class_fullname__": "CoarseDropout", "num_holes_range": [2, 5], "hole_height_range": [20, 40], "p": 1}`,
+			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": {2, 5}, "size": {0.02, 0.04}, "fill": Fixed(0)}}},
+		{"a crop in pixels is a fraction of each side", `{"__class_fullname__": "CenterCrop", "height": 250, "width": 800, "p": 1}`,
+			Step{Entry: "center_crop", P: 1, Params: map[string]Value{"height": Fixed(0.5), "width": Fixed(0.8)}}},
+		{"scale_limit is around 1", `{"__class_fullname__": "RandomScale", "scale_limit": [-0.2, 0.3], "p": 1}`,
+			Step{Entry: "random_scale", P: 1, Params: map[string]Value{"factor": {0.8, 1.3}}}},
+		{"gamma_limit is in percent", `{"__class_fullname__": "RandomGamma", "gamma_limit": [80, 120], "p": 1}`,
+			Step{Entry: "random_gamma", P: 1, Params: map[string]Value{"gamma": {0.8, 1.2}}}},
+		{"RGB shifts are grey levels", `{"__class_fullname__": "RGBShift", "r_shift_limit": 51, "g_shift_limit": 0, "b_shift_limit": [0, 0], "p": 1}`,
+			Step{Entry: "rgb_shift", P: 1, Params: map[string]Value{"red": {-0.2, 0.2}, "green": Fixed(0), "blue": Fixed(0)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`
+			imp, err := m.Import([]byte(raw), voc, 1000, 500)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(imp.Pipeline) != 1 {
+				t.Fatalf("%d steps, skipped %v", len(imp.Pipeline), imp.Skipped)
+			}
+			if diff := cmp.Diff(tc.want, imp.Pipeline[0]); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestImportSkipped: what darkroom cannot do is named with its class and why.
+func TestImportSkipped(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [
+		{"__class_fullname__": "Superpixels", "p": 0.5},
+		{"__class_fullname__": "MadeUpTransform", "p": 0.5},
+		{"__class_fullname__": "Rotate", "limit": 10, "border_mode": 1, "p": 0.5},
+		{"__class_fullname__": "HorizontalFlip", "p": 0.5, "frobnicate": 3},
+		{"__class_fullname__": "Blur", "blur_limit": [301, 301], "p": 0.5}
+	], "bbox_params": {"format": "coco", "min_area": 10, "min_visibility": 0}}}`
+	imp, err := m.Import([]byte(raw), voc, 400, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range imp.Skipped {
+		got = append(got, s.Entry+": "+s.Reason)
+	}
+	want := []string{
+		"bbox_params: min_area 10: darkroom drops boxes by min_visibility only",
+		"Superpixels: darkroom has no superpixel segmentation",
+		"MadeUpTransform: darkroom has no counterpart for this albumentations transform",
+		"Rotate: parameter border_mode=1: darkroom does only 4",
+		"HorizontalFlip: parameter frobnicate=3: darkroom does not read it",
+		"Blur: radius 0.375 (from blur_limit) is outside darkroom's blur range [0, 0.05] at 400x300",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if n := len(imp.Pipeline); n != 2 {
+		t.Errorf("%d steps, want Rotate and HorizontalFlip", n)
+	}
+	// Nothing darkroom can do is an error naming every transform.
+	_, err = m.Import([]byte(`{"transform": {"__class_fullname__": "Compose", "transforms": [{"__class_fullname__": "Normalize"}]}}`), voc, 10, 10)
+	if err == nil || !strings.Contains(err.Error(), "Normalize (darkroom writes image files") {
+		t.Errorf("a pipeline of Normalize only: %v", err)
+	}
+}
+
+// TestGroupFiring: containers fire as albumentations' do, from the seed.
+func TestGroupFiring(t *testing.T) {
+	step := func(e string, p float64, g *Group) Step { return Step{Entry: e, P: p, Group: g} }
+	for _, tc := range []struct {
+		name    string
+		p       Pipeline
+		members int
+		check   func(fired []bool) string
+		rate    float64 // the share of variants in which any member fires
+	}{
+		{"one_of", Pipeline{step("a", 1, &Group{Kind: "one_of", P: 0.6}), step("b", 3, &Group{Kind: "one_of", P: 0.6})}, 2,
+			func(f []bool) string { return exactly(f, 0, 1) }, 0.6},
+		{"some_of without replacement", Pipeline{
+			step("a", 1, &Group{Kind: "some_of", P: 1, N: 2}), step("b", 1, &Group{Kind: "some_of", P: 1, N: 2}),
+			step("c", 1, &Group{Kind: "some_of", P: 1, N: 2})}, 3,
+			func(f []bool) string { return exactly(f, 2, 2) }, 1},
+		{"one_or_other", Pipeline{step("a", 1, &Group{Kind: "one_or_other", P: 0.3}), step("b", 1, &Group{Kind: "one_or_other", P: 0.3})}, 2,
+			func(f []bool) string { return exactly(f, 1, 1) }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			any, first := 0, 0
+			const n = 4000
+			for v := range n {
+				f := tc.p.firing(11, v)
+				if msg := tc.check(f); msg != "" {
+					t.Fatalf("variant %d: %v: %s", v, f, msg)
+				}
+				if slices.Contains(f, true) {
+					any++
+				}
+				if f[0] {
+					first++
+				}
+				if !slices.Equal(f, tc.p.firing(11, v)) {
+					t.Fatalf("variant %d: draws differ between calls", v)
+				}
+			}
+			if r := float64(any) / n; r < tc.rate-0.03 || r > tc.rate+0.03 {
+				t.Errorf("fired in %.3f of variants, want %.2f", r, tc.rate)
+			}
+			switch tc.name {
+			case "one_of": // a has weight 1 of 4
+				if r := float64(first) / float64(any); r < 0.22 || r > 0.28 {
+					t.Errorf("a chosen in %.3f of firings, want 0.25", r)
+				}
+			case "one_or_other":
+				if r := float64(first) / n; r < 0.27 || r > 0.33 {
+					t.Errorf("the first chosen in %.3f, want 0.3", r)
+				}
+			}
+		})
+	}
+}
+
+func exactly(f []bool, lo, hi int) string {
+	n := 0
+	for _, x := range f {
+		if x {
+			n++
+		}
+	}
+	if n < lo || n > hi {
+		return "wrong number of members fired"
+	}
+	return ""
+}
+
+// TestExportRoundTrip: albumentations.json read back gives the pipeline it was
+// written from, and a step without an albumentations counterpart is listed.
+func TestExportRoundTrip(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	imp := importFile(t, "classification.json", 1000, 500)
+	out, skipped, err := m.Export(imp.Pipeline, voc, 1000, 500, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 0 {
+		t.Errorf("skipped %v", skipped)
+	}
+	back, err := m.Import(out, voc, 1000, 500)
+	if err != nil {
+		t.Fatalf("read back: %v\n%s", err, out)
+	}
+	// Parameters written at darkroom's defaults (albumentations' differ) come back
+	// given explicitly: the same pipeline.
+	for i, st := range back.Pipeline {
+		e, _ := voc.Entry(st.Entry)
+		for k, v := range st.Params {
+			if _, given := imp.Pipeline[i].Params[k]; !given && v == Fixed(e.Parameters[k].Default) {
+				delete(st.Params, k)
+			}
+		}
+	}
+	if diff := cmp.Diff(imp.Pipeline, back.Pipeline); diff != "" {
+		t.Errorf("read back (-written +read):\n%s\n%s", diff, out)
+	}
+	if len(back.Skipped) != 0 {
+		t.Errorf("read back skipped %v", back.Skipped)
+	}
+	p := Pipeline{{Entry: "vignette", P: 1, Params: map[string]Value{"amount": Fixed(-0.4)}}, {Entry: "flip_vertical", P: 0.5}}
+	out, skipped, err = m.Export(p, voc, 100, 100, ExportOptions{BoxFormat: "coco", MinVisibility: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 1 || skipped[0].Entry != "vignette" || skipped[0].Step != 0 {
+		t.Errorf("skipped %v, want the vignette", skipped)
+	}
+	var doc struct {
+		Skipped   []ExportSkipped `json:"darkroom_skipped"`
+		Transform struct {
+			Transforms []map[string]any `json:"transforms"`
+			BboxParams map[string]any   `json:"bbox_params"`
+		} `json:"transform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Skipped) != 1 || len(doc.Transform.Transforms) != 1 || doc.Transform.Transforms[0]["__class_fullname__"] != "VerticalFlip" ||
+		doc.Transform.BboxParams["format"] != "coco" || doc.Transform.BboxParams["min_visibility"] != 0.2 {
+		t.Errorf("albumentations.json:\n%s", out)
+	}
+}
