@@ -57,23 +57,23 @@ type File struct {
 	tileW, tileH  int
 	offsets, cnts entry
 	// cfa is the colour (0 R, 1 G, 2 B) of each site of the repeat pattern.
-	cfa          []uint8
-	cfaW, cfaH   int
-	linear       []uint16
-	black        []float64 // repeat pattern, per sample
-	blackW       int
-	blackH       int
-	blackDH      []float64
-	blackDV      []float64
-	white        []float64 // per sample
-	active       [4]int    // top, left, bottom, right
-	crop         [4]int    // x, y, w, h within the active area
-	neutral      [3]float64
-	rgbCam       [3][3]float64
-	forward      bool
-	baselineEV   float64
-	Meta         Meta
-	Warnings     []string
+	cfa        []uint8
+	cfaW, cfaH int
+	linear     []uint16
+	black      []float64 // repeat pattern, per sample
+	blackW     int
+	blackH     int
+	blackDH    []float64
+	blackDV    []float64
+	white      []float64 // per sample
+	active     [4]int    // top, left, bottom, right
+	crop       [4]int    // x, y, w, h within the active area
+	neutral    [3]float64
+	rgbCam     [3][3]float64
+	forward    bool
+	baselineEV float64
+	Meta       Meta
+	Warnings   []string
 }
 
 // Meta is what ingest reports of a raw file's EXIF.

@@ -206,7 +206,6 @@ func TestHalf(t *testing.T) {
 
 func code(err error) string { return darkroom.Code(err) }
 
-
 // blur returns pix with a [1 2 1]/4 filter run twice each way: detail a camera's
 // anti-aliasing filter would have removed, which demosaicing cannot recover and
 // on which demosaicing methods disagree.

@@ -120,4 +120,3 @@ func (f *File) readTile(plane []uint16, i, x0, y0 int) error {
 	}
 	return nil
 }
-

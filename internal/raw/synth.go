@@ -38,9 +38,9 @@ type Synth struct {
 	Bits           int // 8 to 16; 0 means 16
 	// Linearize writes a LinearizationTable of 2^Bits entries, t[i] = White*(i/(2^Bits-1))^2,
 	// and the samples through its inverse.
-	Linearize bool
-	LJ92      bool
-	Tile      int // tile side; 0 writes strips of RowsPerStrip rows
+	Linearize    bool
+	LJ92         bool
+	Tile         int // tile side; 0 writes strips of RowsPerStrip rows
 	RowsPerStrip int
 	Orientation  int
 	// Margin is the masked border around the ActiveArea (even); Crop the
