@@ -64,8 +64,6 @@ type Source struct {
 	EXIF []byte
 	// Meta summarizes EXIF.
 	Meta EXIFSummary
-	// Raw is set for a camera raw file (Format dng).
-	Raw *RawMeta
 	// Warnings say what the caller should know about how the file was read (a colour
 	// profile that is not sRGB, transparency flattened onto white).
 	Warnings []string

@@ -33,8 +33,8 @@ func decodeDNG(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, 
 	}
 	m := f.Meta
 	src := &Source{Format: "dng", Width: fw, Height: fh}
-	src.Meta = EXIFSummary{Orientation: m.Orientation, Make: m.Make, Model: m.Model, LensModel: m.LensModel, FocalLength: m.FocalLength}
-	src.Raw = &RawMeta{ISO: m.ISO, ExposureTime: m.ExposureTime, FNumber: m.FNumber}
+	src.Meta = EXIFSummary{Orientation: m.Orientation, Make: m.Make, Model: m.Model, LensModel: m.LensModel, FocalLength: m.FocalLength,
+		ISO: m.ISO, ExposureTime: m.ExposureTime, FNumber: m.FNumber}
 	if m.Make != "" || m.Model != "" || m.LensModel != "" || m.FocalLength != 0 {
 		src.EXIF = buildEXIF(src.Meta)
 	}
@@ -54,11 +54,4 @@ func decodeDNG(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, 
 	}
 	conv := func(y int, dst []float32) { copy(dst[:3*w], img.Pix[3*y*w:]) }
 	return &decoded{src: src, conv: conv, alpha: new(atomic.Bool), w: w, h: h, o: o, release: release, white: math.MaxFloat32}, nil
-}
-
-// RawMeta is what a camera raw file says of its exposure.
-type RawMeta struct {
-	ISO int
-	// ExposureTime is in seconds, FNumber the aperture's f-number; 0 when unknown.
-	ExposureTime, FNumber float64
 }
