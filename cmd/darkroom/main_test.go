@@ -19,6 +19,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/darkroom-mcp/darkroom/internal/raw"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
@@ -61,6 +62,13 @@ func TestScripts(t *testing.T) {
 				}
 				if err := os.WriteFile(filepath.Join(env.WorkDir, name), b, 0o644); err != nil {
 					return err
+				}
+				if name == "coffee.dng" {
+					// A camera raw darkroom reads only through LibRaw: the DNG
+					// without its DNGVersion tag.
+					if err := os.WriteFile(filepath.Join(env.WorkDir, "camera.nef"), raw.AsCamera(b), 0o644); err != nil {
+						return err
+					}
 				}
 			}
 			return nil

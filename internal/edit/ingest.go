@@ -21,7 +21,7 @@ import (
 // its metadata and a history whose baseline is the empty state.
 
 // sourceExt is the extension of a source copy, by decoded format.
-var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng"}
+var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
 
 // IngestRequest names the photo to ingest: a path (read only under the allowed
 // roots) or its bytes, and the image_id to give it (empty: from the file name, or

@@ -201,12 +201,16 @@ func (d *decoded) finish() {
 // plus floatCost(w, h, o) of the full-resolution stored size and orientation (what
 // the caller will make of it); the returned decoded.release gives it back.
 func decodeFile(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, floatCost func(w, h, o int) int64) (*decoded, error) {
+	switch kind := raw.Kind(data); kind {
+	case "":
+	case "dng":
+		return decodeDNG(ctx, data, maxPixels, shrinkTo, floatCost)
+	default:
+		return decodeCameraRaw(ctx, data, kind, maxPixels, shrinkTo, floatCost)
+	}
 	format, err := sniff(data)
 	if err != nil {
 		return nil, err
-	}
-	if format == "tiff" && raw.IsDNG(data) {
-		return decodeDNG(ctx, data, maxPixels, shrinkTo, floatCost)
 	}
 	c := codecs[format]
 	if maxPixels <= 0 {

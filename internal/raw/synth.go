@@ -59,6 +59,15 @@ type Synth struct {
 // CameraValues returns the white-balanced camera values, scaled to white 1, of
 // linear sRGB value rgb, the inverse of Decode's colour conversion.
 func (s *Synth) CameraValues(rgb [3]float64) ([3]float64, error) {
+	m, err := s.cameraMatrix()
+	if err != nil {
+		return [3]float64{}, err
+	}
+	return m.vec(rgb), nil
+}
+
+// cameraMatrix maps linear sRGB to white-balanced camera values.
+func (s *Synth) cameraMatrix() (mat3, error) {
 	cm := mat3FromSlice(s.ColorMatrix)
 	var m mat3
 	if s.ForwardMatrix != nil {
@@ -73,16 +82,20 @@ func (s *Synth) CameraValues(rgb [3]float64) ([3]float64, error) {
 		}
 		var ok bool
 		if m, ok = camRGB.inv(); !ok {
-			return [3]float64{}, fmt.Errorf("singular colour matrix")
+			return mat3{}, fmt.Errorf("singular colour matrix")
 		}
 	}
 	inv, ok := m.inv()
 	if !ok {
-		return [3]float64{}, fmt.Errorf("singular colour matrix")
+		return mat3{}, fmt.Errorf("singular colour matrix")
 	}
 	k := math.Exp2(-q4(s.BaselineExposure))
-	v := inv.vec(rgb)
-	return [3]float64{v[0] * k, v[1] * k, v[2] * k}, nil
+	for i := range 3 {
+		for j := range 3 {
+			inv[i][j] *= k
+		}
+	}
+	return inv, nil
 }
 
 func mat3FromSlice(v []float64) mat3 {
@@ -126,6 +139,10 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 		}
 		return b + float64(x%4)*s.DeltaH + float64(y%4)*s.DeltaV
 	}
+	toCam, err := s.cameraMatrix()
+	if err != nil {
+		return nil, err
+	}
 	maxCode := float64(uint64(1)<<bitsPS - 1)
 	code := func(v float64, b float64) uint16 {
 		level := b + v*(float64(s.White)-b)
@@ -145,10 +162,7 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 				continue
 			}
 			p := pix[3*((y-m)*w+(x-m)):]
-			cam, err := s.CameraValues([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
-			if err != nil {
-				return nil, err
-			}
+			cam := toCam.vec([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
 			for c := range 3 {
 				cam[c] *= neutral[c]
 			}
