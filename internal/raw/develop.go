@@ -93,21 +93,87 @@ func site(s, wb float32) float32 {
 	return s * wb
 }
 
+// mosaicRow holds, for one row of the active area's mosaic, each sample's black
+// level and the factor that takes it above black to its white-balanced value.
+type mosaicRow struct {
+	black, gain []float32
+	white       float32
+}
+
+// mosaicRows returns a function filling the levels of active-area row y (it may
+// be called from several goroutines, each with its own row). Without
+// BlackLevelDeltaV rows repeat with the black pattern, and are computed once.
+func (f *File) mosaicRows() func(y int, r *mosaicRow) {
+	ax, ay := f.active[1], f.active[0]
+	aw := f.active[3] - ax
+	wb := f.wb()
+	white := float32(f.white[0])
+	fill := func(y int, r *mosaicRow) {
+		if len(r.black) < aw {
+			r.black, r.gain = make([]float32, aw), make([]float32, aw)
+		}
+		sy := ay + y
+		for x := range aw {
+			sx := ax + x
+			b := float32(f.black[(sy%f.blackH)*f.blackW+sx%f.blackW])
+			if f.blackDH != nil {
+				b += float32(f.blackDH[sx])
+			}
+			if f.blackDV != nil {
+				b += float32(f.blackDV[sy])
+			}
+			r.black[x] = b
+			r.gain[x] = wb[f.cfa[(y&1)*2+x&1]] / (white - b)
+		}
+		r.white = white
+	}
+	if f.blackDV != nil {
+		return fill
+	}
+	// The pattern of rows repeats every lcm(blackH, 2) rows (the CFA's period too).
+	period := f.blackH
+	if period%2 == 1 {
+		period *= 2
+	}
+	cache := make([]mosaicRow, period)
+	for k := range cache {
+		fill(k, &cache[k])
+	}
+	return func(y int, r *mosaicRow) { *r = cache[y%period] }
+}
+
+// level is the white-balanced value of a sample stored as v under r's levels at
+// x: site's arithmetic, with the division folded into gain.
+func (r *mosaicRow) level(lin []uint16, x int, v uint16) float32 {
+	s := float32(v)
+	if lin != nil {
+		s = float32(lin[min(int(v), len(lin)-1)])
+	}
+	switch b := r.black[x]; {
+	case s >= r.white:
+		return 1
+	case s <= b:
+		return 0
+	default:
+		return (s - b) * r.gain[x]
+	}
+}
+
 // normalize makes the active area's mosaic: levels, white balance and clipping.
 func (f *File) normalize(samples []uint16) []float32 {
 	ax, ay := f.active[1], f.active[0]
 	aw, ah := f.active[3]-ax, f.active[2]-ay
-	level := f.levelFunc()
-	wb := f.wb()
-	cfa := f.cfa
+	rows := f.mosaicRows()
+	lin := f.linear
 	out := make([]float32, aw*ah)
 	parallel(ah, func(lo, hi int) {
+		var r mosaicRow
 		for y := lo; y < hi; y++ {
+			rows(y, &r)
 			src := samples[(ay+y)*f.Width+ax:][:aw]
 			dst := out[y*aw:][:aw]
 			for x, v := range src {
-				c := cfa[(y&1)*2+x&1]
-				dst[x] = site(level(ax+x, ay+y, 0, v), wb[c])
+				dst[x] = r.level(lin, x, v)
 			}
 		}
 	})
@@ -120,24 +186,31 @@ func (f *File) developHalf(samples []uint16) *Image {
 	cx, cy := f.crop[0], f.crop[1]
 	w, h := f.OutSize(true)
 	out := &Image{W: w, H: h, Pix: make([]float32, 3*w*h)}
-	level := f.levelFunc()
-	wb := f.wb()
+	rows := f.mosaicRows()
+	lin := f.linear
 	m := f.rgbCamF()
 	cfa := f.cfa
 	parallel(h, func(lo, hi int) {
+		var r [2]mosaicRow
 		for Y := lo; Y < hi; Y++ {
 			dst := out.Pix[3*Y*w:][:3*w]
+			var row [2][]uint16
+			var c [4]uint8
+			for dy := range 2 {
+				y := cy + 2*Y + dy
+				rows(y, &r[dy])
+				row[dy] = samples[(ay+y)*f.Width+ax:]
+				for dx := range 2 {
+					c[2*dy+dx] = cfa[(y&1)*2+(cx+dx)&1]
+				}
+			}
 			for X := range w {
 				var rgb [3]float32
-				for dy := range 2 {
-					y := cy + 2*Y + dy
-					row := samples[(ay+y)*f.Width+ax:]
-					for dx := range 2 {
-						x := cx + 2*X + dx
-						c := cfa[(y&1)*2+x&1]
-						rgb[c] += site(level(ax+x, ay+y, 0, row[x]), wb[c])
-					}
-				}
+				x := cx + 2*X
+				rgb[c[0]] += r[0].level(lin, x, row[0][x])
+				rgb[c[1]] += r[0].level(lin, x+1, row[0][x+1])
+				rgb[c[2]] += r[1].level(lin, x, row[1][x])
+				rgb[c[3]] += r[1].level(lin, x+1, row[1][x+1])
 				rgb[1] *= 0.5
 				m.apply(dst[3*X:3*X+3], rgb[0], rgb[1], rgb[2])
 			}

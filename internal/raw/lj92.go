@@ -27,6 +27,9 @@ func buildHuff(counts [16]uint8, vals []uint8) (*huffTable, error) {
 	code, k := int32(0), int32(0)
 	for l := 1; l <= 16; l++ {
 		n := int32(counts[l-1])
+		if code+n > 1<<l {
+			return nil, fmt.Errorf("bad Huffman table") // more codes than the length holds
+		}
 		h.valptr[l] = k
 		h.mincode[l] = code
 		if n == 0 {
@@ -277,54 +280,8 @@ func (j *ljpeg) decode(row func(y int, s []uint16)) error {
 			}
 			mcus, first = 0, true
 		}
-		for x := 0; x < j.w; x++ {
-			for c := range j.comps {
-				i := x*j.comps + c
-				s, ok := r.decode(j.table[c])
-				if !ok {
-					return fmt.Errorf("bad Huffman code at row %d", y)
-				}
-				var d int32
-				switch {
-				case s == 0:
-				case s == 16:
-					d = 32768
-				default:
-					v := r.bits(uint(s))
-					if v < 1<<(s-1) {
-						v += -1<<s + 1
-					}
-					d = v
-				}
-				var p int32
-				switch {
-				case first && x == 0:
-					p = init
-				case first:
-					p = cur[i-j.comps]
-				case x == 0:
-					p = prev[i]
-				default:
-					ra, rb, rc := cur[i-j.comps], prev[i], prev[i-j.comps]
-					switch j.pred {
-					case 1:
-						p = ra
-					case 2:
-						p = rb
-					case 3:
-						p = rc
-					case 4:
-						p = ra + rb - rc
-					case 5:
-						p = ra + (rb-rc)>>1
-					case 6:
-						p = rb + (ra-rc)>>1
-					case 7:
-						p = (ra + rb) >> 1
-					}
-				}
-				cur[i] = (p + d) & mask
-			}
+		if err := j.row(r, cur, prev, first, init, mask); err != nil {
+			return fmt.Errorf("%v at row %d", err, y)
 		}
 		if r.zeros > maxZeros {
 			return fmt.Errorf("the compressed data is truncated at row %d", y)
@@ -337,5 +294,80 @@ func (j *ljpeg) decode(row func(y int, s []uint16)) error {
 		row(y, out)
 		prev, cur = cur, prev
 	}
+	return nil
+}
+
+// row decodes one row of samples into cur (prev is the row above): the bit
+// reader's state is kept in locals, and every symbol is read with at least 32
+// bits at hand, so its extra bits never need a refill.
+func (j *ljpeg) row(r *bitReader, cur, prev []int32, first bool, init, mask int32) error {
+	comps := j.comps
+	acc, nb := r.acc, r.n
+	for x := 0; x < j.w; x++ {
+		for c := range comps {
+			i := x*comps + c
+			if nb < 32 {
+				r.acc, r.n = acc, nb
+				r.fill()
+				acc, nb = r.acc, r.n
+			}
+			h := j.table[c]
+			var s int
+			if e := h.fast[acc>>(64-fastBits)]; e != 0 {
+				l := uint(e >> 8)
+				acc <<= l
+				nb -= l
+				s = int(e & 0xff)
+			} else {
+				r.acc, r.n = acc, nb
+				var ok bool
+				if s, ok = r.decode(h); !ok {
+					return fmt.Errorf("bad Huffman code")
+				}
+				acc, nb = r.acc, r.n
+			}
+			var d int32
+			switch {
+			case s == 0:
+			case s == 16:
+				d = 32768
+			default:
+				v := int32(acc >> (64 - uint(s)))
+				acc <<= uint(s)
+				nb -= uint(s)
+				if v < 1<<(s-1) {
+					v += -1<<s + 1
+				}
+				d = v
+			}
+			var p int32
+			switch {
+			case x > 0 && (first || j.pred == 1):
+				p = cur[i-comps]
+			case first:
+				p = init
+			case x == 0:
+				p = prev[i]
+			default:
+				ra, rb, rc := cur[i-comps], prev[i], prev[i-comps]
+				switch j.pred {
+				case 2:
+					p = rb
+				case 3:
+					p = rc
+				case 4:
+					p = ra + rb - rc
+				case 5:
+					p = ra + (rb-rc)>>1
+				case 6:
+					p = rb + (ra-rc)>>1
+				case 7:
+					p = (ra + rb) >> 1
+				}
+			}
+			cur[i] = (p + d) & mask
+		}
+	}
+	r.acc, r.n = acc, nb
 	return nil
 }
