@@ -7,8 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/raw"
 )
 
@@ -216,5 +218,42 @@ func TestDNGExport16(t *testing.T) {
 	}
 	if len(levels) < 300 {
 		t.Errorf("a row of the gradient has %d levels, want >= 300 (8 bits give at most 256)", len(levels))
+	}
+}
+
+// TestDNGBomb: a DNG whose headers consistently claim 20000x12000 pixels (its
+// lossless JPEG frame says so too, as a real bomb's can in a few megabytes) is
+// refused by the decode budget from its header, before anything is allocated.
+func TestDNGBomb(t *testing.T) {
+	img := NewImage(32, 24)
+	b := synthDNG(t, img, func(s *raw.Synth) { s.Tile = 0; s.BigEndian = true })
+	be := func(off int) uint32 {
+		return uint32(b[off])<<24 | uint32(b[off+1])<<16 | uint32(b[off+2])<<8 | uint32(b[off+3])
+	}
+	put := func(off int, v uint32) {
+		b[off], b[off+1], b[off+2], b[off+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
+	// The raw IFD is IFD0's SubIFD; patch its size and rows per strip (LONGs).
+	entry := func(ifd int, tag uint16) int {
+		n := int(b[ifd])<<8 | int(b[ifd+1])
+		for i := range n {
+			p := ifd + 2 + 12*i
+			if uint16(b[p])<<8|uint16(b[p+1]) == tag {
+				return p
+			}
+		}
+		t.Fatalf("no tag %d", tag)
+		return 0
+	}
+	rawIFD := int(be(entry(int(be(4)), 330) + 8))
+	put(entry(rawIFD, 256)+8, 20000)
+	put(entry(rawIFD, 257)+8, 12000)
+	put(entry(rawIFD, 278)+8, 12000)
+	sof := bytes.Index(b, []byte{0xFF, 0xC3})
+	b[sof+5], b[sof+6] = 12000>>8, 12000&0xff // frame height
+	b[sof+7], b[sof+8] = 10000>>8, 10000&0xff // frame width (two components)
+	_, err := Decode(b, DecodeOptions{})
+	if darkroom.Code(err) != darkroom.LimitExceeded || !strings.Contains(err.Error(), "decode budget") {
+		t.Fatalf("got %v, want limit_exceeded by the decode budget", err)
 	}
 }

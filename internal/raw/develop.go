@@ -260,9 +260,9 @@ func (f *File) rgbCamF() mat3f {
 // gamut) are kept at 0.
 func (m *mat3f) apply(d []float32, r, g, b float32) {
 	d = d[:3:3]
-	d[0] = max(0, m[0]*r+m[1]*g+m[2]*b)
-	d[1] = max(0, m[3]*r+m[4]*g+m[5]*b)
-	d[2] = max(0, m[6]*r+m[7]*g+m[8]*b)
+	d[0] = pos(m[0]*r + m[1]*g + m[2]*b)
+	d[1] = pos(m[3]*r + m[4]*g + m[5]*b)
+	d[2] = pos(m[6]*r + m[7]*g + m[8]*b)
 }
 
 // parallel splits [0, n) across the cores.

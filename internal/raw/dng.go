@@ -279,6 +279,14 @@ func (f *File) layout(maxPixels int64) error {
 		if !ok1 || !ok2 || o+c > uint64(len(t.b)) {
 			return invalid("strip or tile %d lies past the end of the file", i)
 		}
+		if f.compression == compJPEG {
+			// Every frame's header, so a frame that does not fill its tile (a
+			// file lying about its size) is refused before the image is allocated.
+			rows := min(f.tileH, f.Height-(i/across)*f.tileH)
+			if _, err := f.frame(i, t.b[o:o+c], rows); err != nil {
+				return err
+			}
+		}
 		if f.compression == compNone {
 			w := min(f.tileW, f.Width)
 			if f.tiled {

@@ -47,7 +47,7 @@
 // decode uses RCD, Ratio Corrected Demosaicing (Luis Sanz Rodríguez, 2017,
 // https://github.com/LuisSR/RCD-Demosaicing, the default of RawTherapee and
 // darktable), rcd.go: an edge-aware method that keeps AHD's sharpness without its
-// maze artefacts. It runs in 232-pixel tiles with mirrored borders, on every core,
+// maze artefacts. It runs in 488-pixel tiles with mirrored borders, on every core,
 // so its scratch is a few megabytes per core.
 //
 // Blown highlights: a sample at or above the white level is set to 1 after white

@@ -19,7 +19,7 @@ import (
 // scratch is a few megabytes per core whatever the photo's size.
 
 const (
-	rcdTile   = 232
+	rcdTile   = 488
 	rcdBorder = 12
 	rcdSize   = rcdTile + 2*rcdBorder
 	rcdEps    = 1e-5
@@ -91,7 +91,23 @@ func (f *File) rcd(mosaic []float32, aw, ah int, out *Image) {
 }
 
 func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
-func sqr(v float32) float32   { return v * v }
+
+// pos is max(v, 0) without the builtin's NaN and signed-zero handling.
+func pos(v float32) float32 {
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+// floor is max(v, m), likewise.
+func floor(v, m float32) float32 {
+	if v < m {
+		return m
+	}
+	return v
+}
+func sqr(v float32) float32 { return v * v }
 
 // rcdTileRun demosaics one tile; fc is the colour at (0,0), (1,0), (0,1), (1,1)
 // as (y&1)*2 + x&1.
@@ -100,6 +116,15 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 	const w1, w2, w3, w4 = S, 2 * S, 3 * S, 4 * S
 	cfa := &b.cfa
 	color := func(y, x int) uint8 { return fc[(y&1)*2+x&1] }
+	// nonGreen is 0 when (y, x) is a red or blue site, 1 when it is green: the
+	// offset from x to the row's first red or blue site at or after x (a Bayer
+	// row alternates green with red or blue).
+	nonGreen := func(y, x int) int {
+		if color(y, x) == 1 {
+			return 1
+		}
+		return 0
+	}
 
 	// Step 1: vertical and horizontal discrimination.
 	for y := 3; y < S-3; y++ {
@@ -112,26 +137,21 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 	for y := 4; y < S-4; y++ {
 		for x := 4; x < S-4; x++ {
 			i := y*S + x
-			v := max(rcdEpsSq, b.a[i-w1]+b.a[i]+b.a[i+w1])
-			h := max(rcdEpsSq, b.b[i-1]+b.b[i]+b.b[i+1])
+			v := floor(b.a[i-w1]+b.a[i]+b.a[i+w1], rcdEpsSq)
+			h := floor(b.b[i-1]+b.b[i]+b.b[i+1], rcdEpsSq)
 			b.vh[i] = v / (v + h)
 		}
 	}
 	// Step 2: low-pass filter at red and blue sites.
 	for y := 2; y < S-2; y++ {
-		for x := 2; x < S-2; x++ {
-			if color(y, x) == 1 {
-				continue
-			}
+		for x := 2 + nonGreen(y, 2); x < S-2; x += 2 {
 			i := y*S + x
 			b.lpf[i] = cfa[i] + 0.5*(cfa[i-w1]+cfa[i+w1]+cfa[i-1]+cfa[i+1]) +
 				0.25*(cfa[i-w1-1]+cfa[i-w1+1]+cfa[i+w1-1]+cfa[i+w1+1])
 		}
 	}
-	// The known samples.
-	for i := range b.rgb[0] {
-		b.rgb[0][i], b.rgb[1][i], b.rgb[2][i] = 0, 0, 0
-	}
+	// The known samples. The other planes are only read where the steps below
+	// have written them, so they are not cleared.
 	for y := range S {
 		for x := range S {
 			i := y*S + x
@@ -142,10 +162,7 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 	g := &b.rgb[1]
 	lpf := &b.lpf
 	for y := 5; y < S-5; y++ {
-		for x := 5; x < S-5; x++ {
-			if color(y, x) == 1 {
-				continue
-			}
+		for x := 5 + nonGreen(y, 5); x < S-5; x += 2 {
 			i := y*S + x
 			vc := b.vh[i]
 			vn := 0.25 * (b.vh[i-w1-1] + b.vh[i-w1+1] + b.vh[i+w1-1] + b.vh[i+w1+1])
@@ -164,7 +181,7 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 			eE := cfa[i+1] * (1 + (l-lpf[i+2])/(rcdEps+l+lpf[i+2]))
 			vE := (sG*nE + nG*sE) / (nG + sG)
 			hE := (wG*eE + eG*wE) / (eG + wG)
-			g[i] = max(0, disc*hE+(1-disc)*vE)
+			g[i] = pos(disc*hE + (1-disc)*vE)
 		}
 	}
 	// Step 4.1: diagonal discrimination.
@@ -178,18 +195,15 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 	for y := 4; y < S-4; y++ {
 		for x := 4; x < S-4; x++ {
 			i := y*S + x
-			p := max(rcdEpsSq, b.a[i-w1-1]+b.a[i]+b.a[i+w1+1])
-			q := max(rcdEpsSq, b.b[i-w1+1]+b.b[i]+b.b[i+w1-1])
+			p := floor(b.a[i-w1-1]+b.a[i]+b.a[i+w1+1], rcdEpsSq)
+			q := floor(b.b[i-w1+1]+b.b[i]+b.b[i+w1-1], rcdEpsSq)
 			b.pq[i] = p / (p + q)
 		}
 	}
 	// Step 4.2: red at blue sites and blue at red sites.
 	for y := 7; y < S-7; y++ {
-		for x := 7; x < S-7; x++ {
+		for x := 7 + nonGreen(y, 7); x < S-7; x += 2 {
 			cc := color(y, x)
-			if cc == 1 {
-				continue
-			}
 			c := &b.rgb[2-cc]
 			i := y*S + x
 			pc := b.pq[i]
@@ -208,15 +222,12 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 			seE := c[i+w1+1] - g[i+w1+1]
 			pE := (nw*seE + se*nwE) / (nw + se)
 			qE := (ne*swE + sw*neE) / (ne + sw)
-			c[i] = max(0, g[i]+(1-disc)*pE+disc*qE)
+			c[i] = pos(g[i] + (1-disc)*pE + disc*qE)
 		}
 	}
 	// Step 4.3: red and blue at green sites.
 	for y := 10; y < S-10; y++ {
-		for x := 10; x < S-10; x++ {
-			if color(y, x) != 1 {
-				continue
-			}
+		for x := 10 + 1 - nonGreen(y, 10); x < S-10; x += 2 {
 			i := y*S + x
 			vc := b.vh[i]
 			vn := 0.25 * (b.vh[i-w1-1] + b.vh[i-w1+1] + b.vh[i+w1-1] + b.vh[i+w1+1])
@@ -243,7 +254,7 @@ func rcdTileRun(b *rcdBuf, fc [4]uint8) {
 				eE := c[i+1] - g[i+1]
 				vE := (nG*sE + sG*nE) / (nG + sG)
 				hE := (eG*wE + wG*eE) / (eG + wG)
-				c[i] = max(0, g1+(1-disc)*vE+disc*hE)
+				c[i] = pos(g1 + (1-disc)*vE + disc*hE)
 			}
 		}
 	}

@@ -87,19 +87,9 @@ func (f *File) readTile(plane []uint16, i, x0, y0 int) error {
 		}
 		return nil
 	}
-	j, err := parseLJ92(data)
-	if errors.Is(err, errLossy) {
-		return invalid("strip or tile %d is lossy JPEG, which is not supported (only lossless JPEG DNGs are)", i)
-	}
+	j, err := f.frame(i, data, rows)
 	if err != nil {
-		return invalid("strip or tile %d: lossless JPEG: %v", i, err)
-	}
-	// The frame's samples fill the tile row by row, whatever the frame's own shape
-	// (DNG writers often code a 2-component frame of half the tile's width).
-	if int64(j.w)*int64(j.comps)*int64(j.h) < int64(tw)*int64(rows)*int64(spp) ||
-		int64(j.w)*int64(j.comps)*int64(j.h) > 4*int64(tw)*int64(f.tileH)*int64(spp)+int64(j.w*j.comps) {
-		return invalid("strip or tile %d: its lossless JPEG frame is %dx%dx%d, the tile %dx%dx%d",
-			i, j.w, j.h, j.comps, tw, f.tileH, spp)
+		return err
 	}
 	tile := make([]uint16, tw*spp)
 	fill, ty := 0, 0
@@ -119,4 +109,24 @@ func (f *File) readTile(plane []uint16, i, x0, y0 int) error {
 		return invalid("strip or tile %d: lossless JPEG: %v", i, err)
 	}
 	return nil
+}
+
+// frame reads the lossless JPEG header of strip or tile i, whose rows rows lie in
+// the image, and checks that its frame fills them: the frame's samples fill the
+// tile row by row whatever its own shape (DNG writers often code a 2-component
+// frame of half the tile's width), and may not be much larger.
+func (f *File) frame(i int, data []byte, rows int) (*ljpeg, error) {
+	j, err := parseLJ92(data)
+	if errors.Is(err, errLossy) {
+		return nil, invalid("strip or tile %d is lossy JPEG, which is not supported (only lossless JPEG DNGs are)", i)
+	}
+	if err != nil {
+		return nil, invalid("strip or tile %d: lossless JPEG: %v", i, err)
+	}
+	n := int64(j.w) * int64(j.comps) * int64(j.h)
+	if n < int64(f.tileW)*int64(rows)*int64(f.spp) || n > 4*int64(f.tileW)*int64(f.tileH)*int64(f.spp)+int64(j.w*j.comps) {
+		return nil, invalid("strip or tile %d: its lossless JPEG frame is %dx%dx%d, the tile %dx%dx%d",
+			i, j.w, j.h, j.comps, f.tileW, f.tileH, f.spp)
+	}
+	return j, nil
 }
