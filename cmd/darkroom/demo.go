@@ -19,9 +19,10 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 )
 
-const demoSynopsis = `demo [--dir DIR]
+const demoSynopsis = `demo [--dir DIR] [--photo FILE]
 
-Runs a real editing session on the embedded sample photo: the server starts
+Runs a real editing session on the embedded sample photo (or on FILE, for
+instance samples/coffee.dng, a DNG synthesized from it): the server starts
 in-process with its workspace in DIR/workspace, the MCP SDK's client connects to it
 and offers DIR as its root, and the session lists the tools and the vocabulary,
 ingests the photo, applies primitives (one masked), branches for an alternative
@@ -35,6 +36,7 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 	start := time.Now()
 	fs := m.flags("demo", demoSynopsis)
 	dir := fs.String("dir", "darkroom-demo", "where the sample photo and the demo's workspace go")
+	photoFile := fs.String("photo", "", "edit this photo instead of the embedded sample (a copy goes into DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,8 +54,14 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(absDir, 0o755); err != nil {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: --dir %s", *dir)
 	}
-	photo := filepath.Join(absDir, "coffee.png")
-	if err := edit.WriteFile(photo, darkroom.SamplePhoto); err != nil {
+	photo, photoData := filepath.Join(absDir, "coffee.png"), darkroom.SamplePhoto
+	if *photoFile != "" {
+		if photoData, err = os.ReadFile(*photoFile); err != nil {
+			return darkroom.Wrap(darkroom.NotFound, err, "demo: --photo %s", filepath.Base(*photoFile))
+		}
+		photo = filepath.Join(absDir, "photo"+strings.ToLower(filepath.Ext(*photoFile)))
+	}
+	if err := edit.WriteFile(photo, photoData); err != nil {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: write the sample photo")
 	}
 	// No --allow-root: the photo is readable because the client offers DIR as a root.

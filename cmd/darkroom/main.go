@@ -1,7 +1,7 @@
 // Command darkroom is an MCP server that lets AI agents edit photographs through a
 // declared vocabulary of operations, and the CLI verbs that mirror its tools.
 //
-//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
+//	darkroom serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB] [--raw-decoder PATH|none]
 //	                                    speak MCP over stdio
 //	darkroom demo                       an editing session through an in-process MCP client
 //	darkroom vocab list [--layer L] [--json]
@@ -21,6 +21,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -263,7 +264,7 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 }
 
 const serveSynopsis = `serve [--workspace DIR] [--allow-root DIR]... [--vocab DIR]... [--contracts DIR] [--decode-budget MiB]
-      [--toolsets GROUP,...] [--read-only]
+      [--toolsets GROUP,...] [--read-only] [--raw-decoder PATH|none]
       [--http ADDR [--tokens FILE] [--jwks FILE --issuer ISS [--audience AUD]] [--resource URL] [--time-limit-scale F] [--allow-origin ORIGIN]...]
 
 Speaks MCP over stdio, or over Streamable HTTP with --http. Over HTTP without
@@ -280,7 +281,10 @@ offers (roots/list); with neither, it takes image_b64 only.
 --contracts DIR serves a contract module other than the built-in one, with this
 binary's handlers: to try a contract change (deprecating or renaming a tool, a new
 alias) before building it. A contract whose tools this binary cannot serve is
-refused at start-up.`
+refused at start-up.
+DNG files are read in-process; other camera raw formats (NEF, CR2, CR3, ARW, RAF,
+ORF, RW2...) through LibRaw's dcraw_emu, found on PATH or named by --raw-decoder
+(none: camera raws other than DNG are unavailable).`
 
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve", serveSynopsis)
@@ -294,11 +298,23 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	hf.register(fs)
 	toolsets := fs.String("toolsets", "", "offer only the tools of these comma-separated `groups` (the contract's: vocabulary, contract, ingest, edit, history, render, context, augment)")
 	readOnly := fs.Bool("read-only", false, "offer only the tools the contract annotates readOnly")
+	rawDecoder := fs.String("raw-decoder", "", "LibRaw's dcraw_emu, which develops camera raw files other than DNG (default: dcraw_emu on PATH; none: no camera raws but DNG)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	switch *rawDecoder {
+	case "":
+	case "none":
+		engine.SetRawDecoder(engine.RawDecoder{Disabled: true})
+	default:
+		p, err := exec.LookPath(*rawDecoder)
+		if err != nil {
+			return usagef("--raw-decoder %s: %v", *rawDecoder, err)
+		}
+		engine.SetRawDecoder(engine.RawDecoder{Path: p})
 	}
 	if *contractDir != "" {
 		c, err := contract.Load(os.DirFS(*contractDir))

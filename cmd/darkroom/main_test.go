@@ -19,6 +19,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/darkroom-mcp/darkroom/internal/raw"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
@@ -50,15 +51,27 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			// Scripts that run `cue vet` need the module and contracts as a
-			// checkout has them; render scripts use the sample photo.
+			// checkout has them; render scripts use the sample photo (and its DNG).
 			if err := copyContracts(env.WorkDir); err != nil {
 				return err
 			}
-			b, err := os.ReadFile("../../samples/coffee.png")
-			if err != nil {
-				return err
+			for _, name := range []string{"coffee.png", "coffee.dng"} {
+				b, err := os.ReadFile(filepath.Join("..", "..", "samples", name))
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(env.WorkDir, name), b, 0o644); err != nil {
+					return err
+				}
+				if name == "coffee.dng" {
+					// A camera raw darkroom reads only through LibRaw: the DNG
+					// without its DNGVersion tag.
+					if err := os.WriteFile(filepath.Join(env.WorkDir, "camera.nef"), raw.AsCamera(b), 0o644); err != nil {
+						return err
+					}
+				}
 			}
-			return os.WriteFile(filepath.Join(env.WorkDir, "coffee.png"), b, 0o644)
+			return nil
 		},
 		// [root]: the superuser writes through mode bits, so scripts that show a
 		// permission failure skip under it.

@@ -21,7 +21,7 @@ import (
 // its metadata and a history whose baseline is the empty state.
 
 // sourceExt is the extension of a source copy, by decoded format.
-var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif"}
+var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
 
 // IngestRequest names the photo to ingest: a path (read only under the allowed
 // roots) or its bytes, and the image_id to give it (empty: from the file name, or
@@ -86,7 +86,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 			what = req.Path
 		}
 		if darkroom.Code(err) == darkroom.InvalidInput {
-			return Ingested{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not a photo darkroom can decode (JPEG, PNG, TIFF, WebP or GIF)", what)
+			return Ingested{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not a photo darkroom can decode (JPEG, PNG, TIFF, WebP, GIF or DNG)", what)
 		}
 		return Ingested{}, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/jpegdec"
+	"github.com/darkroom-mcp/darkroom/internal/raw"
 )
 
 // DefaultMaxPixels is the pixel cap used when DecodeOptions.MaxPixels is zero: 250
@@ -56,7 +57,7 @@ type DecodeOptions struct {
 type Source struct {
 	// Image is upright (EXIF orientation applied) linear-light RGB.
 	Image *Image
-	// Format is jpeg, png, tiff, webp or gif.
+	// Format is jpeg, png, tiff, webp, gif or dng.
 	Format string
 	// Width and Height are the full-resolution upright size, which Image has unless
 	// DecodeOptions.MaxLongEdge shrank it.
@@ -143,13 +144,13 @@ func decode(data []byte, opt DecodeOptions, release *func()) (*Source, error) {
 		var img *Image
 		if k := boxFactor(w, h, tw, th); k > 1 {
 			rows, scratch := boxRows(conv, w, h, k)
-			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th, 1)
+			img = resample(rows, scratch, (w+k-1)/k, (h+k-1)/k, tw, th, d.maxValue())
 		} else {
 			rows := func(y int, scratch []float32) []float32 {
 				conv(y, scratch)
 				return scratch
 			}
-			img = resample(rows, 3*w, w, h, tw, th, 1)
+			img = resample(rows, 3*w, w, h, tw, th, d.maxValue())
 		}
 		if err := stop(); err != nil {
 			return nil, err
@@ -174,9 +175,20 @@ type decoded struct {
 	alpha *atomic.Bool
 	// w and h are the stored size, o the EXIF orientation (1 to 8).
 	w, h, o int
+	// white is the largest value conv gives: 0 means 1 (a display-referred file);
+	// a camera raw's scene-referred values have no such bound.
+	white float32
 	// release gives back the decode budget the decode holds; the caller calls it
 	// once the decoder's image and what was made from it are garbage.
 	release func()
+}
+
+// maxValue is the largest value the decoded rows hold.
+func (d *decoded) maxValue() float32 {
+	if d.white == 0 {
+		return 1
+	}
+	return d.white
 }
 
 // finish adds the warnings that converting the pixels gave.
@@ -196,6 +208,13 @@ func (d *decoded) finish() {
 // plus floatCost(w, h, o) of the full-resolution stored size and orientation (what
 // the caller will make of it); the returned decoded.release gives it back.
 func decodeFile(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, floatCost func(w, h, o int) int64) (*decoded, error) {
+	switch kind := raw.Kind(data); kind {
+	case "":
+	case "dng":
+		return decodeDNG(ctx, data, maxPixels, shrinkTo, floatCost)
+	default:
+		return decodeCameraRaw(ctx, data, kind, maxPixels, shrinkTo, floatCost)
+	}
 	format, err := sniff(data)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,12 @@
 //     16 bits, no tRNS) is not even decoded whole: its rows are inflated and box-
 //     averaged as they come (pngrows.go), so a file that declares 240 megapixels
 //     costs tens of megabytes to preview instead of one or two gigabytes.
+//   - Camera raw (decode_raw.go, decode_camera.go): a DNG is developed by
+//     internal/raw into linear floats that are not clipped at 1 (scene-referred,
+//     decoded.white); its proxy comes from the 2x2-binned mosaic, its export from
+//     the RCD demosaic, both handed on as rows like any decoded file. Other camera
+//     formats are developed by LibRaw's dcraw_emu, a subprocess bounded in time
+//     and memory, whose 16-bit TIFF the TIFF decoder then reads.
 //
 // Every decode first takes from a process-wide decode budget (budget.go) what its
 // decoder and float images will hold, estimated from the header: one that alone

@@ -20,6 +20,10 @@ type EXIFSummary struct {
 	LensModel   string
 	// FocalLength is in millimetres.
 	FocalLength float64
+	// ISO, ExposureTime (seconds) and FNumber are read from camera raw files; 0
+	// when unknown.
+	ISO                   int
+	ExposureTime, FNumber float64
 }
 
 // EXIF and TIFF tags read or rewritten here.

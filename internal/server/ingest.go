@@ -26,6 +26,10 @@ type ingestEXIF struct {
 	Lens        *string  `json:"lens"`
 	FocalLength *float64 `json:"focal_length"`
 	Orientation int      `json:"orientation"`
+	// Camera raw files only.
+	ISO          *int     `json:"iso,omitempty"`
+	ExposureTime *float64 `json:"exposure_time,omitempty"`
+	FNumber      *float64 `json:"f_number,omitempty"`
 }
 
 // templatesView is a pair of templates as the contract shows them: null for none.
@@ -82,6 +86,7 @@ func ingest(ctx context.Context, s *Server, args map[string]any) (any, string, e
 		EXIF: ingestEXIF{
 			Make: nonZeroPtr(in.EXIF.Make), Model: nonZeroPtr(in.EXIF.Model), Lens: nonZeroPtr(in.EXIF.LensModel),
 			FocalLength: nonZeroPtr(in.EXIF.FocalLength), Orientation: min(max(in.EXIF.Orientation, 1), 8),
+			ISO: nonZeroPtr(in.EXIF.ISO), ExposureTime: nonZeroPtr(in.EXIF.ExposureTime), FNumber: nonZeroPtr(in.EXIF.FNumber),
 		},
 		Suggested: viewTemplates(edit.Templates{L1: in.SuggestedL1}),
 		Warnings:  nonNil(in.Warnings),
