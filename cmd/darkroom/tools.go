@@ -398,7 +398,7 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	}
 	fs.Usage = func() {
 		m.usageShown = true
-		fmt.Fprintf(m.Stderr, "usage: darkroom %s%s [flags]\n\n%s\n\n%s\n\nflags:\n", verb, order.synopsis(), t.Description, toolVerbDoc)
+		fmt.Fprintf(fs.Output(), "usage: darkroom %s%s [flags]\n\n%s\n\n%s\n\nflags:\n", verb, order.synopsis(), t.Description, toolVerbDoc)
 		fs.PrintDefaults()
 	}
 
