@@ -24,7 +24,7 @@ import (
 const completionSynopsis = `completion bash|zsh|fish
 
 Prints a completion script for the shell. It completes commands, flags, vocabulary
-entry names (--entry, --primitive-name), preset names (--preset), mask names (--mask-name),
+entry names (--entry, --primitive-name), preset names (--preset),
 image ids (an IMAGE_ID argument, --image-id; from --workspace, else $DARKROOM_WORKSPACE,
 else the default workspace) and an image's branches and tags (--ref-or-hash, --from).
 Elsewhere the shell completes file names.
@@ -209,14 +209,6 @@ func (m *Main) flagValues(name string, words []string) []string {
 			}
 			return out
 		}
-	case name == "mask-name":
-		if s, err := m.newServer(nil, nil); err == nil {
-			var out []string
-			for _, mk := range s.Vocab.Masks {
-				out = append(out, mk.Name)
-			}
-			return out
-		}
 	case name == "image-id" || strings.HasSuffix(name, "-image-id"):
 		return m.imageIDs(words)
 	case name == "ref-or-hash" || name == "from":
@@ -230,11 +222,9 @@ func positionalImage(m *Main, verb string) bool {
 	if _, ok := commands[verb]; ok {
 		return false
 	}
-	c := m.snapshot()
-	if c == nil {
-		c, _ = m.loadContract()
-	}
-	if c == nil {
+	// Not the start-up snapshot: it holds no input schemas.
+	c, err := m.loadContract()
+	if err != nil {
 		return false
 	}
 	t, ok := toolForVerb(c, verb)
