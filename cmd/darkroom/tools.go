@@ -33,7 +33,8 @@ Flag values are JSON where the parameter takes more than text (0.7, true,
 {"name": "sky_gradient"}); text parameters are taken as they are. A list of text
 (--target-image-ids) repeats its flag or takes a JSON list.
 --json prints the result envelope {success, data, error} as one JSON object per
-line; otherwise a summary. A failure exits with its error code's exit code
+line (log prints one line per history entry instead, each with its image_id);
+otherwise a summary. A failure exits with its error code's exit code
 (darkroom contract export lists them).`
 
 // toolVerbAliases are verbs that are not a tool's name.
@@ -41,6 +42,38 @@ var toolVerbAliases = map[string]string{
 	"preview": "render_preview",
 	"export":  "export_final",
 	"augment": "augment_image",
+}
+
+// jsonLines are the tools whose --json output is one line per item of a list in
+// their data (NDJSON, as jq and line tools read a stream), not one envelope: the list
+// field. Each line carries the data's image_id too.
+var jsonLines = map[string]string{"log": "entries"}
+
+// printJSONLines prints each item of data's list field as one JSON line.
+func printJSONLines(w io.Writer, data any, list string) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(fields[list], &items); err != nil {
+		return err
+	}
+	for _, it := range items {
+		if id, ok := fields["image_id"]; ok {
+			it["image_id"] = id
+		}
+		line, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", line)
+	}
+	return nil
 }
 
 // flagAliases name a parameter by another flag, where the tool has that parameter.
@@ -491,7 +524,11 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if note := server.DeprecationNote(t); note != "" {
 		fmt.Fprintf(m.Stderr, "darkroom: note: %s\n", note)
 	}
-	if *jsonOut {
+	if list := jsonLines[t.Name]; *jsonOut && env.Success && list != "" {
+		if err := printJSONLines(m.Stdout, env.Data, list); err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
+		}
+	} else if *jsonOut {
 		line, err := json.Marshal(env)
 		if err != nil {
 			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
