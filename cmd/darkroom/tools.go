@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -18,6 +21,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
@@ -425,6 +429,10 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if _, ok := props["value"]; ok {
 		fs.Var(&params, "param", "NAME=V: one parameter of the entry's value (repeatable); may repeat --value's parameter when they agree")
 	}
+	var exportOut string
+	if t.Name == "export_final" {
+		fs.StringVar(&exportOut, "output", "", "also copy the export to this `FILE` (relative to the working directory); the workspace keeps its copy under exports/")
+	}
 	var b64File string
 	if _, ok := props["image_b64"]; ok {
 		fs.StringVar(&b64File, "b64-file", "", "a photo file to send as image_b64 (base64-encoded here; - for stdin)")
@@ -491,6 +499,19 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		if ws, err = wf.open([]string{cwd}); err != nil {
 			return err
 		}
+		if out, ok := call["output"].(string); ok && t.Name == "augment_dataset" {
+			// A relative --output is relative to the working directory, as on any
+			// command line, and the user who named it may write there: the working
+			// directory is the write root unless --allow-write-root says otherwise.
+			if len(wf.write) == 0 {
+				if err := ws.AllowWrite(cwd); err != nil {
+					return err
+				}
+			}
+			if !filepath.IsAbs(out) && out != "" {
+				call["output"] = filepath.Join(cwd, out)
+			}
+		}
 	}
 	s, err := m.newServer(vocabDirs, ws)
 	if err != nil {
@@ -520,6 +541,12 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 			return darkroom.Wrap(darkroom.InternalError, err, "%s: arguments", verb)
 		}
 		env, summary = s.Invoke(ctx, t.Name, raw)
+	}
+	if exportOut != "" && env.Success {
+		if err := copyExport(ws, env.Data, exportOut); err != nil {
+			return err
+		}
+		summary += "; copied to " + exportOut
 	}
 	if note := server.DeprecationNote(t); note != "" {
 		fmt.Fprintf(m.Stderr, "darkroom: note: %s\n", note)
@@ -713,4 +740,35 @@ func (m *Main) readInput(name string) ([]byte, error) {
 		return nil, darkroom.Wrap(darkroom.NotFound, err, "read %s", name)
 	}
 	return b, nil
+}
+
+// copyExport copies the file an export wrote under the workspace to out (relative
+// to the working directory), atomically: a reader never sees half of it.
+func copyExport(ws *edit.Workspace, data any, out string) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "export: result")
+	}
+	var d struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil || d.Path == "" {
+		return darkroom.Errorf(darkroom.InternalError, "export: the result names no file")
+	}
+	src, err := os.Open(filepath.Join(ws.Root, filepath.FromSlash(d.Path)))
+	if err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "export: open %s", d.Path)
+	}
+	defer src.Close()
+	if err := fsx.WriteFileFrom(out, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	}, nil); err != nil {
+		code := darkroom.PermissionError
+		if errors.Is(err, fs.ErrNotExist) {
+			code = darkroom.NotFound
+		}
+		return darkroom.Wrap(code, err, "--output %s", out)
+	}
+	return nil
 }
