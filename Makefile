@@ -2,7 +2,7 @@
 GO ?= go
 PHOTO ?= samples/coffee.png
 
-.PHONY: build test golden docs vet lint bench ci release-contract
+.PHONY: build test golden docs vet lint bench ci release-contract release-snapshot release-check image
 
 build:
 	$(GO) build -o bin/darkroom ./cmd/darkroom
@@ -50,3 +50,31 @@ release-contract:
 
 ci:
 	bash .ci/run
+
+# The release tools come from the Go module proxy through tools/go.mod (goreleaser,
+# cyclonedx-gomod for the SBOMs, go-containerregistry for the image), so the main
+# module's dependency graph does not carry them.
+GORELEASER = bin/goreleaser
+
+$(GORELEASER): tools/go.mod tools/go.sum
+	$(GO) -C tools build -o ../bin/goreleaser github.com/goreleaser/goreleaser/v2
+
+# Everything a release builds, offline and unpublished: archives for 6 targets with
+# README and licences, checksums, a CycloneDX SBOM per binary, the Homebrew formula
+# (dist/homebrew/) and the OCI image (dist/oci). Set SNAPSHOT_FLAGS="--single-target"
+# for the host's target only.
+release-snapshot: $(GORELEASER)
+	$(GORELEASER) release --snapshot --clean $(SNAPSHOT_FLAGS)
+	$(MAKE) image
+
+# The OCI image layout of the linux binaries goreleaser built (dist/oci).
+image:
+	$(GO) -C tools run ./ociimage -dist ../dist -out ../dist/oci
+
+# What CI runs (.ci/run): the configuration is valid, the host's linux target builds
+# as a release would (ldflags, static), and its image is written and tested.
+release-check: $(GORELEASER)
+	$(GORELEASER) check
+	GOOS=linux $(GORELEASER) build --snapshot --clean --single-target
+	$(MAKE) image
+	DARKROOM_OCI_LAYOUT=$(CURDIR)/dist/oci $(GO) test ./cmd/darkroom -run TestOCIImage -count=1

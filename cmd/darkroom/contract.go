@@ -8,7 +8,16 @@ import (
 
 const contractUsage = "usage: darkroom contract export [DIR] | darkroom contract diff [--json] [--base REV | --snapshot DIR | OLD] [NEW]"
 
+const contractGroupDoc = `commands:
+  export [DIR]   every tool's spec and JSON Schemas as JSON (DIR: a checkout's contract instead of the built-in one)
+  diff ...       what a contract change breaks, and whether contract_version says so
+
+Run 'darkroom contract diff -h' for diff's flags.`
+
 func (m *Main) contractCmd(args []string) error {
+	if helpArg(args) {
+		return m.groupHelp(contractUsage + "\n\n" + contractGroupDoc)
+	}
 	if len(args) > 0 && args[0] == "diff" {
 		return m.contractDiff(args[1:])
 	}

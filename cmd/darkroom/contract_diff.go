@@ -60,7 +60,7 @@ func (m *Main) contractDiff(args []string) error {
 	release := fs.String("release", "", "judge contract_version against this released snapshot's version instead of OLD's")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(m.Stderr, contractDiffDoc)
+		fmt.Fprint(&m.flagOut, contractDiffDoc)
 		return err
 	}
 	if err != nil {

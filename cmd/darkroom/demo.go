@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/version"
 )
 
 const demoSynopsis = `demo [--dir DIR] [--photo FILE]
@@ -74,7 +75,7 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		return err
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.MCP(s.Contract.Version).Connect(ctx, st, nil)
+	ss, err := s.MCP(version.String()).Connect(ctx, st, nil)
 	if err != nil {
 		return fmt.Errorf("demo: start server: %w", err)
 	}

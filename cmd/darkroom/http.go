@@ -16,6 +16,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/auth"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/version"
 )
 
 // httpFlags are serve's flags for the Streamable HTTP transport.
@@ -97,7 +98,7 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 	}
 	logger := m.logger()
 	var opts server.HTTPOptions
-	opts.Version, opts.Logger = c.Version, logger
+	opts.Version, opts.Logger = version.String(), logger
 	opts.AllowedOrigins, opts.LocalUserOnly = h.origins, !authOn
 	if opts.Sessions, err = c.SessionLimits(); err != nil {
 		return err

@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +31,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/server"
+	"github.com/darkroom-mcp/darkroom/internal/version"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -60,6 +62,9 @@ type Main struct {
 	// usageShown is set when a command printed its usage: -h, or flags that do not
 	// parse, which exit 2 like any usage error.
 	usageShown bool
+	// flagOut holds what the flag sets printed (usage, a flag's error) until the
+	// command ends: on -h it goes to stdout and the exit is 0, on a mistake to stderr.
+	flagOut bytes.Buffer
 }
 
 const usage = `usage: darkroom <command> [arguments]
@@ -74,6 +79,8 @@ commands:
   render         render a photo with catalog operations (stateless)
   contact-sheet  render every catalog operation at a few values on one sheet
   docs           regenerate docs/*.md and the README's tool table from the contracts
+  version        print the version, commit and build date (also --version, -v)
+  completion     print a shell completion script: completion bash|zsh|fish
 
 Every tool is a command too, named as the tool in kebab-case, sharing the server's
 code path (--workspace DIR, --allow-root DIR, --json):
@@ -101,6 +108,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd == "help" && len(rest) > 0 {
+		// darkroom help serve is darkroom serve -h.
+		cmd, rest = rest[0], append(rest[1:], "-h")
+	}
 	var err error
 	if cmd == "augment-dataset" && len(rest) > 0 && rest[0] == "merge" {
 		cmd, rest = "augment-dataset merge", rest[1:]
@@ -124,9 +135,15 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		err = m.contactSheet(rest)
 	case "docs":
 		err = m.docs(rest)
+	case "version", "--version", "-v":
+		err = m.versionCmd(rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return 0
+	case "completion":
+		err = m.completionCmd(rest)
+	case "__complete":
+		err = m.completeCmd(rest)
 	default:
 		found, terr := m.toolCmd(ctx, cmd, rest)
 		if !found && terr == nil {
@@ -135,7 +152,31 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		err = terr
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		// Asked for: the help is the output, and asking succeeded.
+		m.Stdout.Write(m.flagOut.Bytes())
+		return 0
+	}
+	m.Stderr.Write(m.flagOut.Bytes())
 	return m.exit(err)
+}
+
+// helpArg reports whether a command's only argument asks for its help.
+func helpArg(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// groupHelp prints a command group's usage as its help: `darkroom token -h`.
+func (m *Main) groupHelp(text string) error {
+	fmt.Fprintln(&m.flagOut, strings.TrimRight(text, "\n"))
+	return flag.ErrHelp
 }
 
 // usageError is a command line that cannot be understood.
@@ -203,10 +244,10 @@ func (f *multiFlag) Set(v string) error { *f = append(*f, v); return nil }
 
 func (m *Main) flags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs.SetOutput(&m.flagOut)
 	fs.Usage = func() {
 		m.usageShown = true
-		fmt.Fprintf(m.Stderr, "usage: darkroom %s\n", synopsis)
+		fmt.Fprintf(fs.Output(), "usage: darkroom %s\n\nflags:\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -374,7 +415,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if ws == nil {
 		s.WorkspaceErr = wsErr
 	}
-	err = s.MCP(s.Contract.Version).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout, Server: s})
+	err = s.MCP(version.String()).Run(ctx, &server.StdioTransport{In: m.Stdin, Out: m.Stdout, Server: s})
 	if lerr := loaded(); lerr != nil {
 		return lerr // what the server would have refused to start with
 	}

@@ -15,13 +15,29 @@ const tokenUsage = `usage: darkroom token add NAME --grants G[,G...] [--workspac
        darkroom token remove NAME [--tokens FILE]
        darkroom token list [--tokens FILE]`
 
+const tokenDoc = `commands:
+  add NAME      create a token for NAME with its grants; prints the token once
+  remove NAME   delete NAME's token (a running server stops accepting it within a second)
+  list          names, grants, workspaces and limits; never the tokens
+
+The token file (--tokens FILE, default $DARKROOM_TOKENS) keeps only SHA-256 hashes,
+mode 0600. Run 'darkroom token add -h' for add's flags.`
+
 // tokenCmd manages the bearer tokens of serve --http. The file keeps only hashes:
 // add prints the token once, and nothing prints it again.
 func (m *Main) tokenCmd(args []string) error {
 	if len(args) == 0 {
 		return usagef("%s", tokenUsage)
 	}
+	if helpArg(args) {
+		return m.groupHelp(tokenUsage + "\n\n" + tokenDoc)
+	}
 	sub, args := args[0], args[1:]
+	switch sub {
+	case "add", "remove", "list":
+	default:
+		return usagef("unknown token command %q\n%s", sub, tokenUsage)
+	}
 	fs := m.flags("token "+sub, strings.TrimPrefix(tokenUsage, "usage: darkroom "))
 	file := fs.String("tokens", os.Getenv("DARKROOM_TOKENS"), "the token `FILE` (default $DARKROOM_TOKENS)")
 	var grants, workspace *string

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -18,6 +21,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
@@ -33,7 +37,8 @@ Flag values are JSON where the parameter takes more than text (0.7, true,
 {"name": "sky_gradient"}); text parameters are taken as they are. A list of text
 (--target-image-ids) repeats its flag or takes a JSON list.
 --json prints the result envelope {success, data, error} as one JSON object per
-line; otherwise a summary. A failure exits with its error code's exit code
+line (log prints one line per history entry instead, each with its image_id);
+otherwise a summary. A failure exits with its error code's exit code
 (darkroom contract export lists them).`
 
 // toolVerbAliases are verbs that are not a tool's name.
@@ -41,6 +46,38 @@ var toolVerbAliases = map[string]string{
 	"preview": "render_preview",
 	"export":  "export_final",
 	"augment": "augment_image",
+}
+
+// jsonLines are the tools whose --json output is one line per item of a list in
+// their data (NDJSON, as jq and line tools read a stream), not one envelope: the list
+// field. Each line carries the data's image_id too.
+var jsonLines = map[string]string{"log": "entries"}
+
+// printJSONLines prints each item of data's list field as one JSON line.
+func printJSONLines(w io.Writer, data any, list string) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(fields[list], &items); err != nil {
+		return err
+	}
+	for _, it := range items {
+		if id, ok := fields["image_id"]; ok {
+			it["image_id"] = id
+		}
+		line, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", line)
+	}
+	return nil
 }
 
 // flagAliases name a parameter by another flag, where the tool has that parameter.
@@ -396,13 +433,17 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 	if t.Name == "augment_dataset" {
 		shardCount = fs.Int("shard-count", 0, "with --shard auto in a Kubernetes Indexed Job: the Job's completions (the shard count)")
 	}
+	var exportOut string
+	if t.Name == "export_final" {
+		fs.StringVar(&exportOut, "output", "", "also copy the export to this `FILE` (relative to the working directory); the workspace keeps its copy under exports/")
+	}
 	var b64File string
 	if _, ok := props["image_b64"]; ok {
 		fs.StringVar(&b64File, "b64-file", "", "a photo file to send as image_b64 (base64-encoded here; - for stdin)")
 	}
 	fs.Usage = func() {
 		m.usageShown = true
-		fmt.Fprintf(m.Stderr, "usage: darkroom %s%s [flags]\n\n%s\n\n%s\n\nflags:\n", verb, order.synopsis(), t.Description, toolVerbDoc)
+		fmt.Fprintf(fs.Output(), "usage: darkroom %s%s [flags]\n\n%s\n\n%s\n\nflags:\n", verb, order.synopsis(), t.Description, toolVerbDoc)
 		fs.PrintDefaults()
 	}
 
@@ -475,6 +516,19 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		if ws, err = wf.open([]string{cwd}); err != nil {
 			return err
 		}
+		if out, ok := call["output"].(string); ok && t.Name == "augment_dataset" {
+			// A relative --output is relative to the working directory, as on any
+			// command line, and the user who named it may write there: the working
+			// directory is the write root unless --allow-write-root says otherwise.
+			if len(wf.write) == 0 {
+				if err := ws.AllowWrite(cwd); err != nil {
+					return err
+				}
+			}
+			if !filepath.IsAbs(out) && out != "" {
+				call["output"] = filepath.Join(cwd, out)
+			}
+		}
 	}
 	s, err := m.newServer(vocabDirs, ws)
 	if err != nil {
@@ -505,10 +559,20 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		}
 		env, summary = s.Invoke(ctx, t.Name, raw)
 	}
+	if exportOut != "" && env.Success {
+		if err := copyExport(ws, env.Data, exportOut); err != nil {
+			return err
+		}
+		summary += "; copied to " + exportOut
+	}
 	if note := server.DeprecationNote(t); note != "" {
 		fmt.Fprintf(m.Stderr, "darkroom: note: %s\n", note)
 	}
-	if *jsonOut {
+	if list := jsonLines[t.Name]; *jsonOut && env.Success && list != "" {
+		if err := printJSONLines(m.Stdout, env.Data, list); err != nil {
+			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
+		}
+	} else if *jsonOut {
 		line, err := json.Marshal(env)
 		if err != nil {
 			return darkroom.Wrap(darkroom.InternalError, err, "%s: result", verb)
@@ -693,4 +757,35 @@ func (m *Main) readInput(name string) ([]byte, error) {
 		return nil, darkroom.Wrap(darkroom.NotFound, err, "read %s", name)
 	}
 	return b, nil
+}
+
+// copyExport copies the file an export wrote under the workspace to out (relative
+// to the working directory), atomically: a reader never sees half of it.
+func copyExport(ws *edit.Workspace, data any, out string) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "export: result")
+	}
+	var d struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil || d.Path == "" {
+		return darkroom.Errorf(darkroom.InternalError, "export: the result names no file")
+	}
+	src, err := os.Open(filepath.Join(ws.Root, filepath.FromSlash(d.Path)))
+	if err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "export: open %s", d.Path)
+	}
+	defer src.Close()
+	if err := fsx.WriteFileFrom(out, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	}, nil); err != nil {
+		code := darkroom.PermissionError
+		if errors.Is(err, fs.ErrNotExist) {
+			code = darkroom.NotFound
+		}
+		return darkroom.Wrap(code, err, "--output %s", out)
+	}
+	return nil
 }

@@ -19,6 +19,9 @@ func (m *Main) vocabCmd(args []string) error {
 	if len(args) == 0 {
 		return usagef("%s", vocabUsage)
 	}
+	if helpArg(args) {
+		return m.groupHelp(vocabUsage + "\n\ncommands:\n  list   list the vocabulary entries (built-in packs and --vocab DIR)\n  vet    check vocabulary packs against the #Manifest schema, as cue vet does\n\nRun 'darkroom vocab list -h' for list's flags.")
+	}
 	switch args[0] {
 	case "list":
 		return m.vocabList(args[1:])
@@ -108,6 +111,11 @@ func joinAny(v any) string {
 // prints the same messages; then it checks the packs together with the built-in
 // vocabulary, as the server would load them.
 func (m *Main) vocabVet(args []string) error {
+	fs := m.flags("vocab vet", "vocab vet FILE...\n\nChecks vocabulary packs (YAML, JSON or CUE) against the #Manifest schema, with file,\nline and column, as `cue vet -c -d '#Manifest' ./contracts FILE` does.")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	args = fs.Args()
 	if len(args) == 0 {
 		return usagef("vocab vet needs at least one FILE")
 	}

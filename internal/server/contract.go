@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+
+	"github.com/darkroom-mcp/darkroom/internal/version"
 )
 
 type toolView struct {
@@ -29,6 +31,7 @@ func getContract(_ context.Context, s *Server, _ map[string]any) (any, string, e
 	}
 	return map[string]any{
 			"contract_version": c.Version,
+			"server_version":   version.String(),
 			"tools":            tools,
 			"error_codes":      c.ErrorCodes,
 		}, fmt.Sprintf("contract %s: %d tools, %d error codes", c.Version, len(tools), len(c.ErrorCodes)),

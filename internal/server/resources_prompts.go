@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,7 +87,10 @@ func (s *Server) addPrompts(srv *mcp.Server) {
 			args := req.Params.Arguments
 			for _, a := range p.prompt.Arguments {
 				if a.Required && strings.TrimSpace(args[a.Name]) == "" {
-					return nil, fmt.Errorf("prompt %s needs the argument %s", p.prompt.Name, a.Name)
+					// Invalid params (-32602), as the spec names a missing required
+					// argument; a plain error would reach the client with code 0.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+						Message: fmt.Sprintf("prompt %s needs the argument %s", p.prompt.Name, a.Name)}
 				}
 			}
 			text, err := p.text(args)
