@@ -168,7 +168,8 @@ func TestVerifyThroughSampling(t *testing.T) {
 	for _, r := range requests {
 		var images int
 		for _, m := range r.Messages {
-			if im, ok := m.Content.(*mcp.ImageContent); ok && len(im.Data) > 0 && im.MIMEType == "image/png" {
+			// Sampling carries JPEG previews (at most 768 px), not the variants' files.
+			if im, ok := m.Content.(*mcp.ImageContent); ok && len(im.Data) > 0 && im.MIMEType == "image/jpeg" {
 				images++
 			}
 		}

@@ -88,7 +88,9 @@ func TestHTTPUnansweredSamplingRealBinary(t *testing.T) {
 		t.Fatalf("token add printed no token: %s", out.String())
 	}
 
-	const budgetMiB = 512
+	// Two variants of the 24 MP photo reserve about 1.3 GiB of pixel memory
+	// (decode, renders, encode): the budget must hold one such call.
+	const budgetMiB = 1536
 	// start serves the workspace with its own process and connects a client whose
 	// model never answers.
 	start := func() (*exec.Cmd, func(string, map[string]any) map[string]any) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/dataset"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -525,7 +526,7 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 					return err
 				}
 			}
-			if !filepath.IsAbs(out) && out != "" {
+			if !filepath.IsAbs(out) && out != "" && !dataset.IsBucketURL(out) {
 				call["output"] = filepath.Join(cwd, out)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -19,14 +20,12 @@ func TestServerJSON(t *testing.T) {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 		Version     string `json:"version"`
-		Meta        map[string]struct {
-			Packages []struct {
-				Version   string `json:"version"`
-				Transport struct {
-					Type string `json:"type"`
-				} `json:"transport"`
-			} `json:"packages"`
-		} `json:"_meta"`
+		Packages    []struct {
+			Identifier string `json:"identifier"`
+			Transport  struct {
+				Type string `json:"type"`
+			} `json:"transport"`
+		} `json:"packages"`
 	}
 	if err := json.Unmarshal(b, &sj); err != nil {
 		t.Fatal(err)
@@ -39,10 +38,11 @@ func TestServerJSON(t *testing.T) {
 		t.Errorf("name %q or description (%d characters) outside the registry's bounds", sj.Name, len(sj.Description))
 	}
 	var transports []string
-	for _, p := range sj.Meta["io.modelcontextprotocol.registry/publisher-provided"].Packages {
+	for _, p := range sj.Packages {
 		transports = append(transports, p.Transport.Type)
-		if p.Version != c.Version {
-			t.Errorf("a %s package has version %s, contract_version %s", p.Transport.Type, p.Version, c.Version)
+		// An OCI package's version is its image tag.
+		if !strings.HasSuffix(p.Identifier, ":"+c.Version) {
+			t.Errorf("a %s package is %s, not tagged with version %s", p.Transport.Type, p.Identifier, c.Version)
 		}
 	}
 	if len(transports) != 2 || transports[0] != "stdio" || transports[1] != "streamable-http" {
