@@ -1,41 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/pngbomb"
 )
 
 // maskBombPNG is a PNG of under 100 bytes whose header declares a w x h RGBA image of 16 bits
 // a channel (28.8 GB at 60000x60000): its one IDAT chunk holds a few bytes, so only
 // a decoder that trusts the header allocates what it says.
 func maskBombPNG(w, h int) []byte {
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&out, binary.BigEndian, uint32(len(data)))
-		out.WriteString(typ)
-		out.Write(data)
-		crc := crc32.NewIEEE()
-		crc.Write([]byte(typ))
-		crc.Write(data)
-		binary.Write(&out, binary.BigEndian, crc.Sum32())
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = 16, 6 // 16-bit RGBA
-	chunk("IHDR", ihdr)
-	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1}) // zlib of one zero byte
-	chunk("IEND", nil)
-	return out.Bytes()
+	return pngbomb.PNG(w, h, 6, 16, pngbomb.OneByteIDAT)
 }
 
 // TestMaskBomb sends the real binary, over stdio MCP, label masks whose headers

@@ -1,10 +1,7 @@
 package dataset
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
 	"image"
 	"os"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	darkroom "github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/pngbomb"
 )
 
 func TestYOLORoundTrip(t *testing.T) {
@@ -307,25 +305,7 @@ func TestMask(t *testing.T) {
 // 16-bit RGBA (colour type 6) or grey (0): only a decoder that trusts the header
 // allocates its size (28.8 GB at 60000x60000 RGBA, which aborts the Go runtime).
 func maskBomb(w, h int, colourType byte) []byte {
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&out, binary.BigEndian, uint32(len(data)))
-		out.WriteString(typ)
-		out.Write(data)
-		crc := crc32.NewIEEE()
-		crc.Write([]byte(typ))
-		crc.Write(data)
-		binary.Write(&out, binary.BigEndian, crc.Sum32())
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = 16, colourType
-	chunk("IHDR", ihdr)
-	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1})
-	chunk("IEND", nil)
-	return out.Bytes()
+	return pngbomb.PNG(w, h, colourType, 16, pngbomb.OneByteIDAT)
 }
 
 // A mask is read header first: one that declares a huge image is its image's

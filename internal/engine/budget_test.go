@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +17,7 @@ import (
 	"testing"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/pngbomb"
 )
 
 // bombPNG is a small PNG that declares a large black image: w x h RGB pixels of
@@ -39,25 +38,7 @@ func bombPNG(t testing.TB, w, h, depth int) []byte {
 		t.Fatal(err)
 	}
 	zw.Close()
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&out, binary.BigEndian, uint32(len(data)))
-		out.WriteString(typ)
-		out.Write(data)
-		crc := crc32.NewIEEE()
-		crc.Write([]byte(typ))
-		crc.Write(data)
-		binary.Write(&out, binary.BigEndian, crc.Sum32())
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = byte(depth), 2 // truecolour
-	chunk("IHDR", ihdr)
-	chunk("IDAT", idat.Bytes())
-	chunk("IEND", nil)
-	return out.Bytes()
+	return pngbomb.PNG(w, h, 2, byte(depth), idat.Bytes()) // truecolour
 }
 
 // memStatus reads the process's peak and current resident set from /proc (in bytes).

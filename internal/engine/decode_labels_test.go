@@ -3,39 +3,20 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
 	"testing"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/pngbomb"
 )
 
 // headerBombPNG is a PNG of about a hundred bytes whose header declares w x h pixels
 // of the colour type (0 grey, 2 truecolour, 6 RGBA) and depth: its one IDAT chunk
 // holds a few bytes, so only a decoder that trusts the header allocates its size.
 func headerBombPNG(w, h int, colourType, depth byte) []byte {
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&out, binary.BigEndian, uint32(len(data)))
-		out.WriteString(typ)
-		out.Write(data)
-		crc := crc32.NewIEEE()
-		crc.Write([]byte(typ))
-		crc.Write(data)
-		binary.Write(&out, binary.BigEndian, crc.Sum32())
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = depth, colourType
-	chunk("IHDR", ihdr)
-	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1}) // zlib of one zero byte
-	chunk("IEND", nil)
-	return out.Bytes()
+	return pngbomb.PNG(w, h, colourType, depth, pngbomb.OneByteIDAT)
 }
 
 func greyPNG(t *testing.T, w, h int, m color.Model) []byte {
