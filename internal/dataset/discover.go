@@ -21,7 +21,7 @@ const (
 	MaxCOCOBytes  = 1 << 30   // the folder's COCO file
 )
 
-var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".tif": true, ".tiff": true, ".webp": true, ".gif": true}
+var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".tif": true, ".tiff": true, ".webp": true, ".gif": true, ".dng": true}
 
 // Info is what a dataset's output shares across all its images and shards: it is
 // written to darkroom-dataset.json, and every shard of one run writes the same.
@@ -312,7 +312,9 @@ func (d *Dataset) load(rel string) (*source, error) {
 		e.Details = map[string]any{"file": rel}
 		return nil, e
 	}
-	s := &source{data: data, labels: Labels{Width: hd.Width, Height: hd.Height}}
+	// Labels refer to the image as decoded: upright (EXIF orientation applied) and,
+	// for a DNG, developed (DefaultCrop applied), which is the header's upright size.
+	s := &source{data: data, labels: Labels{Width: hd.UprightWidth, Height: hd.UprightHeight}}
 	if err := d.readLabels(rel, s); err != nil {
 		return nil, err
 	}

@@ -12,8 +12,11 @@
 // # Input
 //
 // Open lists the folder. Images are the files ending in .jpg, .jpeg, .png, .tif,
-// .tiff, .webp or .gif (any case), sorted by their slash-separated path relative to
-// the folder, except under the top-level masks/ folder and under hidden folders.
+// .tiff, .webp, .gif or .dng (any case), sorted by their slash-separated path
+// relative to the folder, except under the top-level masks/ folder and under hidden
+// folders. Labels refer to the image as decoded: upright after its EXIF
+// orientation and, for a DNG, developed (DefaultCrop applied); a DNG's variants are
+// written as PNG when the format is "keep".
 // Labels:
 //
 //	<dir>/<stem>.txt        YOLO: "class cx cy w h" per line, normalised; YOLO-pose

@@ -492,7 +492,7 @@ func TestRunSurvivesBadAugment(t *testing.T) {
 	for src, want := range map[string]string{
 		"n/img03.png": "internal_error: augment variant 0 of n/img03.png: panic: boom",
 		"n/img04.png": `internal_error: variant 0 of n/img04.png: the augmentation gave the extension "/../../x"`,
-		"n/img05.png": "render_error: variant 0 of n/img05.png is not a readable image: decode: not a JPEG, PNG, TIFF, WebP or GIF file",
+		"n/img05.png": "render_error: variant 0 of n/img05.png is not a readable image: decode: not a JPEG, PNG, TIFF, WebP, GIF or DNG file",
 	} {
 		if got[src] != want {
 			t.Errorf("%s: skipped as %q, want %q", src, got[src], want)

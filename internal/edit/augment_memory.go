@@ -76,7 +76,7 @@ func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput,
 	var err error
 	if in.header, err = engine.ReadHeader(in.data, 0); err != nil {
 		if darkroom.Code(err) == darkroom.InvalidInput {
-			return nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (JPEG, PNG, TIFF, WebP or GIF)", in.what)
+			return nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (%s)", in.what, engine.ReadFormats)
 		}
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Editor) augmentSource(ctx context.Context, in *augmentInput, res *engin
 	if in.edits == nil {
 		if err != nil {
 			if darkroom.Code(err) == darkroom.InvalidInput {
-				return nil, "", nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (JPEG, PNG, TIFF, WebP or GIF)", in.what)
+				return nil, "", nil, darkroom.Wrap(darkroom.RenderError, err, "%s is not an image darkroom can decode (%s)", in.what, engine.ReadFormats)
 			}
 			return nil, "", nil, err
 		}

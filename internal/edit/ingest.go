@@ -86,7 +86,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 			what = req.Path
 		}
 		if darkroom.Code(err) == darkroom.InvalidInput {
-			return Ingested{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not a photo darkroom can decode (JPEG, PNG, TIFF, WebP, GIF or DNG)", what)
+			return Ingested{}, darkroom.Wrap(darkroom.RenderError, err, "%s is not a photo darkroom can decode (%s)", what, engine.ReadFormats)
 		}
 		return Ingested{}, err
 	}

@@ -92,7 +92,7 @@ func jpegDecodeOptions(scale int) jpegdec.Options {
 	return jpegdec.Options{Scale: scale, Serial: !freeCores()}
 }
 
-// Decode reads a JPEG, PNG, TIFF, WebP or GIF (first frame) into linear-light RGB,
+// Decode reads a JPEG, PNG, TIFF, WebP, GIF (first frame) or DNG into linear-light RGB,
 // applying the EXIF orientation. It returns limit_exceeded when the header states more
 // pixels than opt.MaxPixels, or an image whose decode alone needs more memory than the
 // decode budget (SetDecodeBudget); it waits while other decodes hold the budget, and
@@ -347,9 +347,9 @@ func sniff(b []byte) (string, error) {
 		other = "camera raw"
 	}
 	if other != "" {
-		return "", darkroom.Errorf(darkroom.InvalidInput, "decode: %s files are not supported (use JPEG, PNG, TIFF, WebP or GIF)", other)
+		return "", darkroom.Errorf(darkroom.InvalidInput, "decode: %s files are not supported (use %s)", other, ReadFormats)
 	}
-	return "", darkroom.Errorf(darkroom.InvalidInput, "decode: not a JPEG, PNG, TIFF, WebP or GIF file")
+	return "", darkroom.Errorf(darkroom.InvalidInput, "decode: not a %s file", ReadFormats)
 }
 
 func checkSize(format string, w, h int, maxPixels int64) error {

@@ -314,7 +314,7 @@ func TestDecodeErrors(t *testing.T) {
 		msg  string // substring of the message
 	}{
 		{"empty", nil, DecodeOptions{}, darkroom.InvalidInput, "empty"},
-		{"text", []byte("hello, this is not an image"), DecodeOptions{}, darkroom.InvalidInput, "not a JPEG, PNG, TIFF, WebP or GIF"},
+		{"text", []byte("hello, this is not an image"), DecodeOptions{}, darkroom.InvalidInput, "not a JPEG, PNG, TIFF, WebP, GIF or DNG"},
 		{"bmp", []byte("BM\x46\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00"), DecodeOptions{}, darkroom.InvalidInput, "BMP files are not supported"},
 		{"heif", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic"), DecodeOptions{}, darkroom.InvalidInput, "HEIF files are not supported"},
 		{"truncated jpeg", ioFixture(t, "io/truncated.jpg"), DecodeOptions{}, darkroom.InvalidInput, "decode jpeg: the file is truncated"},

@@ -5,11 +5,13 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/darkroom-mcp/darkroom/internal/raw"
 )
 
 // Header is what an image file's header says, read without decoding a pixel.
 type Header struct {
-	// Format is jpeg, png, tiff, webp or gif.
+	// Format is jpeg, png, tiff, webp, gif or dng.
 	Format string
 	// Width and Height are the size as stored; UprightWidth and UprightHeight the
 	// size once the EXIF orientation is applied (what Decode's Source.Width and
@@ -30,12 +32,15 @@ type Header struct {
 // pixel memory. It is the first step of every decode, and what a caller uses to
 // cost or refuse an image before decoding it.
 func ReadHeader(data []byte, maxPixels int64) (Header, error) {
+	if maxPixels <= 0 {
+		maxPixels = DefaultMaxPixels
+	}
+	if raw.Kind(data) == "dng" {
+		return readDNGHeader(data, maxPixels)
+	}
 	format, err := sniff(data)
 	if err != nil {
 		return Header{}, err
-	}
-	if maxPixels <= 0 {
-		maxPixels = DefaultMaxPixels
 	}
 	var cfg image.Config
 	if err := guard(format, func() (err error) {
