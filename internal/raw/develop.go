@@ -80,13 +80,12 @@ func (f *File) levelFunc() func(x, y, c int, v uint16) float32 {
 }
 
 // site is the white-balanced value of a mosaic sample at level s: at or above the
-// sensor's white it is clipped to 1, the white every channel reaches there (the
-// least amplified channel's), so a blown highlight is neutral instead of magenta;
-// below black it is 0.
+// sensor's white it is the channel's clip level, wb (highlights.go then takes the
+// colour of such pixels from what did not clip); below black it is 0.
 func site(s, wb float32) float32 {
 	switch {
 	case s >= 1:
-		return 1
+		return wb
 	case s <= 0:
 		return 0
 	}
@@ -151,7 +150,7 @@ func (r *mosaicRow) level(lin []uint16, x int, v uint16) float32 {
 	}
 	switch b := r.black[x]; {
 	case s >= r.white:
-		return 1
+		return (r.white - b) * r.gain[x]
 	case s <= b:
 		return 0
 	default:
@@ -189,6 +188,7 @@ func (f *File) developHalf(samples []uint16) *Image {
 	rows := f.mosaicRows()
 	lin := f.linear
 	m := f.rgbCamF()
+	hl := f.highlightsOf()
 	cfa := f.cfa
 	parallel(h, func(lo, hi int) {
 		var r [2]mosaicRow
@@ -212,7 +212,7 @@ func (f *File) developHalf(samples []uint16) *Image {
 				rgb[c[2]] += r[1].level(lin, x, row[1][x])
 				rgb[c[3]] += r[1].level(lin, x+1, row[1][x+1])
 				rgb[1] *= 0.5
-				m.apply(dst[3*X:3*X+3], rgb[0], rgb[1], rgb[2])
+				m.develop(hl, dst[3*X:3*X+3], rgb[0], rgb[1], rgb[2])
 			}
 		}
 	})
@@ -228,6 +228,7 @@ func (f *File) developLinear(samples []uint16) *Image {
 	level := f.levelFunc()
 	wb := f.wb()
 	m := f.rgbCamF()
+	hl := f.highlightsOf()
 	parallel(h, func(lo, hi int) {
 		for Y := lo; Y < hi; Y++ {
 			y := ay + cy + Y
@@ -239,7 +240,7 @@ func (f *File) developLinear(samples []uint16) *Image {
 				for c := range 3 {
 					rgb[c] = site(level(x, y, c, row[3*X+c]), wb[c])
 				}
-				m.apply(dst[3*X:3*X+3], rgb[0], rgb[1], rgb[2])
+				m.develop(hl, dst[3*X:3*X+3], rgb[0], rgb[1], rgb[2])
 			}
 		}
 	})

@@ -59,6 +59,7 @@ func (f *File) rcd(mosaic []float32, aw, ah int, out *Image) {
 	cx, cy, cw, ch := f.crop[0], f.crop[1], f.crop[2], f.crop[3]
 	tx, ty := (cw+rcdTile-1)/rcdTile, (ch+rcdTile-1)/rcdTile
 	m := f.rgbCamF()
+	hl := f.highlightsOf()
 	parallelTiles(tx*ty, func(i int) {
 		b := rcdPool.Get().(*rcdBuf)
 		defer rcdPool.Put(b)
@@ -84,7 +85,7 @@ func (f *File) rcd(mosaic []float32, aw, ah int, out *Image) {
 			dst := out.Pix[3*((y0-cy+y)*cw+(x0-cx)):][:3*w]
 			k := (y+rcdBorder)*rcdSize + rcdBorder
 			for x := range w {
-				m.apply(dst[3*x:3*x+3], b.rgb[0][k+x], b.rgb[1][k+x], b.rgb[2][k+x])
+				m.develop(hl, dst[3*x:3*x+3], b.rgb[0][k+x], b.rgb[1][k+x], b.rgb[2][k+x])
 			}
 		}
 	})
