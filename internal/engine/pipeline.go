@@ -677,7 +677,7 @@ var flipConsumers = map[string]func(Args) bool{
 // a bilinear render on a CPU whose AVX2 warp loop reads mirrored, and an affine
 // warp next. Otherwise nil, and the flip renders as usual.
 func holdFlip(e Edit, edits []Edit, rest []int, rc *runCtx, cur *Image) *heldFlip {
-	if !HoldableFlip(e) || rc.frame != (frame{}) || rc.pre != nil || !rc.bilinear || !useAVX2 {
+	if !holdableFlip(e) || rc.frame != (frame{}) || rc.pre != nil || !rc.bilinear || !useAVX2 {
 		return nil
 	}
 	r := args{a: e.Args}
@@ -703,15 +703,15 @@ func takesFlip(e Edit) bool {
 	return warps != nil && warps(e.Args)
 }
 
-// HoldableFlip reports whether e is a flip a warp after it may take (TakesFlip):
+// holdableFlip reports whether e is a flip a warp after it may take (flipTaken):
 // unmasked, at full strength.
-func HoldableFlip(e Edit) bool { return e.Op == "flip" && e.Mask == nil && e.Strength == 1 }
+func holdableFlip(e Edit) bool { return e.Op == "flip" && e.Mask == nil && e.Strength == 1 }
 
-// TakesFlip reports whether an unmasked flip rendered with opt in one Render just
+// flipTaken reports whether an unmasked flip rendered with opt in one Render just
 // before e costs nothing: e's warp then reads its input mirrored instead of a
-// flipped copy (the pixels are the same either way). A caller that renders steps
-// one by one renders such a flip together with e.
-func TakesFlip(e Edit, opt RenderOptions) bool {
+// flipped copy (the pixels are the same either way). RenderSteps renders a step of
+// such flips together with the step whose first edit is e.
+func flipTaken(e Edit, opt RenderOptions) bool {
 	return useAVX2 && opt.Interpolation == "linear" && e.Strength != 0 && takesFlip(e)
 }
 
