@@ -464,21 +464,15 @@ func TestHeldFlipSameAsStepByStep(t *testing.T) {
 		for n := range 8 {
 			for _, own := range []bool{false, true} {
 				ann := &Annotations{Boxes: &Boxes{Format: "pascal_voc", Boxes: boxes}, Keypoints: &Keypoints{Points: [][2]float64{{10, 10}, {60, 40}}}}
-				run := func(hold bool) *Variant {
-					was := holdFlips
-					holdFlips = hold
-					defer func() { holdFlips = was }()
-					img := src
-					if own {
-						img = src.Clone()
-					}
-					v, err := a.checkedVariant(img, p, 11, n, ann, own)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return v
+				img := src
+				if own {
+					img = src.Clone()
 				}
-				got, want := run(true), run(false)
+				got, err := a.checkedVariant(img, p, 11, n, ann, own)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := stepByStep(t, a, src, p, 11, n, ann)
 				name := fmt.Sprintf("pipeline %d, variant %d, own %v", pi, n, own)
 				if !slices.Equal(got.Image.Pix, want.Image.Pix) || got.OutW != want.OutW || got.OutH != want.OutH {
 					t.Errorf("%s: the pixels differ from rendering step by step", name)
@@ -493,4 +487,53 @@ func TestHeldFlipSameAsStepByStep(t *testing.T) {
 	if !slices.Equal(src.Pix, testImage(64, 48).Pix) {
 		t.Error("a variant changed the image it was lent")
 	}
+}
+
+// stepByStep is the reference for a variant: each fired step rendered on its own
+// with engine.Render, one after the other, its geometry maps moving the
+// annotations, a step that fails skipped.
+func stepByStep(t *testing.T, a *Augmenter, src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations) *Variant {
+	t.Helper()
+	v := &Variant{Index: n, InW: src.W, InH: src.H}
+	tr := newTracker(ann, src.W, src.H)
+	cur := src.Clone()
+	firing := p.firing(seed, n)
+	for i, s := range p {
+		e, ok := a.Vocab.Entry(s.Entry)
+		if !ok {
+			v.Skipped = append(v.Skipped, Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound})
+			continue
+		}
+		key := stepKey(seed, n, i)
+		values := sample(key, s, e)
+		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[i]}
+		if !rec.Fired {
+			v.Applied = append(v.Applied, rec)
+			continue
+		}
+		edits, err := a.edits(e, values)
+		opt := s.renderOptions(renderSeed(key))
+		var maps []engine.GeoMap
+		if err == nil && tr != nil {
+			maps, err = engine.GeometryMaps(cur.W, cur.H, edits, opt)
+		}
+		var out *engine.Image
+		if err == nil {
+			out, err = engine.Render(cur, edits, opt)
+		}
+		if err != nil {
+			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
+			continue
+		}
+		for m := range maps {
+			tr.apply(&maps[m])
+		}
+		cur = out
+		v.Applied = append(v.Applied, rec)
+	}
+	v.Image, v.OutW, v.OutH = cur, cur.W, cur.H
+	if tr != nil {
+		v.Annotations, v.Dropped = tr.result(cur.W, cur.H)
+	}
+	return v
 }

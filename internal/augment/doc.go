@@ -25,7 +25,10 @@
 // fires with probability p, draws its values (uniformly in each range; an integer
 // parameter takes each whole number of its range with equal chance), resolves its
 // entry into engine edits exactly as the editing path does (vocab.Entry.Calls, then
-// contract.CheckOperation) and renders them with engine.Render. A step that cannot be
+// contract.CheckOperation). The fired steps render in that order in one
+// engine.RenderSteps, each step's edits as engine.Render renders them; the engine
+// shares buffers across the steps and holds a step of flips for the warp after it,
+// with the pixels of rendering step by step. A step that cannot be
 // applied (an entry no pack defines: not_found; a render that fails, such as a scale
 // over the engine's pixel limit: limit_exceeded) is reported in Variant.Skipped with
 // its code and the variant goes on without it.

@@ -2,7 +2,6 @@ package augment
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
@@ -106,134 +105,89 @@ func (a *Augmenter) checkedVariant(src *engine.Image, p Pipeline, seed uint64, n
 }
 
 // variant makes variant n; own says whether src is the variant's to change or
-// recycle. Each step renders with engine.RenderOwned once the image is the
-// variant's own, which leaves it unchanged when the step fails (and is skipped).
-//
-// A fired step that only flips waits for the next step that fires: when that
-// step's first edit warps and can read the image mirrored (engine.TakesFlip), both
-// render in one call and the flip costs nothing. The pixels, annotations and
-// records are those of rendering the two one after the other; if the joint render
-// fails, they are rendered one after the other.
+// give up. The fired steps render in the recipe's order in one engine.RenderSteps,
+// which asks for each step at the size the steps before it left: the step's edits
+// and geometry maps are resolved then, and a step whose annotations cannot follow
+// is skipped before it renders. The engine reports, step by step in order, whether
+// each rendered; a step that did not is skipped and leaves the image as it was.
 func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations, own bool) (*Variant, error) {
 	v := &Variant{Index: n, InW: src.W, InH: src.H}
 	tr := newTracker(ann, src.W, src.H)
-	cur := src
-	render := func(edits []engine.Edit, opt engine.RenderOptions) (*engine.Image, error) {
-		if cur != src || own {
-			return engine.RenderOwned(cur, edits, opt) // cur is unchanged if it fails
-		}
-		return engine.Render(cur, edits, opt)
+	// Each step's outcome, in the recipe's order: its record when it was drawn
+	// not to fire or rendered, its skip when it could not be applied.
+	type outcome struct {
+		rec     *Applied
+		skip    *Skipped
+		maps    []engine.GeoMap
+		started time.Time
 	}
-	// applied records a rendered step: its maps move the annotations.
-	applied := func(out *engine.Image, maps []engine.GeoMap) {
-		for i := range maps {
-			tr.apply(&maps[i])
-		}
-		cur = out
-	}
-	var held *heldFlip
-	// flush renders the held flip on its own, in its place among the records.
-	flush := func() {
-		if held == nil {
-			return
-		}
-		h := held
-		held = nil
-		out, err := render(h.edits, h.opt)
-		if err != nil {
-			v.Applied = slices.Delete(v.Applied, h.applied, h.applied+1)
-			v.Skipped = slices.Insert(v.Skipped, h.skipped, Skipped{h.entry, err.Error(), darkroom.Code(err)})
-			return
-		}
-		applied(out, h.maps)
-	}
+	outs := make([]outcome, len(p))
+	var sent []int // the steps given to the engine and not yet reported, in order
 	firing := p.firing(seed, n)
-	for t, s := range p {
-		e, ok := a.Vocab.Entry(s.Entry)
-		if !ok {
-			v.Skipped = append(v.Skipped, Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound})
-			continue
-		}
-		key := stepKey(seed, n, t)
-		values := sample(key, s, e)
-		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[t]}
-		if !rec.Fired {
-			v.Applied = append(v.Applied, rec)
-			continue
-		}
-		start := time.Now()
-		edits, err := a.edits(e, values)
-		opt := s.renderOptions(renderSeed(key))
-		// The geometry maps first: a step whose annotations cannot follow is
-		// skipped before an owned image is given to its render.
-		var maps []engine.GeoMap
-		if err == nil && tr != nil {
-			maps, err = engine.GeometryMaps(cur.W, cur.H, edits, opt)
-		}
-		if err != nil {
-			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
-			continue
-		}
-		if held != nil && len(edits) > 0 && engine.TakesFlip(edits[0], opt) {
-			if out, err := render(append(slices.Clip(held.edits), edits...), opt); err == nil {
-				applied(out, held.maps)
-				applied(out, maps)
-				held = nil
-				rec.Duration = time.Since(start)
-				v.Applied = append(v.Applied, rec)
+	t := 0
+	next := func(w, h int) (engine.Step, bool) {
+		for ; t < len(p); t++ {
+			s := p[t]
+			e, ok := a.Vocab.Entry(s.Entry)
+			if !ok {
+				outs[t].skip = &Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound}
 				continue
 			}
+			key := stepKey(seed, n, t)
+			values := sample(key, s, e)
+			rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[t]}
+			if !rec.Fired {
+				outs[t].rec = &rec
+				continue
+			}
+			start := time.Now()
+			edits, err := a.edits(e, values)
+			opt := s.renderOptions(renderSeed(key))
+			// The geometry maps first: a step whose annotations cannot follow is
+			// skipped before it renders.
+			var maps []engine.GeoMap
+			if err == nil && tr != nil {
+				maps, err = engine.GeometryMaps(w, h, edits, opt)
+			}
+			if err != nil {
+				outs[t].skip = &Skipped{s.Entry, err.Error(), darkroom.Code(err)}
+				continue
+			}
+			outs[t] = outcome{rec: &rec, maps: maps, started: start}
+			sent = append(sent, t)
+			t++
+			return engine.Step{Edits: edits, Opt: opt}, true
 		}
-		flush()
-		if holdFlips && onlyFlips(edits) {
-			rec.Duration = time.Since(start)
-			held = &heldFlip{entry: s.Entry, edits: edits, opt: opt, maps: maps, applied: len(v.Applied), skipped: len(v.Skipped)}
-			v.Applied = append(v.Applied, rec)
-			continue
-		}
-		out, err := render(edits, opt)
-		if err != nil {
-			v.Skipped = append(v.Skipped, Skipped{s.Entry, err.Error(), darkroom.Code(err)})
-			continue
-		}
-		applied(out, maps)
-		rec.Duration = time.Since(start)
-		v.Applied = append(v.Applied, rec)
+		return engine.Step{}, false
 	}
-	flush()
-	if cur == src && !own {
-		cur = src.Clone()
+	done := func(err error) {
+		k := sent[0]
+		sent = sent[1:]
+		o := &outs[k]
+		if err != nil {
+			o.skip = &Skipped{p[k].Entry, err.Error(), darkroom.Code(err)}
+			o.rec = nil
+			return
+		}
+		for i := range o.maps {
+			tr.apply(&o.maps[i])
+		}
+		o.rec.Duration = time.Since(o.started)
+	}
+	cur := engine.RenderSteps(src, own, next, done)
+	for _, o := range outs {
+		if o.rec != nil {
+			v.Applied = append(v.Applied, *o.rec)
+		}
+		if o.skip != nil {
+			v.Skipped = append(v.Skipped, *o.skip)
+		}
 	}
 	v.Image, v.OutW, v.OutH = cur, cur.W, cur.H
 	if tr != nil {
 		v.Annotations, v.Dropped = tr.result(cur.W, cur.H)
 	}
 	return v, nil
-}
-
-// holdFlips lets variant hold a step of flips for the next step (tests turn it off
-// to compare with rendering step by step).
-var holdFlips = true
-
-// heldFlip is a fired step of flips not yet rendered (see variant): its edits,
-// render options and geometry maps, and where its records go.
-type heldFlip struct {
-	entry   string
-	edits   []engine.Edit
-	opt     engine.RenderOptions
-	maps    []engine.GeoMap
-	applied int // its index in Variant.Applied
-	skipped int // where in Variant.Skipped it goes if it fails
-}
-
-// onlyFlips reports whether edits are flips a warp may take, and at least one.
-func onlyFlips(edits []engine.Edit) bool {
-	for _, e := range edits {
-		if !engine.HoldableFlip(e) {
-			return false
-		}
-	}
-	return len(edits) > 0
 }
 
 // Warm does ahead of the first image what checking p's operation arguments needs:

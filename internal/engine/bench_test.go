@@ -244,6 +244,8 @@ func benchStreamCases(b testing.TB) map[string][]Edit {
 		"exposure+sharpen+3 heals": heals,
 		"exposure+sharpen":         {e("exposure", map[string]any{"ev": 0.3}), sharpen},
 		"five+grain":               append(ioFiveEdits(b), e("grain", map[string]any{"amount": 0.5})),
+		"exposure+sharpen+clarity": {e("exposure", map[string]any{"ev": 0.3}), sharpen,
+			e("clarity", map[string]any{"amount": 0.4})},
 		"exposure+clarity+denoise": {e("exposure", map[string]any{"ev": 0.3}),
 			e("clarity", map[string]any{"amount": 0.4}), e("denoise", map[string]any{"amount": 0.5})},
 		"crop+rotate+sharpen": {e("crop", map[string]any{"left": 0.05, "right": 0.05, "top": 0.05, "bottom": 0.05}),

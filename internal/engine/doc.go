@@ -70,6 +70,8 @@
 //
 // A flip followed by a bilinear affine warp (rotate, affine) is not rendered: the
 // warp reads its input mirrored (heldFlip), the same pixels for one pass fewer.
+// RenderSteps does the same across the steps of a pipeline rendered in the order
+// given (augmentation): a step of flips waits for the step after it.
 //
 // A render runs a sequence of unmasked row operations (exposure, tone, contrast,
 // curve, gamma: rowOps) as one pass, block by block while the rows are in cache;

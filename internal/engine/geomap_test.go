@@ -82,77 +82,144 @@ func geoRamp(w, h int) *Image {
 // position Inverse gives, that Forward takes it back, and that the output size is the
 // map's: the maps cannot drift from the pixel operations without failing here.
 func TestGeoMapMatchesPixels(t *testing.T) {
-	const w, h = 61, 43
-	src := geoRamp(w, h)
+	src := geoRamp(61, 43)
 	for _, seed := range []uint64{1, 7} {
 		for _, e := range geoCases(t) {
 			name := fmt.Sprintf("seed%d/%s%v", seed, e.Op, e.Args)
-			out := opRender(t, src, seed, e)
-			maps, err := GeometryMaps(w, h, []Edit{e}, RenderOptions{Seed: seed})
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+			checkGeoMap(t, name, src, seed, e, 2.5, 4)
+		}
+	}
+}
+
+// checkGeoMap renders src through the geometry edit e under seed and checks that
+// every output pixel whose source lies inside the frame shows the source position
+// the map's Inverse gives, that Forward takes it back, and that the output size is
+// the map's; at least 1/minPart of the output's pixels must be checked. zoom is at least the
+// enlargement of a resizing crop (random_crop, crop_and_pad with keep_size), whose
+// resampling cannot show the ramp near its input's edges.
+func checkGeoMap(t *testing.T, name string, src *Image, seed uint64, e Edit, zoom float64, minPart int) {
+	t.Helper()
+	W, H := src.W, src.H
+	w, h := float64(W), float64(H)
+	out := opRender(t, src, seed, e)
+	maps, err := GeometryMaps(W, H, []Edit{e}, RenderOptions{Seed: seed})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(maps) != 1 {
+		t.Fatalf("%s: %d maps, want 1", name, len(maps))
+	}
+	m := maps[0]
+	if m.InW != W || m.InH != H || m.OutW != out.W || m.OutH != out.H {
+		t.Fatalf("%s: map %dx%d -> %dx%d, render %dx%d -> %dx%d", name, m.InW, m.InH, m.OutW, m.OutH, W, H, out.W, out.H)
+	}
+	// The cubic reaches 2 source pixels, so only positions that far inside
+	// the source show the ramp; copies (crops, pads, flips, turns, shuffles)
+	// show it everywhere. Lanczos (scale, and the resizing crops) also stops
+	// at its own input's edges: 3 of its input pixels, in output pixels.
+	margin, edge := 2.0, 0.0
+	switch m.Op {
+	case "crop", "center_crop", "border_crop", "pad", "flip", "rotate90", "transpose", "grid_shuffle":
+		margin = 0
+	case "rotate":
+		if math.Mod(e.Args["angle"].(float64), 90) == 0 {
+			margin = 0
+		}
+	case "random_crop", "crop_and_pad":
+		if e.Args["keep_size"] == false {
+			margin = 0
+			break
+		}
+		fallthrough
+	case "scale":
+		k := float64(m.OutW) / w
+		if m.Op != "scale" {
+			k = zoom // at least the zoom of the resizing crops
+		}
+		margin, edge = 3/min(k, 1)+1, 3*max(k, 1)+1
+	}
+	checked, bad := 0, 0
+	for y := range out.H {
+		for x := range out.W {
+			if float64(x) < edge || float64(y) < edge || float64(x) >= float64(out.W)-edge || float64(y) >= float64(out.H)-edge {
+				continue
 			}
-			if len(maps) != 1 {
-				t.Fatalf("%s: %d maps, want 1", name, len(maps))
+			sx, sy := m.Inverse(float64(x)+0.5, float64(y)+0.5)
+			if sx < margin || sy < margin || sx > w-margin || sy > h-margin {
+				continue
 			}
-			m := maps[0]
-			if m.InW != w || m.InH != h || m.OutW != out.W || m.OutH != out.H {
-				t.Fatalf("%s: map %dx%d -> %dx%d, render %dx%d -> %dx%d", name, m.InW, m.InH, m.OutW, m.OutH, w, h, out.W, out.H)
-			}
-			// The cubic reaches 2 source pixels, so only positions that far inside
-			// the source show the ramp; copies (crops, pads, flips, turns, shuffles)
-			// show it everywhere. Lanczos (scale, and the resizing crops) also stops
-			// at its own input's edges: 3 of its input pixels, in output pixels.
-			margin, edge := 2.0, 0.0
-			switch m.Op {
-			case "crop", "center_crop", "border_crop", "pad", "flip", "rotate90", "transpose", "grid_shuffle":
-				margin = 0
-			case "rotate":
-				if math.Mod(e.Args["angle"].(float64), 90) == 0 {
-					margin = 0
+			checked++
+			i := 3 * (y*out.W + x)
+			px, py := float64(out.Pix[i])*w, float64(out.Pix[i+1])*h
+			if math.Abs(px-sx) > 0.02 || math.Abs(py-sy) > 0.02 {
+				if bad++; bad <= 3 {
+					t.Errorf("%s: pixel (%d, %d) shows source (%.3f, %.3f), Inverse says (%.3f, %.3f)", name, x, y, px, py, sx, sy)
 				}
-			case "random_crop", "crop_and_pad":
-				if e.Args["keep_size"] == false {
-					margin = 0
-					break
-				}
-				fallthrough
-			case "scale":
-				k := float64(m.OutW) / float64(w)
-				if m.Op != "scale" {
-					k = 2.5 // at least the zoom of the resizing crops in geoCases
-				}
-				margin, edge = 3/min(k, 1)+1, 3*max(k, 1)+1
 			}
-			checked, bad := 0, 0
-			for y := range out.H {
-				for x := range out.W {
-					if float64(x) < edge || float64(y) < edge || float64(x) >= float64(out.W)-edge || float64(y) >= float64(out.H)-edge {
-						continue
-					}
-					sx, sy := m.Inverse(float64(x)+0.5, float64(y)+0.5)
-					if sx < margin || sy < margin || sx > w-margin || sy > h-margin {
-						continue
-					}
-					checked++
-					i := 3 * (y*out.W + x)
-					px, py := float64(out.Pix[i])*w, float64(out.Pix[i+1])*h
-					if math.Abs(px-sx) > 0.02 || math.Abs(py-sy) > 0.02 {
-						if bad++; bad <= 3 {
-							t.Errorf("%s: pixel (%d, %d) shows source (%.3f, %.3f), Inverse says (%.3f, %.3f)", name, x, y, px, py, sx, sy)
-						}
-					}
-					fx, fy := m.Forward(sx, sy)
-					if math.Abs(fx-(float64(x)+0.5)) > 1e-4 || math.Abs(fy-(float64(y)+0.5)) > 1e-4 {
-						if bad++; bad <= 3 {
-							t.Errorf("%s: Forward(Inverse(%d.5, %d.5)) = (%.5f, %.5f)", name, x, y, fx, fy)
-						}
+			// Forward takes the source back to this pixel, or, where the warp folds
+			// (Forward's doc), to another output position that shows it too.
+			fx, fy := m.Forward(sx, sy)
+			if math.Abs(fx-(float64(x)+0.5)) > 1e-4 || math.Abs(fy-(float64(y)+0.5)) > 1e-4 {
+				if ix, iy := m.Inverse(fx, fy); math.Abs(ix-sx) > 1e-3 || math.Abs(iy-sy) > 1e-3 {
+					if bad++; bad <= 3 {
+						t.Errorf("%s: Forward(Inverse(%d.5, %d.5)) = (%.5f, %.5f), which shows (%.5f, %.5f)", name, x, y, fx, fy, ix, iy)
 					}
 				}
-			}
-			if checked < out.W*out.H/4 {
-				t.Errorf("%s: only %d of %d pixels checked", name, checked, out.W*out.H)
 			}
 		}
+	}
+	if checked < out.W*out.H/minPart {
+		t.Errorf("%s: only %d of %d pixels checked", name, checked, out.W*out.H)
+	}
+}
+
+// TestGeoMapAtRangeEdges checks the map of every geometry operation against its
+// pixels, one row per operation and argument edge: each numeric argument at the
+// least and the most its range allows (the others at their defaults), each enum
+// value and both booleans. A render and its map fail together or not at all.
+func TestGeoMapAtRangeEdges(t *testing.T) {
+	src := geoRamp(61, 43)
+	rows := 0
+	for _, op := range Operations() {
+		if st, _ := OpStage(op); st != "geometry" {
+			continue
+		}
+		for _, s := range opSpecs[op] {
+			var edges []any
+			switch s.kind {
+			case "number":
+				edges = []any{s.min, s.max}
+			case "integer":
+				edges = []any{int(s.min), int(s.max)}
+			case "boolean":
+				edges = []any{false, true}
+			case "enum":
+				for _, v := range s.values {
+					edges = append(edges, v)
+				}
+			}
+			for _, v := range edges {
+				e := opEdit(op, opArgs(t, op, map[string]any{s.name: v}))
+				name := fmt.Sprintf("%s/%s=%v", op, s.name, v)
+				_, rerr := Render(src, []Edit{e}, RenderOptions{Seed: 5})
+				_, merr := GeometryMaps(src.W, src.H, []Edit{e}, RenderOptions{Seed: 5})
+				if (rerr == nil) != (merr == nil) {
+					t.Errorf("%s: render error %v, map error %v", name, rerr, merr)
+					continue
+				}
+				if rerr != nil {
+					continue
+				}
+				rows++
+				zoom := 2.5
+				if op == "random_crop" {
+					zoom = 1 / math.Sqrt(e.Args["scale"].(float64)) * 1.5
+				}
+				checkGeoMap(t, name, src, 5, e, zoom, 32)
+			}
+		}
+	}
+	if rows < 30 {
+		t.Errorf("only %d argument edges rendered", rows)
 	}
 }
