@@ -172,3 +172,67 @@ func TestXTransAgainstDcraw(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkXTrans develops a 24-megapixel X-Trans DNG (the sample photo tiled,
+// 14-bit lossless JPEG tiles) beside LibRaw's dcraw_emu on the same file in the
+// same run: the full decode (lin_interpolate) against dcraw_emu -q 0 (its
+// lin_interpolate) to a 16-bit TIFF, and the 3x3-binned preview decode against
+// dcraw_emu -h. darkroom's figures exclude encoding; dcraw_emu's include its
+// process start and TIFF writing.
+//
+//	go test -run '^$' -bench XTrans -benchtime 3x ./internal/raw
+func BenchmarkXTrans(b *testing.B) {
+	pix, w, h := photo(b, "coffee.png", 1000, 1000)
+	const W, H = 6000, 4002
+	big := make([]float32, 3*W*H)
+	for y := range H {
+		for x := range W {
+			// Tiled with mirrored copies, so that tile edges stay continuous.
+			sx, sy := x%(2*w), y%(2*h)
+			if sx >= w {
+				sx = 2*w - 1 - sx
+			}
+			if sy >= h {
+				sy = 2*h - 1 - sy
+			}
+			copy(big[3*(y*W+x):][:3], pix[3*(sy*w+sx):])
+		}
+	}
+	s := xtransSynth()
+	s.LJ92, s.Tile, s.Bits, s.White, s.Black = true, 256, 14, 16000, []float64{600}
+	data, err := s.Encode(big, W, H)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := writeTemp(b, "xtrans.dng", data)
+	for _, half := range []bool{false, true} {
+		name := "darkroom-full"
+		if half {
+			name = "darkroom-binned"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				f, err := Probe(data, 1<<30)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.Decode(Options{Half: half}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, peer := range []struct{ name, opt string }{{"dcraw_emu-q0", "-q"}, {"dcraw_emu-half", "-h"}} {
+		b.Run(peer.name, func(b *testing.B) {
+			args := []string{"-w", "-o", "1", "-4", "-T", "-Z", "-"}
+			if peer.opt == "-q" {
+				args = append(args, "-q", "0")
+			} else {
+				args = append(args, "-h")
+			}
+			for b.Loop() {
+				run(b, "dcraw_emu", append(args, path)...)
+			}
+		})
+	}
+}
