@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -124,6 +125,9 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 	var neutral [3]float64
 	for c := range 3 {
 		neutral[c] = q4(s.Neutral[c]) / q4(nmax)
+	}
+	if s.XTrans != nil && (len(s.XTrans) != 36 || slices.Max(s.XTrans) > 2) {
+		return nil, fmt.Errorf("an X-Trans pattern is 36 colours 0 to 2, not %v", s.XTrans)
 	}
 	spp := 1
 	if s.Linear {
