@@ -13,10 +13,12 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/raw"
 )
 
-// decodeDNG is decodeFile for a DNG. When shrinkTo asks for at most half the
-// developed size, the mosaic is binned 2x2 instead of demosaiced (a quarter of the
-// pixels, no interpolation): a 24-megapixel DNG's first preview never pays for a
-// full demosaic. Otherwise it is demosaiced with RCD.
+// decodeDNG is decodeFile for a DNG. When shrinkTo asks for at most the binned
+// size (half the developed size for a Bayer mosaic, about a third for X-Trans:
+// File.OutSize(true)), the mosaic is binned 2x2 (3x3) instead of demosaiced (a
+// quarter, a ninth, of the pixels, no interpolation): a 24-megapixel DNG's first
+// preview never pays for a full demosaic. Otherwise it is demosaiced (RCD for
+// Bayer, lin_interpolate for X-Trans).
 func decodeDNG(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, floatCost func(w, h, o int) int64) (*decoded, error) {
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
@@ -26,7 +28,8 @@ func decodeDNG(ctx context.Context, data []byte, maxPixels int64, shrinkTo int, 
 		return nil, err
 	}
 	fw, fh := f.OutSize(false)
-	half := shrinkTo > 0 && max(fw, fh) >= 2*shrinkTo
+	bw, bh := f.OutSize(true)
+	half := shrinkTo > 0 && max(fw, fh) >= 2*shrinkTo && max(bw, bh) >= shrinkTo
 	w, h := f.OutSize(half)
 	if err := checkSize("dng", w, h, maxPixels); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +256,77 @@ func TestDNGBomb(t *testing.T) {
 	_, err := Decode(b, DecodeOptions{})
 	if darkroom.Code(err) != darkroom.LimitExceeded || !strings.Contains(err.Error(), "decode budget") {
 		t.Fatalf("got %v, want limit_exceeded by the decode budget", err)
+	}
+}
+
+// TestXTransDNG: an X-Trans DNG decodes upright at its size to the known image
+// (lin_interpolate's error only), and its preview proxy is the 3x3-binned mosaic
+// when the preview is at most the binned size, each pixel its cell's colour.
+func TestXTransDNG(t *testing.T) {
+	known := rawPhoto(t)
+	b := synthDNG(t, known, func(s *raw.Synth) { s.XTrans = raw.FujiXTrans; s.Orientation = 6 })
+	up := orient(known, 6)
+	src, err := Decode(b, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Image.W != up.W || src.Image.H != up.H {
+		t.Fatalf("decoded %dx%d, want %dx%d", src.Image.W, src.Image.H, up.W, up.H)
+	}
+	p := psnrSRGB(src.Image, up, 4)
+	t.Logf("full: %.1f dB", p)
+	// 30.3 dB measured: bilinear interpolation on a photo sharper than a
+	// camera's filter leaves (RCD on the Bayer DNG: 38.8).
+	if p < 29 {
+		t.Errorf("PSNR %.1f dB against the known image, want >= 29", p)
+	}
+	// Upright, the binned mosaic is 199x133: Fujifilm's 3x3 cells start a column
+	// and a row into the photo.
+	b = synthDNG(t, known, func(s *raw.Synth) { s.XTrans = raw.FujiXTrans })
+	long := (max(known.W, known.H) - 1) / 3
+	src, err = Decode(b, DecodeOptions{MaxLongEdge: long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, th := FitLongEdge(known.W, known.H, long)
+	if src.Image.W != tw || src.Image.H != th || src.Width != known.W || src.Height != known.H {
+		t.Fatalf("proxy %dx%d of %dx%d, want %dx%d of %dx%d", src.Image.W, src.Image.H, src.Width, src.Height, tw, th, known.W, known.H)
+	}
+	f, err := raw.Probe(b, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binned, err := f.Decode(raw.Options{Half: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binned.W != tw || binned.H != th || !slices.Equal(binned.Pix, src.Image.Pix) {
+		t.Errorf("the proxy is not the 3x3-binned mosaic (%dx%d)", binned.W, binned.H)
+	}
+	// One pixel more than the binned size is made from the demosaiced photo.
+	more, err := Decode(b, DecodeOptions{MaxLongEdge: long + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mw, mh := FitLongEdge(known.W, known.H, long+1); more.Image.W != mw || more.Image.H != mh {
+		t.Errorf("a %d-pixel proxy is %dx%d, want %dx%d", long+1, more.Image.W, more.Image.H, mw, mh)
+	}
+	box := &Image{W: tw, H: th, Pix: make([]float32, 3*tw*th)}
+	for y := range th {
+		for x := range tw {
+			for c := range 3 {
+				var s float32
+				for k := range 9 {
+					s += known.Pix[3*((1+3*y+k/3)*known.W+1+3*x+k%3)+c]
+				}
+				box.Pix[3*(y*tw+x)+c] = s / 9
+			}
+		}
+	}
+	p = psnrSRGB(src.Image, box, 2)
+	t.Logf("proxy: %.1f dB", p)
+	// 36.8 dB measured: the photo keeps more detail than a camera's filter.
+	if p < 35 {
+		t.Errorf("proxy PSNR %.1f dB against the known image's 3x3 means, want >= 35", p)
 	}
 }

@@ -15,14 +15,15 @@ type Image struct {
 
 // Options shape a Decode.
 type Options struct {
-	// Half develops each 2x2 block of the mosaic into one pixel (no interpolation):
-	// a quarter of the pixels for a fraction of the time, what a preview needs.
+	// Half develops each 2x2 block of a Bayer mosaic, each 3x3 block of an X-Trans
+	// one, into one pixel (no interpolation): a quarter (a ninth) of the pixels for
+	// a fraction of the time, what a preview needs. File.OutSize(true) is its size.
 	Half bool
 }
 
 // Decode develops the raw image: reads its samples, linearizes them, subtracts the
-// black level and scales by the white level, white-balances, demosaics (RCD, or
-// 2x2 binning when opt.Half), converts to linear sRGB and applies DefaultCrop.
+// black level and scales by the white level, white-balances, demosaics (RCD for
+// Bayer, lin_interpolate for X-Trans, or 2x2 / 3x3 binning when opt.Half), converts to linear sRGB and applies DefaultCrop.
 // Orientation is not applied (Meta.Orientation says what it is).
 func (f *File) Decode(opt Options) (*Image, error) {
 	samples, err := f.readSamples()
@@ -33,6 +34,9 @@ func (f *File) Decode(opt Options) (*Image, error) {
 		return f.developLinear(samples), nil
 	}
 	aw, ah := f.active[3]-f.active[1], f.active[2]-f.active[0]
+	if opt.Half && f.cfaW == 6 {
+		return f.developThird(samples), nil
+	}
 	if opt.Half {
 		return f.developHalf(samples), nil
 	}
@@ -40,9 +44,17 @@ func (f *File) Decode(opt Options) (*Image, error) {
 	samples = nil
 	cw, ch := f.crop[2], f.crop[3]
 	out := &Image{W: cw, H: ch, Pix: make([]float32, 3*cw*ch)}
-	f.rcd(mosaic, aw, ah, out)
+	if f.cfaW == 6 {
+		f.linInterpolate(mosaic, aw, ah, out)
+	} else {
+		f.rcd(mosaic, aw, ah, out)
+	}
 	return out, nil
 }
+
+// colorAt is the colour (0 red, 1 green, 2 blue) of the mosaic's site x, y of
+// the active area.
+func (f *File) colorAt(x, y int) uint8 { return f.cfa[(y%f.cfaH)*f.cfaW+x%f.cfaW] }
 
 // wb is the white-balance multiplier of each channel.
 func (f *File) wb() [3]float32 {
@@ -63,12 +75,13 @@ func (f *File) levelFunc() func(x, y, c int, v uint16) float32 {
 		white[c] = float32(f.white[c])
 	}
 	dh, dv := f.blackDH, f.blackDV
+	ax, ay := f.active[1], f.active[0]
 	return func(x, y, c int, v uint16) float32 {
 		s := float32(v)
 		if lin != nil {
 			s = float32(lin[min(int(v), len(lin)-1)])
 		}
-		b := black[((y%bh)*bw+x%bw)*spp+c]
+		b := black[(((y-ay)%bh)*bw+(x-ax)%bw)*spp+c]
 		if dh != nil {
 			b += float32(dh[x])
 		}
@@ -114,7 +127,8 @@ func (f *File) mosaicRows() func(y int, r *mosaicRow) {
 		sy := ay + y
 		for x := range aw {
 			sx := ax + x
-			b := float32(f.black[(sy%f.blackH)*f.blackW+sx%f.blackW])
+			// The black pattern's origin is the ActiveArea's, as the CFA's.
+			b := float32(f.black[(y%f.blackH)*f.blackW+x%f.blackW])
 			if f.blackDH != nil {
 				b += float32(f.blackDH[sx])
 			}
@@ -122,17 +136,17 @@ func (f *File) mosaicRows() func(y int, r *mosaicRow) {
 				b += float32(f.blackDV[sy])
 			}
 			r.black[x] = b
-			r.gain[x] = wb[f.cfa[(y&1)*2+x&1]] / (white - b)
+			r.gain[x] = wb[f.colorAt(x, y)] / (white - b)
 		}
 		r.white = white
 	}
 	if f.blackDV != nil {
 		return fill
 	}
-	// The pattern of rows repeats every lcm(blackH, 2) rows (the CFA's period too).
+	// The pattern of rows repeats every lcm(blackH, cfaH) rows.
 	period := f.blackH
-	if period%2 == 1 {
-		period *= 2
+	for period%f.cfaH != 0 {
+		period += f.blackH
 	}
 	cache := make([]mosaicRow, period)
 	for k := range cache {

@@ -88,10 +88,16 @@ type Meta struct {
 }
 
 // OutSize is the size of the developed image as stored (DefaultCrop applied,
-// Orientation not), at full size or half size.
+// Orientation not), at full size or binned (Options.Half: for a CFA image, each
+// side halved for Bayer, a third for X-Trans after the columns and rows
+// xtransPhase skips).
 func (f *File) OutSize(half bool) (w, h int) {
 	w, h = f.crop[2], f.crop[3]
 	if half && f.photometric == photoCFA {
+		if f.cfaW == 6 {
+			sx, sy := f.xtransPhase()
+			return max(w-sx, 0) / 3, max(h-sy, 0) / 3
+		}
 		w, h = w/2, h/2
 	}
 	return w, h
@@ -310,15 +316,20 @@ func (f *File) layout(maxPixels int64) error {
 			w, _ := t.uint(e, 1)
 			f.cfaW, f.cfaH = int(w), int(h)
 		}
-		if f.cfaW != 2 || f.cfaH != 2 {
-			return invalid("a %dx%d CFA pattern (X-Trans or other) is not supported; 2x2 Bayer patterns are", f.cfaW, f.cfaH)
+		xtrans := f.cfaW == 6 && f.cfaH == 6
+		if !xtrans && (f.cfaW != 2 || f.cfaH != 2) {
+			return invalid("a %dx%d CFA pattern is not supported; 2x2 (Bayer) and 6x6 (X-Trans) patterns are", f.cfaW, f.cfaH)
 		}
 		if f.uintTag(tagCFALayout, 1) != 1 {
 			return invalid("a CFA layout other than rectangular is not supported")
 		}
+		n := f.cfaW * f.cfaH
 		e, ok := f.get(tagCFAPattern)
-		if !ok || e.count != 4 {
-			return invalid("the CFA pattern is missing or malformed")
+		if !ok {
+			return invalid("the CFA pattern is missing")
+		}
+		if e.count != uint32(n) {
+			return invalid("the CFA pattern has %d values, CFARepeatPatternDim %dx%d needs %d", e.count, f.cfaW, f.cfaH, n)
 		}
 		plane := []uint8{0, 1, 2}
 		if pe, ok := f.get(tagCFAPlaneColor); ok {
@@ -328,7 +339,7 @@ func (f *File) layout(maxPixels int64) error {
 			plane = f.t.bytes(pe)
 		}
 		seen := [3]bool{}
-		for i := range 4 {
+		for i := range n {
 			v, _ := t.uint(e, i)
 			if v >= uint64(len(plane)) || plane[v] > 2 {
 				return invalid("the CFA pattern names colour %d, not red, green or blue", v)
@@ -338,6 +349,23 @@ func (f *File) layout(maxPixels int64) error {
 		}
 		if !seen[0] || !seen[1] || !seen[2] {
 			return invalid("the CFA pattern lacks red, green or blue")
+		}
+		if xtrans {
+			// The demosaic takes each site's missing colours from its 3x3
+			// neighbourhood and the preview bins 3x3 blocks: Fujifilm's X-Trans
+			// has all three colours in every 3x3 window, a pattern without them
+			// cannot be developed so.
+			for y := range 6 {
+				for x := range 6 {
+					var in [3]bool
+					for k := range 9 {
+						in[f.cfa[(y+k/3)%6*6+(x+k%3)%6]] = true
+					}
+					if !in[0] || !in[1] || !in[2] {
+						return invalid("the 6x6 CFA pattern's 3x3 window at row %d, column %d lacks red, green or blue (X-Trans has all three in every one)", y, x)
+					}
+				}
+			}
 		}
 	}
 	return nil

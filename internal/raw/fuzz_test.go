@@ -16,6 +16,13 @@ func FuzzDNG(f *testing.F) {
 		func(s *Synth) { s.Bits = 12; s.BigEndian = true; s.Linearize = true; s.Margin = 2 },
 		func(s *Synth) { s.Linear = true; s.LJ92 = true },
 		func(s *Synth) { s.Opcodes = true; s.Black = []float64{10, 20, 30, 40}; s.DeltaH = 1 },
+		func(s *Synth) { s.XTrans = FujiXTrans; s.LJ92 = true; s.Margin = 3 },
+		func(s *Synth) {
+			s.XTrans = FujiXTrans
+			s.Black = make([]float64, 36)
+			s.Black[7] = 9
+			s.Crop = [4]int{1, 2, 11, 7}
+		},
 	} {
 		f.Add(smallFuzz(mod))
 	}

@@ -99,13 +99,41 @@ func TestHostile(t *testing.T) {
 			b[i+1] = 0xC0
 			return b
 		}, darkroom.InvalidInput, "lossy JPEG"},
-		{"X-Trans pattern", func(t *testing.T) []byte {
+		{"6x6 repeat dims over a 2x2 pattern", func(t *testing.T) []byte {
 			b := small(t, nil)
 			e := rawEntry(t, b, tagCFARepeatPatternDim)
 			le.PutUint16(b[e+8:], 6)
 			le.PutUint16(b[e+10:], 6)
 			return b
-		}, darkroom.InvalidInput, "X-Trans"},
+		}, darkroom.InvalidInput, "the CFA pattern has 4 values, CFARepeatPatternDim 6x6 needs 36"},
+		{"6x2 repeat dims", func(t *testing.T) []byte {
+			b := small(t, func(s *Synth) { s.XTrans = FujiXTrans })
+			e := rawEntry(t, b, tagCFARepeatPatternDim)
+			le.PutUint16(b[e+10:], 2)
+			return b
+		}, darkroom.InvalidInput, "a 2x6 CFA pattern is not supported; 2x2 (Bayer) and 6x6 (X-Trans) patterns are"},
+		{"X-Trans pattern naming colour 7", func(t *testing.T) []byte {
+			b := small(t, func(s *Synth) { s.XTrans = FujiXTrans })
+			e := rawEntry(t, b, tagCFAPattern)
+			b[le.Uint32(b[e+8:])+20] = 7
+			return b
+		}, darkroom.InvalidInput, "the CFA pattern names colour 7, not red, green or blue"},
+		{"6x6 pattern with an all-green 3x3 window", func(t *testing.T) []byte {
+			b := small(t, func(s *Synth) { s.XTrans = FujiXTrans })
+			e := rawEntry(t, b, tagCFAPattern)
+			at := le.Uint32(b[e+8:])
+			for k := range 9 {
+				b[int(at)+6*(k/3)+k%3] = 1
+			}
+			return b
+		}, darkroom.InvalidInput, "the 6x6 CFA pattern's 3x3 window at row 0, column 0 lacks red, green or blue"},
+		{"6x6 black repeat with 4 values", func(t *testing.T) []byte {
+			b := small(t, func(s *Synth) { s.XTrans = FujiXTrans; s.Black = []float64{500, 510, 520, 530} })
+			e := rawEntry(t, b, tagBlackRepeatDim)
+			le.PutUint16(b[e+8:], 6)
+			le.PutUint16(b[e+10:], 6)
+			return b
+		}, darkroom.InvalidInput, "BlackLevel has 4 values, BlackLevelRepeatDim needs 36"},
 		{"truncated lossless JPEG", func(t *testing.T) []byte {
 			b := small(t, func(s *Synth) { s.LJ92 = true })
 			i := bytes.Index(b, []byte{0xFF, 0xDA})

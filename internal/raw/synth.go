@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -18,7 +19,10 @@ import (
 type Synth struct {
 	// CFA is the 2x2 pattern, (0,0) (1,0) (0,1) (1,1), 0 red 1 green 2 blue; unused
 	// when Linear.
-	CFA    [4]uint8
+	CFA [4]uint8
+	// XTrans, when set, is a 6x6 pattern (36 colours, row by row, such as
+	// FujiXTrans) written instead of CFA.
+	XTrans []uint8
 	Linear bool // LinearRaw: three samples per pixel, no mosaic
 	// ColorMatrix is XYZ to camera (ColorMatrix1, and ColorMatrix2 when
 	// ColorMatrix2 is set), row-major; Illuminant1/2 their CalibrationIlluminants.
@@ -29,8 +33,9 @@ type Synth struct {
 	ForwardMatrix []float64
 	// Neutral is AsShotNeutral.
 	Neutral [3]float64
-	// Black is BlackLevel: one value, or one per site of a 2x2 BlackLevelRepeatDim
-	// (per sample when Linear). DeltaH/V, when set, add BlackLevelDeltaH/V of
+	// Black is BlackLevel: one value, or one per site of a 2x2 (4 values) or 6x6
+	// (36 values) BlackLevelRepeatDim (per sample when Linear: 12 values, 2x2),
+	// its origin the ActiveArea's. DeltaH/V, when set, add BlackLevelDeltaH/V of
 	// (column%4)*DeltaH and (row%4)*DeltaV.
 	Black          []float64
 	DeltaH, DeltaV float64
@@ -121,6 +126,9 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 	for c := range 3 {
 		neutral[c] = q4(s.Neutral[c]) / q4(nmax)
 	}
+	if s.XTrans != nil && (len(s.XTrans) != 36 || slices.Max(s.XTrans) > 2) {
+		return nil, fmt.Errorf("an X-Trans pattern is 36 colours 0 to 2, not %v", s.XTrans)
+	}
 	spp := 1
 	if s.Linear {
 		spp = 3
@@ -128,13 +136,17 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 	m := s.Margin
 	W, H := w+2*m, h+2*m
 	samples := make([]uint16, W*H*spp)
+	bdim := s.blackDim()
 	black := func(x, y, c int) float64 {
 		b := s.Black[0]
-		if len(s.Black) > 1 {
+		if bdim > 1 {
+			// The pattern's origin is the ActiveArea's.
+			ax, ay := (x-m)%bdim+bdim, (y-m)%bdim+bdim
+			k := (ay%bdim)*bdim + ax%bdim
 			if s.Linear {
-				b = s.Black[((y%2)*2+x%2)*3+c]
+				b = s.Black[k*3+c]
 			} else {
-				b = s.Black[(y%2)*2+x%2]
+				b = s.Black[k]
 			}
 		}
 		return b + float64(x%4)*s.DeltaH + float64(y%4)*s.DeltaV
@@ -174,6 +186,9 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 			}
 			ax, ay := x-m, y-m
 			c := s.CFA[(ay&1)*2+ax&1]
+			if s.XTrans != nil {
+				c = s.XTrans[(ay%6)*6+ax%6]
+			}
 			samples[y*W+x] = code(cam[c], black(x, y, 0))
 		}
 	}
@@ -244,21 +259,26 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 		comp = compJPEG
 	}
 	raw = append(raw, tiffTag{tag: tagCompression, typ: 3, vals: []uint64{comp}})
+	dim, pattern := 2, []uint64{uint64(s.CFA[0]), uint64(s.CFA[1]), uint64(s.CFA[2]), uint64(s.CFA[3])}
+	if s.XTrans != nil {
+		dim, pattern = 6, make([]uint64, len(s.XTrans))
+		for i, c := range s.XTrans {
+			pattern[i] = uint64(c)
+		}
+	}
 	if s.Linear {
 		raw = append(raw, tiffTag{tag: tagPhotometric, typ: 3, vals: []uint64{photoLinearRaw}})
 	} else {
 		raw = append(raw,
 			tiffTag{tag: tagPhotometric, typ: 3, vals: []uint64{photoCFA}},
-			tiffTag{tag: tagCFARepeatPatternDim, typ: 3, vals: []uint64{2, 2}},
-			tiffTag{tag: tagCFAPattern, typ: 1, vals: []uint64{uint64(s.CFA[0]), uint64(s.CFA[1]), uint64(s.CFA[2]), uint64(s.CFA[3])}},
+			tiffTag{tag: tagCFARepeatPatternDim, typ: 3, vals: []uint64{uint64(dim), uint64(dim)}},
+			tiffTag{tag: tagCFAPattern, typ: 1, vals: pattern},
 			tiffTag{tag: tagCFAPlaneColor, typ: 1, vals: []uint64{0, 1, 2}},
 			tiffTag{tag: tagCFALayout, typ: 3, vals: []uint64{1}})
 	}
-	if len(s.Black) > 1 {
-		raw = append(raw, tiffTag{tag: tagBlackRepeatDim, typ: 3, vals: []uint64{2, 2}})
+	if bdim > 1 {
+		raw = append(raw, tiffTag{tag: tagBlackRepeatDim, typ: 3, vals: []uint64{uint64(bdim), uint64(bdim)}})
 	}
-	// BlackLevel is relative to the raw image's origin; the margin is even, so the
-	// pattern's phase is the same at the active area.
 	raw = append(raw, tiffTag{tag: tagBlackLevel, typ: 5, reals: s.Black})
 	if s.DeltaH != 0 {
 		d := make([]float64, W)
@@ -352,6 +372,29 @@ func (s *Synth) Encode(pix []float32, w, h int) ([]byte, error) {
 			tiffTag{tag: tagStripByteCounts, typ: 4, vals: counts})
 	}
 	return t.write(ifd0, exif, raw), nil
+}
+
+// FujiXTrans is the 6x6 colour filter array of Fujifilm's X-Trans sensors, row by
+// row (0 red, 1 green, 2 blue), in the phase dcraw and LibRaw list it: every 3x3
+// block of it holds two red, five green and two blue sites.
+var FujiXTrans = []uint8{
+	1, 1, 0, 1, 1, 2,
+	1, 1, 2, 1, 1, 0,
+	2, 0, 1, 0, 2, 1,
+	1, 1, 2, 1, 1, 0,
+	1, 1, 0, 1, 1, 2,
+	0, 2, 1, 2, 0, 1,
+}
+
+// blackDim is the side of the BlackLevelRepeatDim Black asks for.
+func (s *Synth) blackDim() int {
+	switch n := len(s.Black); {
+	case n == 36 && !s.Linear:
+		return 6
+	case n > 1:
+		return 2
+	}
+	return 1
 }
 
 // packSamples packs rows of n samples of b bits, each row starting on a byte.
