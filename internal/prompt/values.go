@@ -106,6 +106,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			}
 		}
 	}
+	if len(targets) == 0 {
+		targets = alikeSample(e, order, assigned)
+	}
 	for _, n := range rd.named {
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
@@ -630,6 +633,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	prm := e.Parameters[name]
 	assigned[name] = true
+	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {

@@ -54,6 +54,10 @@ var filler = map[string]bool{
 	"sometimes": true, "often": true, "rarely": true, "always": true, "time": true, "times": true, "of the": true,
 	"degrees": true, "percent": true, "%": true, "px": true, "pixels": true, "intensity": true, "amount": true,
 	"strength": true, "value": true, "level": true, "too": true, "just": true, "now": true, "can": true, "you": true,
+	// Greetings and thanks, and what a request says of its images.
+	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "thx": true, "cheers": true,
+	"but": true, "only": true, "amounts": true, "could": true, "images": true, "photos": true,
+	"pictures": true, "my": true, "our": true, "dataset": true, "ok": true, "okay": true,
 }
 
 // units maps a unit word to the unit a number was written in.

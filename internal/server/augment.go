@@ -196,6 +196,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if err != nil {
 		return nil, "", err
 	}
+	warnings = append(warnings, promptVariants(s, a.Prompt, max(a.Count, 1))...)
 	req := edit.AugmentRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
 		Prompt: a.Prompt, Preset: a.Preset,
