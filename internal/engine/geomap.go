@@ -502,8 +502,7 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 		if r.err != nil {
 			return GeoMap{}, r.err
 		}
-		ow := max(1, int(math.Round(f*fw)))
-		oh := max(1, int(math.Round(f*fh)))
+		ow, oh := scaledSize(f, w), scaledSize(f, h)
 		if ow == w && oh == h {
 			return identityMap(op, w, h), nil
 		}

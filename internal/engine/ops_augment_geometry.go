@@ -429,7 +429,7 @@ const maxScaledPixels = 200_000_000
 // factor is here the value a sampler draws), with the Lanczos filter of Resize.
 //
 // Arguments: factor in [0.25, 4]; 1 leaves the image unchanged. Sizes round to whole
-// pixels, at least one. A result above 200 megapixels is refused (limit_exceeded).
+// pixels as albumentations does (truncated: 0.5 of 451 is 225), at least one. A result above 200 megapixels is refused (limit_exceeded).
 // Example: {factor: 0.5}.
 func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
@@ -437,8 +437,7 @@ func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	w := max(1, int(math.Round(f*float64(src.W))))
-	h := max(1, int(math.Round(f*float64(src.H))))
+	w, h := scaledSize(f, src.W), scaledSize(f, src.H)
 	if w == src.W && h == src.H {
 		return src, nil
 	}
@@ -446,6 +445,13 @@ func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return nil, errScaleTooLarge(w, h)
 	}
 	return Resize(src, w, h), nil
+}
+
+// scaledSize is a side of n pixels scaled by f as albumentations' RandomScale sizes it
+// (geometric.functional.scale: int(n * f), truncated), at least one pixel: 0.5 of 451
+// is 225, so a pipeline run by both gives images of one size.
+func scaledSize(f float64, n int) int {
+	return max(1, int(math.Trunc(f*float64(n))))
 }
 
 func errScaleTooLarge(w, h int) error {
