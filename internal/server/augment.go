@@ -40,6 +40,9 @@ type augmentArgs struct {
 	// albumentations-mcp's request shape (augment_compat.go).
 	Image       string          `json:"image"`
 	AuthContext json.RawMessage `json:"auth_context"`
+	ImagePath   string          `json:"image_path"`
+	SessionID   string          `json:"session_id"`
+	OutputDir   string          `json:"output_dir"`
 }
 
 type augmentOptions struct {
