@@ -498,11 +498,11 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 			}}, nil
 
 	case "scale":
-		f := r.num("factor")
+		f, round := r.num("factor"), scaleRounds(&r)
 		if r.err != nil {
 			return GeoMap{}, r.err
 		}
-		ow, oh := scaledSize(f, w), scaledSize(f, h)
+		ow, oh := scaledSize(f, w, round), scaledSize(f, h, round)
 		if ow == w && oh == h {
 			return identityMap(op, w, h), nil
 		}
