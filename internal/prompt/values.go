@@ -493,6 +493,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.setP(0.5, "half the time")
 			continue
 		}
+		// "some of them", "a few of the images", "most of the photos": how many
+		// images, a probability.
+		if f, ok := portion[word(k)]; ok && word(k+1) == "of" && (word(k+2) == "them" || word(k+2) == "the" || word(k+2) == "these" || word(k+2) == "images") {
+			rd.setP(f, word(k)+" of "+word(k+2))
+			k += 2
+			for word(k+1) == "images" || word(k+1) == "photos" || word(k+1) == "pictures" || word(k+1) == "time" {
+				k++
+			}
+			continue
+		}
 		if f, ok := frequency[word(k)]; ok {
 			rd.setP(f, word(k))
 			continue

@@ -23,6 +23,12 @@ var frequency = map[string]float64{
 	"usually": 0.8, "mostly": 0.8,
 }
 
+// portion maps a word of how many images ("some of them", "a few of the images") to
+// the probability p that the transform runs.
+var portion = map[string]float64{
+	"few": 0.25, "some": 0.5, "half": 0.5, "many": 0.75, "most": 0.8,
+}
+
 // negative words turn a value towards the low end of its range; positive ones say the
 // high end explicitly.
 var negative = map[string]bool{
