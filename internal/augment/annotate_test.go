@@ -24,6 +24,7 @@ var geoSteps = []Step{
 	{Entry: "random_resized_crop", Params: map[string]Value{"scale": Fixed(0.5)}},
 	{Entry: "random_scale", Params: map[string]Value{"factor": Fixed(1.4)}},
 	{Entry: "random_scale", Params: map[string]Value{"factor": Fixed(0.6)}},
+	{Entry: "resize_max_size", Params: map[string]Value{"factor": Fixed(0.4989)}},
 	{Entry: "center_crop", Params: map[string]Value{"width": Fixed(0.8), "height": Fixed(0.7)}},
 	{Entry: "random_crop_from_borders", Params: map[string]Value{"limit": Fixed(0.25)}},
 	{Entry: "pad_if_needed", Params: map[string]Value{"width": Fixed(1.3), "height": Fixed(1)}},

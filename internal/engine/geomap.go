@@ -498,12 +498,11 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 			}}, nil
 
 	case "scale":
-		f := r.num("factor")
+		f, round := r.num("factor"), scaleRounds(&r)
 		if r.err != nil {
 			return GeoMap{}, r.err
 		}
-		ow := max(1, int(math.Round(f*fw)))
-		oh := max(1, int(math.Round(f*fh)))
+		ow, oh := scaledSize(f, w, round), scaledSize(f, h, round)
 		if ow == w && oh == h {
 			return identityMap(op, w, h), nil
 		}

@@ -428,17 +428,17 @@ const maxScaledPixels = 200_000_000
 // opScale resizes the image by a factor (albumentations RandomScale, whose random
 // factor is here the value a sampler draws), with the Lanczos filter of Resize.
 //
-// Arguments: factor in [0.25, 4]; 1 leaves the image unchanged. Sizes round to whole
-// pixels, at least one. A result above 200 megapixels is refused (limit_exceeded).
+// Arguments: factor in [0.25, 4]; 1 leaves the image unchanged; round (default false)
+// rounds each side to the nearest pixel instead of truncating it (0.5 of 451 is 225,
+// or 226 with round), at least one. A result above 200 megapixels is refused (limit_exceeded).
 // Example: {factor: 0.5}.
 func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
-	f := r.num("factor")
+	f, round := r.num("factor"), scaleRounds(&r)
 	if r.err != nil {
 		return nil, r.err
 	}
-	w := max(1, int(math.Round(f*float64(src.W))))
-	h := max(1, int(math.Round(f*float64(src.H))))
+	w, h := scaledSize(f, src.W, round), scaledSize(f, src.H, round)
 	if w == src.W && h == src.H {
 		return src, nil
 	}
@@ -446,6 +446,25 @@ func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return nil, errScaleTooLarge(w, h)
 	}
 	return Resize(src, w, h), nil
+}
+
+// scaledSize is a side of n pixels scaled by f as albumentations sizes it, at least one
+// pixel: truncated as RandomScale does (geometric.functional.scale: int(n * f); 0.5 of
+// 451 is 225), or rounded as LongestMaxSize and SmallestMaxSize do (round(n * f)), so a
+// pipeline run by both gives images of one size.
+func scaledSize(f float64, n int, round bool) int {
+	if round {
+		return max(1, int(math.RoundToEven(f*float64(n))))
+	}
+	return max(1, int(math.Trunc(f*float64(n))))
+}
+
+// scaleRounds reads scale's round, false when absent (the edits written before it).
+func scaleRounds(r *args) bool {
+	if _, ok := r.a["round"]; !ok {
+		return false
+	}
+	return r.flag("round")
 }
 
 func errScaleTooLarge(w, h int) error {

@@ -448,6 +448,15 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			opSameFloats(t, "scale is Resize", Resize(coffee, 300, 200), half)
 			big := render(t, coffee, "scale", 0, map[string]any{"factor": 1.5})
 			opExpect(t, big.W == 900 && big.H == 600, "scale 1.5 of 600x400: %dx%d", big.W, big.H)
+			// albumentations' RandomScale truncates (int(451 * 0.5) = 225); a size one
+			// pixel off would make every box and the parity table disagree.
+			odd := render(t, NewImage(451, 301), "scale", 0, map[string]any{"factor": 0.5})
+			opExpect(t, odd.W == 225 && odd.H == 150, "scale 0.5 of 451x301: %dx%d, albumentations makes 225x150", odd.W, odd.H)
+			// LongestMaxSize and SmallestMaxSize round instead (round(300 * 225/451) = 150).
+			rounded := render(t, NewImage(451, 300), "scale", 0, map[string]any{"factor": 225.0 / 451, "round": true})
+			opExpect(t, rounded.W == 225 && rounded.H == 150, "scale 225/451 of 451x300 rounded: %dx%d, albumentations LongestMaxSize makes 225x150", rounded.W, rounded.H)
+			ms, err := GeometryMaps(451, 301, []Edit{{Op: "scale", Args: Args{"factor": 0.5}, Strength: 1}}, RenderOptions{})
+			opExpect(t, err == nil && len(ms) == 1 && ms[0].OutW == 225 && ms[0].OutH == 150, "scale's geometry map of 451x301: %+v (%v)", ms, err)
 		},
 		"random_tone_curve": func(t *testing.T) {
 			m := NewImage(3, 1)

@@ -271,6 +271,7 @@ var opSpecs = map[string][]opArgSpec{
 	},
 	"scale": {
 		{name: "factor", kind: "number", min: 0.25, max: 4, def: float64(1)},
+		{name: "round", kind: "boolean", def: false},
 	},
 	"random_tone_curve": {
 		{name: "scale", kind: "number", min: 0, max: 0.5, def: float64(0)},

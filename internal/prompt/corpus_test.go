@@ -28,6 +28,10 @@ type corpusCase struct {
 	Preset  string   `json:"preset,omitempty"`
 	// Unread are the words no transform took, each listed with why (Issue.Phrase).
 	Unread []string `json:"unread,omitempty"`
+	// Variants is the number of variants the prompt asks for ("5 variants").
+	Variants int `json:"variants,omitempty"`
+	// Excluded are the entries the prompt asks not to apply ("no flips").
+	Excluded []string `json:"excluded,omitempty"`
 }
 
 type want struct {
@@ -67,7 +71,7 @@ func parseCase(p *Parser, c corpusCase) *Result {
 
 // got is the part of a Result a corpus case states.
 func got(r *Result) corpusCase {
-	g := corpusCase{Prompt: r.Prompt, Want: []want{}, Preset: r.Preset}
+	g := corpusCase{Prompt: r.Prompt, Want: []want{}, Preset: r.Preset, Variants: r.Variants, Excluded: r.Excluded}
 	for _, t := range r.Transforms {
 		g.Want = append(g.Want, want{Entry: t.Entry, Values: t.Values, Ranges: t.Ranges, P: t.P})
 		for _, pd := range t.Pending {
@@ -115,6 +119,12 @@ func mismatch(c corpusCase, r *Result) string {
 	}
 	if c.Preset != g.Preset {
 		out = append(out, fmt.Sprintf("preset: want %q, got %q", c.Preset, g.Preset))
+	}
+	if c.Variants != g.Variants {
+		out = append(out, fmt.Sprintf("variants: want %d, got %d", c.Variants, g.Variants))
+	}
+	if diff := cmp.Diff(c.Excluded, g.Excluded, cmpopts.EquateEmpty()); diff != "" {
+		out = append(out, "excluded (-want +got):\n"+diff)
 	}
 	if r.Valid != (len(c.Errors) == 0) {
 		out = append(out, fmt.Sprintf("valid = %v with errors %q", r.Valid, g.Errors))

@@ -50,6 +50,21 @@
 // interpretations and the transform's confidence is 1/n. Options.Strict turns each such
 // ambiguity into an error.
 //
+// What a prompt says besides transforms (intent.go): "5 variants" (versions, copies,
+// augmentations, "I need 10 variants of each image") is Result.Variants, read before
+// anything else so that its number is no angle, and augment_image warns when count
+// differs; a negator (no, not, without, don't, never, avoid, skip) before a phrase, or
+// before a word of entries' names ("no flips": flip_horizontal and flip_vertical), and
+// on over "or" ("no flips or crops"), leaves those entries out (Result.Excluded, with a
+// warning naming them); two phrases of one entry in a clause ("occlusion / cutout") are
+// one transform; a clause that only says how much ("shift scale rotate, small
+// amounts") is the transform's before it. A bare number outside its parameter's range
+// that one of the parameter's albumentations units (percent, level_255, variance_255,
+// kernel_px, kernel_limit) puts inside is read in that unit, with a warning ("random
+// gamma 80 to 120" is gamma_limit, 0.8..1.2; "RGB shift up to 15" is 15 of 255 levels),
+// and a value with no name goes to every parameter of prompt.sample when they share one
+// unit (RGBShift's red, green and blue).
+//
 // Nothing is dropped silently: words no transform took (an unknown phrase, a value with
 // nothing to apply to, an argument of albumentations code no parameter takes, a call to
 // a transform no entry is) are warnings with Issue.Phrase set; Result.Unread lists

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -13,7 +14,11 @@ func TestDump(t *testing.T) {
 		if line == "" {
 			continue
 		}
-		r := p.Parse(line, Options{Width: 640, Height: 480})
+		w, h := 640, 480
+		if _, err := fmt.Sscanf(os.Getenv("TRY_SIZE"), "%dx%d", &w, &h); err != nil {
+			w, h = 640, 480
+		}
+		r := p.Parse(line, Options{Width: w, Height: h})
 		g := got(r)
 		g.Size = nil
 		for _, e := range r.Errors {

@@ -168,6 +168,12 @@ type Result struct {
 	Ambiguities []Ambiguity `json:"ambiguities"`
 	Complexity  float64     `json:"complexity_score"`
 	Estimate    Estimate    `json:"estimated_execution_time"`
+	// Variants is the number of variants the prompt asks for ("5 variants"), 0 when
+	// it names none: augment_image's count when the request gives none.
+	Variants int `json:"variants,omitempty"`
+	// Excluded are the entries the prompt asks not to apply ("no flips"); none of
+	// them is in Transforms.
+	Excluded []string `json:"excluded,omitempty"`
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -240,11 +246,13 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
 		}
 	}
-	matches := p.matches(toks)
-	for _, cl := range clauses(toks, matches, p.joinsParameters(toks, matches)) {
+	readVariants(r, toks)
+	matches := p.negate(r, toks, p.matches(toks))
+	matches = sameEntry(toks, matches)
+	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
 	}
-	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() {
+	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
 	return r

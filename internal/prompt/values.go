@@ -106,6 +106,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			}
 		}
 	}
+	if len(targets) == 0 {
+		targets = alikeSample(e, order, assigned)
+	}
 	for _, n := range rd.named {
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
@@ -490,6 +493,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.setP(0.5, "half the time")
 			continue
 		}
+		// "some of them", "a few of the images", "most of the photos": how many
+		// images, a probability.
+		if f, ok := portion[word(k)]; ok && word(k+1) == "of" && (word(k+2) == "them" || word(k+2) == "the" || word(k+2) == "these" || word(k+2) == "images") {
+			rd.setP(f, word(k)+" of "+word(k+2))
+			k += 2
+			for word(k+1) == "images" || word(k+1) == "photos" || word(k+1) == "pictures" || word(k+1) == "time" {
+				k++
+			}
+			continue
+		}
 		if f, ok := frequency[word(k)]; ok {
 			rd.setP(f, word(k))
 			continue
@@ -630,6 +643,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	prm := e.Parameters[name]
 	assigned[name] = true
+	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {

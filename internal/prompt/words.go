@@ -23,6 +23,12 @@ var frequency = map[string]float64{
 	"usually": 0.8, "mostly": 0.8,
 }
 
+// portion maps a word of how many images ("some of them", "a few of the images") to
+// the probability p that the transform runs.
+var portion = map[string]float64{
+	"few": 0.25, "some": 0.5, "half": 0.5, "many": 0.75, "most": 0.8,
+}
+
 // negative words turn a value towards the low end of its range; positive ones say the
 // high end explicitly.
 var negative = map[string]bool{
@@ -54,6 +60,10 @@ var filler = map[string]bool{
 	"sometimes": true, "often": true, "rarely": true, "always": true, "time": true, "times": true, "of the": true,
 	"degrees": true, "percent": true, "%": true, "px": true, "pixels": true, "intensity": true, "amount": true,
 	"strength": true, "value": true, "level": true, "too": true, "just": true, "now": true, "can": true, "you": true,
+	// Greetings and thanks, and what a request says of its images.
+	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "thx": true, "cheers": true,
+	"but": true, "only": true, "amounts": true, "could": true, "images": true, "photos": true,
+	"pictures": true, "my": true, "our": true, "dataset": true, "ok": true, "okay": true,
 }
 
 // units maps a unit word to the unit a number was written in.

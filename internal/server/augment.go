@@ -40,6 +40,9 @@ type augmentArgs struct {
 	// albumentations-mcp's request shape (augment_compat.go).
 	Image       string          `json:"image"`
 	AuthContext json.RawMessage `json:"auth_context"`
+	ImagePath   string          `json:"image_path"`
+	SessionID   string          `json:"session_id"`
+	OutputDir   string          `json:"output_dir"`
 }
 
 type augmentOptions struct {
@@ -196,6 +199,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 	if err != nil {
 		return nil, "", err
 	}
+	warnings = append(warnings, promptVariants(s, a.Prompt, max(a.Count, 1))...)
 	req := edit.AugmentRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
 		Prompt: a.Prompt, Preset: a.Preset,

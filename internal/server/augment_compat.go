@@ -24,6 +24,21 @@ func (a *augmentArgs) compat() ([]string, error) {
 		}
 		a.ImageB64 = a.Image
 	}
+	if a.ImagePath != "" {
+		if a.Path != "" && a.Path != a.ImagePath {
+			return nil, edit.FieldError("image_path", "give one of image_path and path (image_path is albumentations-mcp's name for path)")
+		}
+		a.Path = a.ImagePath
+	}
+	if a.SessionID != "" {
+		if a.Path == "" && a.ImageB64 == "" && a.ImageID == "" {
+			return nil, edit.FieldError("session_id", "darkroom has no albumentations-mcp load_image_for_processing session: give the image as image_path, image_b64 or image_id")
+		}
+		warnings = append(warnings, fmt.Sprintf("session_id %q is not used: it names albumentations-mcp's load_image_for_processing session; the image given is used", a.SessionID))
+	}
+	if a.OutputDir != "" {
+		warnings = append(warnings, fmt.Sprintf("output_dir %q is not used: darkroom writes the variants under the workspace, in augment/<session_id>/ (see the result's links)", a.OutputDir))
+	}
 	if o := a.Options; o != nil {
 		add := func(check string) {
 			for _, v := range o.Verify {

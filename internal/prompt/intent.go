@@ -1,0 +1,294 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
+)
+
+// This file reads what a prompt says besides its transforms: how many variants it
+// asks for ("5 variants"), what it asks not to do ("no flips", "without blur"), and
+// clauses that only say how much of the transform before them ("shift scale rotate,
+// small amounts"). Their words are English (words.go); which transforms exist still
+// comes only from the manifests.
+
+// consumed marks a token already read by this file: it cuts clauses like a separator,
+// so no transform takes it and no warning lists it.
+func consumed(t token) token {
+	return token{kind: tSep, text: t.text}
+}
+
+// readVariants reads "N variants" (versions, copies, augmentations, samples, outputs,
+// augmented images) into Result.Variants and consumes the words around it that only
+// ask for them ("I need", "maybe", "of each image"), so that "10" is no angle and
+// "maybe" no probability.
+func readVariants(r *Result, toks []token) {
+	for k := 0; k+1 < len(toks); k++ {
+		if toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
+			continue
+		}
+		end := k + 1
+		switch w := toks[k+1].text; {
+		case variantWords[w]:
+			end = k + 2
+		case w == "augmented" || w == "different" || w == "random" || w == "new":
+			if k+2 < len(toks) && (variantWords[toks[k+2].text] || toks[k+2].text == "images") {
+				end = k + 3
+			}
+		}
+		if end == k+1 {
+			continue
+		}
+		r.Variants = int(toks[k].num)
+		start := k
+		for start > 0 && toks[start-1].kind == tWord && variantLead[toks[start-1].text] {
+			start--
+		}
+		for end < len(toks) && toks[end].kind == tWord && variantTail[toks[end].text] {
+			end++
+		}
+		for j := start; j < end; j++ {
+			toks[j] = consumed(toks[j])
+		}
+		k = end - 1
+	}
+}
+
+var variantWords = map[string]bool{
+	"variants": true, "variant": true, "versions": true, "version": true, "copies": true,
+	"augmentations": true, "samples": true, "outputs": true, "variations": true,
+}
+
+// variantLead are words before "N variants" that only ask for them.
+var variantLead = map[string]bool{
+	"i": true, "need": true, "want": true, "give": true, "me": true, "generate": true, "create": true,
+	"produce": true, "make": true, "render": true, "maybe": true, "about": true, "around": true,
+	"roughly": true, "approximately": true, "please": true, "can": true, "you": true, "could": true,
+	"would": true, "like": true, "get": true, "output": true, "draw": true, "just": true, "total": true,
+}
+
+// variantTail are words after it: "5 variants of each image", "per photo".
+var variantTail = map[string]bool{
+	"of": true, "each": true, "per": true, "every": true, "image": true, "photo": true, "picture": true,
+	"the": true, "input": true, "source": true, "it": true, "this": true,
+}
+
+// negators say not to do what follows ("no flips", "without blur", "don't rotate").
+var negators = map[string]bool{
+	"no": true, "not": true, "without": true, "don't": true, "dont": true, "never": true,
+	"avoid": true, "skip": true, "exclude": true, "excluding": true, "nor": true, "w/o": true,
+}
+
+// negate removes the matches a negator names and consumes their words: the prompt
+// asked for them not to happen, so they are no transforms and no unread words. Each is
+// reported as a warning naming the entries left out. "no flips or rotations" leaves
+// out both.
+func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
+	var kept []match
+	negEnd := p.negateFamily(r, toks, ms)
+	negated := false
+	prevEnd := -1
+	for _, m := range ms {
+		neg := -1
+		// A negator before the phrase in the same clause, with at most two words
+		// between ("no vertical flips", "do not add any blur").
+		for j := m.start - 1; j >= 0 && j >= m.start-3; j-- {
+			t := toks[j]
+			if t.kind != tWord {
+				break
+			}
+			if negators[t.text] || t.text == "do" && j+1 < m.start && toks[j+1].text == "not" {
+				neg = j
+				break
+			}
+			if !filler[t.text] && t.text != "any" {
+				break
+			}
+		}
+		// "no flips or rotations": the negation runs over "or".
+		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
+			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {
+			neg = m.start - 1
+		}
+		if neg < 0 {
+			negated = false
+			kept = append(kept, m)
+			continue
+		}
+		words := joinTokens(toks[neg:m.end])
+		for j := neg; j < m.end; j++ {
+			toks[j] = consumed(toks[j])
+		}
+		r.issue("warning", fmt.Sprintf("%q: the prompt asks for no %s; none is applied", words, strings.Join(m.claims, " or ")), "", m.claims[0], "")
+		r.Excluded = append(r.Excluded, m.claims...)
+		negated, prevEnd = true, m.end
+	}
+	return kept
+}
+
+// negateFamily reads a negator before a word no phrase matched that is a word of
+// entries' names ("no flips": flip_horizontal and flip_vertical; "without noise").
+// It returns the last token of each such negation, so that "no flips or crops" runs
+// on over "or".
+func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool {
+	ends := map[int]bool{}
+	inMatch := make([]bool, len(toks))
+	for _, m := range ms {
+		for k := m.start; k < m.end; k++ {
+			inMatch[k] = true
+		}
+	}
+	for k, t := range toks {
+		if t.kind != tWord || !negators[t.text] || inMatch[k] {
+			continue
+		}
+		j := k + 1
+		for j < len(toks) && toks[j].kind == tWord && (filler[toks[j].text] || toks[j].text == "any") && !inMatch[j] {
+			j++
+		}
+		if j >= len(toks) || toks[j].kind != tWord || inMatch[j] {
+			continue
+		}
+		w := toks[j].text
+		var family []string
+		for _, e := range p.voc.Entries {
+			for _, part := range strings.Split(e.Name, "_") {
+				if part == w || part+"s" == w || part+"es" == w {
+					family = append(family, e.Name)
+					break
+				}
+			}
+		}
+		if len(family) == 0 {
+			continue
+		}
+		words := joinTokens(toks[k : j+1])
+		for i := k; i <= j; i++ {
+			toks[i] = consumed(toks[i])
+		}
+		r.issue("warning", fmt.Sprintf("%q: the prompt asks for no %s; none is applied", words, strings.Join(family, ", ")), "", family[0], "")
+		r.Excluded = append(r.Excluded, family...)
+		ends[j] = true
+	}
+	return ends
+}
+
+// modifierOnly says whether a clause only says how much or how often ("small
+// amounts", "slightly", "50% of the time"): words of intensity, frequency, units and
+// filler, and no number.
+func modifierOnly(seg []token) bool {
+	has := false
+	for _, t := range seg {
+		switch {
+		case t.kind == tSep:
+		case t.kind != tWord:
+			return false
+		case intensity[t.text] > 0:
+			has = true
+		case filler[t.text] || frequency[t.text] > 0 || frequencyWords[t.text] || units[t.text] != "" || t.text == "amounts":
+		default:
+			return false
+		}
+	}
+	return has
+}
+
+// joinModifiers joins a clause that only says how much to the clause before it, so its
+// intensity reads as that transform's ("shift scale rotate, small amounts").
+func joinModifiers(toks []token, cls []clause) []clause {
+	var out []clause
+	for _, c := range cls {
+		if n := len(out); n > 0 && len(c.matches) == 0 && len(out[n-1].matches) > 0 && modifierOnly(toks[c.start:c.end]) {
+			out[n-1].end = c.end
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// sameEntry merges a phrase that names only the entry the phrase before it in the
+// same clause named ("occlusion / cutout", "downscale to simulate low resolution"):
+// two words for one transform are not two transforms.
+func sameEntry(toks []token, ms []match) []match {
+	var out []match
+	for _, m := range ms {
+		if n := len(out); n > 0 && len(m.claims) == 1 && len(out[n-1].claims) == 1 && m.claims[0] == out[n-1].claims[0] {
+			sep := false
+			for j := out[n-1].end; j < m.start; j++ {
+				if toks[j].kind == tSep || separators[toks[j].text] {
+					sep = true
+				}
+			}
+			if !sep {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// albumentationsUnits reads a bare number (no unit, no parameter name) that is outside
+// prm's range in one of prm's albumentations units, when exactly that reading puts it
+// inside: "random gamma 80 to 120" is RandomGamma's gamma_limit (a percentage), "RGB
+// shift up to 15" RGBShift's levels on 0..255, "blur 3 to 7" kernel sizes. The units
+// come from the parameter's also names (the manifest); the reading is reported.
+func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Parameter, x expr, dir int, opt Options) (expr, bool) {
+	if x.as != "" || x.a.unit != "" || x.kind == span && x.b.unit != "" {
+		return x, false
+	}
+	fits := func(y expr) bool {
+		_, p1, m1 := convert(y.a, prm, dir, opt)
+		if m1 != "" || p1 != nil {
+			return false
+		}
+		if y.kind == span {
+			_, p2, m2 := convert(y.b, prm, dir, opt)
+			return m2 == "" && p2 == nil
+		}
+		return true
+	}
+	if fits(x) {
+		return x, false
+	}
+	for i := range prm.Also {
+		al := &prm.Also[i]
+		switch al.As {
+		case "percent", "level_255", "variance_255", "kernel_px", "kernel_limit":
+		default:
+			continue
+		}
+		y := reads(x, al, prm, true)
+		y.param, y.params = x.param, x.params
+		if fits(y) {
+			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
+				"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
+			return y, true
+		}
+	}
+	return x, false
+}
+
+// alikeSample are the parameters a value given with no name goes to when the entry's
+// prompt.sample draws two or more parameters of one unit ("RGB shift up to 15" shifts
+// red, green and blue, as RGBShift's one limit per channel does): none otherwise.
+func alikeSample(e *vocab.Entry, order []string, assigned map[string]bool) []string {
+	if e.Prompt == nil || len(e.Prompt.Sample) < 2 {
+		return nil
+	}
+	var out []string
+	unit := ""
+	for _, n := range order {
+		if _, ok := e.Prompt.Sample[n]; !ok {
+			continue
+		}
+		if unit != "" && e.Parameters[n].Unit != unit || assigned[n] {
+			return nil
+		}
+		unit = e.Parameters[n].Unit
+		out = append(out, n)
+	}
+	return out
+}
