@@ -31,11 +31,11 @@ import (
 //   - type (one name, never a list: a list of types is a portability warning in MCP
 //     Inspector --strict, and Ajv strict refuses unions other than with null; unions
 //     are anyOf), enum, const (draft-06+);
-//   - properties, required, additionalProperties (false for a closed struct, true for
-//     an open map of anything: an empty-string patternProperties says the same, but
-//     its {} is an untyped schema to Inspector --strict, and Ajv strict refuses a
-//     pattern that matches declared properties), patternProperties for a map keyed
-//     by a regexp;
+//   - properties, required, additionalProperties (false for a closed struct, absent
+//     for an open map of anything, whose default it is: an empty-string
+//     patternProperties says the same, but its {} is an untyped schema to Inspector
+//     --strict, and Ajv strict refuses a pattern that matches declared properties),
+//     patternProperties for a map keyed by a regexp;
 //   - items as one schema, with minItems, maxItems and uniqueItems: a list whose
 //     elements all have the same schema. A tuple of different schemas is prefixItems
 //     in 2020-12 and an items array in draft-07, and each draft ignores the other's
@@ -411,9 +411,11 @@ func structSchema(v cue.Value, depth int) (map[string]any, error) {
 	}
 	switch {
 	case anyLabel != nil && len(anyLabel) == 0:
-		// {[string]: _}: an open object of anything, said explicitly (an untyped
-		// {} under an empty-string pattern is flagged by Inspector --strict).
-		s["additionalProperties"] = true
+		// {[string]: _}: an open object of anything, which a bare type: object
+		// says in every draft (additionalProperties: true is its default, and an
+		// untyped {} under an empty-string pattern is flagged by Inspector
+		// --strict). Nothing more is written: the tool list is sent whole to
+		// every host, and this shape is in every tool's error.
 	case anyLabel != nil:
 		// [string]: X constrains declared fields too; additionalProperties does
 		// not, so it is exact only when nothing is declared.

@@ -155,7 +155,7 @@ x: s`, `{"properties":{"a":{"exclusiveMinimum":2,"type":"integer"}},"required":[
 		{"point", `x: [number & >=0 & <=1, number & >=0 & <=1]`,
 			`{"items":{"maximum":1,"minimum":0,"type":"number"},"maxItems":2,"minItems":2,"type":"array"}`},
 		{"open list with a prefix", `x: [int, int, ...int]`, `{"items":{"type":"integer"},"minItems":2,"type":"array"}`},
-		{"open map of anything", `x: {[string]: _}`, `{"additionalProperties":true,"type":"object"}`},
+		{"open map of anything", `x: {[string]: _}`, `{"type":"object"}`},
 		{"closed map keyed by a pattern", `#M: {[=~"^[a-z]+$"]: number}
 x: #M`, `{"additionalProperties":false,"patternProperties":{"^[a-z]+$":{"type":"number"}},"type":"object"}`},
 		{"nullable int", `x: int | null`, `{"anyOf":[{"type":"integer"},{"type":"null"}]}`},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
@@ -258,8 +259,13 @@ func (s *Editor) Export(ctx context.Context, req ExportRequest) (Exported, error
 		LongEdge: req.Size,
 		Seed:     req.Seed,
 		Context:  ctx,
-		Rows:     func(done, total int) { progress(done, total, "render") },
 	}
+	// The rows are rendered, then (PNG and TIFF) encoded: the stage, told from the
+	// export's goroutines, names which in each progress message.
+	var stage atomic.Value
+	stage.Store("render")
+	opt.Stage = func(next string) { stage.Store(next) }
+	opt.Rows = func(done, total int) { progress(done, total, stage.Load().(string)) }
 	switch req.Format {
 	case "jpeg":
 		opt.Encode.Quality = req.Quality

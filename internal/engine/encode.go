@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,6 +38,14 @@ type EncodeOptions struct {
 	// segment right after SOI with its orientation reset to 1, since the pixels are
 	// already upright. PNG and TIFF output do not carry EXIF.
 	EXIF []byte
+	// Context, when set, stops a PNG or TIFF encode between bands of rows (64 rows
+	// at a time): Encode returns the cancellation, as stopped says, and the file is
+	// left incomplete for the caller's atomic writer to drop.
+	Context context.Context
+	// Rows, when set, is told after each band of rows a PNG or TIFF encoder has
+	// written how many rows of the image are written: done increases to total, the
+	// image's height.
+	Rows func(done, total int)
 }
 
 // Encode writes img as sRGB, clamping values outside [0, 1]: JPEG (4:2:0, the
@@ -58,7 +67,10 @@ func Encode(w io.Writer, img *Image, opt EncodeOptions) error {
 		if depth != 8 && depth != 16 {
 			return darkroom.Errorf(darkroom.InvalidInput, "encode png: depth %d is not 8 or 16", opt.Depth)
 		}
-		if err := encodePNG(w, img, depth); err != nil {
+		if err := encodePNG(w, img, depth, opt); err != nil {
+			if encodeStopped(err, opt) {
+				return err
+			}
 			return darkroom.Wrap(darkroom.RenderError, err, "encode png")
 		}
 		return nil
@@ -66,12 +78,31 @@ func Encode(w io.Writer, img *Image, opt EncodeOptions) error {
 		if opt.Depth != 0 && opt.Depth != 16 {
 			return darkroom.Errorf(darkroom.InvalidInput, "encode tiff: depth %d is not 16", opt.Depth)
 		}
-		if err := encodeTIFF16(w, img); err != nil {
+		if err := encodeTIFF16(w, img, opt); err != nil {
+			if encodeStopped(err, opt) {
+				return err
+			}
 			return darkroom.Wrap(darkroom.RenderError, err, "encode tiff")
 		}
 		return nil
 	}
 	return darkroom.Errorf(darkroom.InvalidInput, "encode: format %q is not jpeg, png or tiff", opt.Format)
+}
+
+// encodeStopped tells the error of an encode its context stopped (returned as it
+// is: a cancel is not a render error).
+func encodeStopped(err error, opt EncodeOptions) bool {
+	return opt.Context != nil && opt.Context.Err() != nil && errors.Is(err, opt.Context.Err())
+}
+
+// encodeBand is called by the PNG and TIFF encoders before each band of rows
+// (done of them written so far): it tells opt.Rows of the rows written, and says
+// whether the context has ended.
+func encodeBand(opt EncodeOptions, done, total int) error {
+	if done > 0 && opt.Rows != nil {
+		opt.Rows(done, total)
+	}
+	return stopped(opt.Context, "encode")
 }
 
 func encodeJPEG(w io.Writer, img *Image, opt EncodeOptions) error {
@@ -506,7 +537,7 @@ func frameHeader(head []byte, w, h, interval int) ([]byte, error) {
 // golang.org/x/image/tiff encoder always adds one), uncompressed, in strips. Rows are
 // converted a chunk at a time on every core and streamed out, so the file never sits
 // in memory whole.
-func encodeTIFF16(w io.Writer, img *Image) error {
+func encodeTIFF16(w io.Writer, img *Image, opt EncodeOptions) error {
 	const (
 		tShort    = 3
 		tLong     = 4
@@ -588,6 +619,9 @@ func encodeTIFF16(w io.Writer, img *Image) error {
 	const chunk = 64
 	buf := make([]byte, chunk*rowBytes)
 	for y0 := 0; y0 < img.H; y0 += chunk {
+		if err := encodeBand(opt, y0, img.H); err != nil {
+			return err
+		}
 		n := min(chunk, img.H-y0)
 		parallelN(n, minRows(img.W), func(a, b int) {
 			for y := a; y < b; y++ {
@@ -602,5 +636,11 @@ func encodeTIFF16(w io.Writer, img *Image) error {
 			return err
 		}
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if opt.Rows != nil {
+		opt.Rows(img.H, img.H)
+	}
+	return nil
 }

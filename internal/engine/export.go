@@ -31,13 +31,16 @@ type ExportOptions struct {
 	// renders and encodes together: "encode" comes when the last rows are rendered.
 	Stage func(next string)
 	// Context, when set, ends a wait for the decode budget (see SetDecodeBudget),
-	// and an export whose context ends stops between strips of rows.
+	// and an export whose context ends stops between strips of rows, rendered or
+	// encoded (Encode.Context, when not set, is this one).
 	Context context.Context
 	// Rows, when set, is told after each strip of rows is rendered how many rows
 	// are done of how many the export renders strip by strip, done increasing from
 	// call to call. A streamed export renders each row of the file once; one that
 	// renders whole images counts the rows of the strips it renders before them and
 	// after them (total grows to the second count once the whole images are made).
+	// A PNG or TIFF export then counts the rows it encodes, adding the file's
+	// height to total when the encoding starts.
 	// It may be called from several goroutines, one call at a time.
 	Rows func(done, total int)
 }
@@ -64,6 +67,27 @@ func (m *rowMeter) metered(band bandFunc) bandFunc {
 			m.mu.Unlock()
 		}
 		return img, done, err
+	}
+}
+
+// encoding returns a Rows function for an encoder (EncodeOptions.Rows): the rows
+// it writes are counted on, after those rendered, and its total is added to the
+// meter's at its first call.
+func (m *rowMeter) encoding() func(done, total int) {
+	if m == nil || m.fn == nil {
+		return nil
+	}
+	last, started := 0, false
+	return func(done, total int) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if !started {
+			m.total += total
+			started = true
+		}
+		m.done += done - last
+		last = done
+		m.fn(m.done, m.total)
 	}
 }
 
@@ -187,6 +211,12 @@ func export(w io.Writer, data []byte, edits []Edit, opt ExportOptions, release *
 	prefix, middle, suffix := order[:p], order[p:q], order[q:]
 	rows := d.uprightRows()
 	meter := &rowMeter{fn: opt.Rows}
+	if eo.Context == nil {
+		eo.Context = opt.Context
+	}
+	if eo.Format != "jpeg" && eo.Rows == nil && opt.Rows != nil {
+		eo.Rows = meter.encoding()
+	}
 	stage("render")
 	// fromSource makes rows of the source with the prefix rendered on them.
 	fromSource := func(y0, y1 int, pool *bufPool) (*Image, func(), error) {

@@ -13,7 +13,7 @@ import (
 // full-size RGBA copy (image/png needs one) nor the file sits in memory. Each row
 // takes the PNG filter whose output has the smallest sum of absolute values, the
 // heuristic the PNG specification suggests and image/png uses.
-func encodePNG(w io.Writer, img *Image, depth int) error {
+func encodePNG(w io.Writer, img *Image, depth int, opt EncodeOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	if _, err := bw.WriteString("\x89PNG\r\n\x1a\n"); err != nil {
 		return err
@@ -41,6 +41,9 @@ func encodePNG(w io.Writer, img *Image, depth int) error {
 	}
 	t := srgb8()
 	for y0 := 0; y0 < img.H; y0 += band {
+		if err := encodeBand(opt, y0, img.H); err != nil {
+			return err
+		}
 		n := min(band, img.H-y0)
 		parallelN(n, minRows(img.W), func(a, b int) {
 			for y := a; y < b; y++ {
@@ -74,7 +77,13 @@ func encodePNG(w io.Writer, img *Image, depth int) error {
 	if err := writeChunk(bw, "IEND", nil); err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if opt.Rows != nil {
+		opt.Rows(img.H, img.H)
+	}
+	return nil
 }
 
 // filterRowPNG applies the five PNG filters to cur (prev is the row above) and

@@ -140,6 +140,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		DisableLocalhostProtection: o.Verifier != nil,
 	}
 	var endpoint http.Handler = mcp.NewStreamableHTTPHandler(getServer, opts)
+	endpoint = newReplyGate().wrap(endpoint)
 	endpoint = readBody(endpoint, o.BodyTimeout, func(r *http.Request) (string, int64) {
 		if p, ok := auth.FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context())); ok {
 			return p.Name, p.Limits.MaxInputBytes

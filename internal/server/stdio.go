@@ -116,6 +116,10 @@ type overlong struct {
 type pendingRequest struct {
 	raw []byte // the client's id, exactly as it sent it
 	key string // its key in inflight, until its reply is on its way
+	// cancelled: the client sent notifications/cancelled for it. The SDK still
+	// writes a reply (an error, or a result that raced the cancel); the spec says
+	// a receiver SHOULD NOT answer a cancelled request, so the reply is dropped.
+	cancelled bool
 }
 
 type stdioConn struct {
@@ -295,6 +299,9 @@ func (c *stdioConn) cancellation(req *jsonrpc.Request) jsonrpc.Message {
 	}
 	c.mu.Lock()
 	seq, ok := c.inflight[idKey(params["requestId"])]
+	if ok {
+		c.pending[seq].cancelled = true
+	}
 	c.mu.Unlock()
 	if !ok {
 		return nil
@@ -394,6 +401,16 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	var b []byte
+	if p != nil && p.cancelled {
+		c.mu.Lock()
+		delete(c.pending, seq)
+		c.mu.Unlock()
+		select {
+		case c.drained <- struct{}{}:
+		default:
+		}
+		return nil
+	}
 	if p != nil {
 		b = encodeResponse(p.raw, resp.Result, wireError(resp.Error))
 	} else {

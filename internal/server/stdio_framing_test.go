@@ -376,11 +376,15 @@ func checkFraming(t testing.TB, in []byte, want []planted, limit int) {
 	}
 	for _, p := range want {
 		rs := got[p.id]
+		if len(rs) == 0 && bytes.Contains(in, []byte(`"notifications/cancelled","params":{"requestId":`+p.id)) {
+			continue // noise cancelled it while in flight: a cancelled request gets no reply
+		}
 		if len(rs) != 1 {
 			t.Fatalf("%d replies with id %s, want 1; input:\n%q\noutput:\n%s", len(rs), p.id, in, out.b.Bytes())
 		}
 		// Noise may cancel a planted request (notifications/cancelled naming its
-		// id): then its one reply is an error too.
+		// id) after it was answered, or race the answer: then its one reply may be
+		// an error too.
 		e := rs[0].Error
 		if failed := e != nil; failed != p.overlong && !(failed && strings.Contains(e.Message, "cancel")) {
 			t.Fatalf("reply to the request with id %s (over-long %v): %+v", p.id, p.overlong, rs[0])

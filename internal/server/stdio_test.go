@@ -370,6 +370,9 @@ func TestStdioDuplicateInFlightID(t *testing.T) {
 }
 
 // notifications/cancelled names the client's id; it still reaches the request.
+// The cancelled request gets no reply (the spec: a receiver SHOULD NOT answer a
+// cancelled request), though its handler returns a result after the cancel; the
+// session goes on answering the next request.
 func TestStdioCancelInFlight(t *testing.T) {
 	b := blockServer()
 	w := startWire(t, b.srv, nil)
@@ -378,8 +381,16 @@ func TestStdioCancelInFlight(t *testing.T) {
 	await(t, b.started, "the call to block")
 	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"test"}}`)
 	await(t, b.cancelled, "the cancellation of the call")
-	w.reply(`"slow"`)
-	w.end()
+	w.send(`{"jsonrpc":"2.0","id":"next","method":"tools/call","params":{"name":"echo","arguments":{"after":true}}}`)
+	if r := parseReply(t, w.reply(`"next"`)); r.Error != nil || !bytes.Contains(r.Result, []byte("after")) {
+		t.Errorf("the request after the cancel: %+v, want its result", r)
+	}
+	// end waits for the handlers to return and their replies to be written.
+	for _, line := range append(w.seen, w.end()...) {
+		if string(rawID(t, line)) == `"slow"` {
+			t.Errorf("the cancelled request was answered: %s", line)
+		}
+	}
 }
 
 // Every line that is not a message gets exactly one JSON-RPC error with a real
