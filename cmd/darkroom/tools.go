@@ -704,6 +704,10 @@ func entryValue(e *vocab.Entry, valueText *string, params []string) (any, error)
 		// A scalar for an entry of several parameters (or none): the server says
 		// what the entry takes.
 		return scalar, nil
+	case single != "" && len(obj) == 1 && strings.HasPrefix(from[single], "--param "):
+		// --param on a one-parameter entry is --value: the server takes a number
+		// for it (ADR-079), and an object only for several parameters.
+		return obj[single], nil
 	}
 	return obj, nil
 }

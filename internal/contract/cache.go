@@ -182,6 +182,7 @@ func LoadCached(fsys fs.FS, cache *Cache) (*Contract, error) {
 		if payload, hit := cache.Get("contract.json", key); hit {
 			if c, err := fromBuilt(v, payload); err == nil {
 				c.syntax, c.digest = files, digest
+				c.pool = newPool(fsys)
 				return c, nil
 			}
 		}
@@ -191,6 +192,7 @@ func LoadCached(fsys fs.FS, cache *Cache) (*Contract, error) {
 		return nil, err
 	}
 	c.syntax, c.digest = files, digest
+	c.pool = newPool(fsys)
 	if ok {
 		if b, err := c.built(); err == nil {
 			if payload, err := json.Marshal(b); err == nil {

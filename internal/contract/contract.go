@@ -40,9 +40,16 @@ type Contract struct {
 
 	// mu serializes CUE evaluation (values are not safe for concurrent use) and
 	// guards labels.
-	mu        sync.Mutex
+	mu sync.Mutex
+	// labelMu guards labels, apart from mu: every call's decoding consults them,
+	// and must not wait for another call's evaluation.
+	labelMu   sync.Mutex
 	labels    map[string]bool
 	newLabels int
+	// pool holds further evaluators of the contract (each its own CUE context) for
+	// checks that find mu taken: see evaluator.go.
+	pool *pool
+	own  *evaluator // the contract's own context's evaluator; guarded by mu
 
 	syntax []*ast.File
 	digest string
@@ -121,6 +128,7 @@ func Load(fsys fs.FS) (*Contract, error) {
 	}
 	c.syntax = files
 	c.digest = digest
+	c.pool = newPool(fsys)
 	return c, nil
 }
 

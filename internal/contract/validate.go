@@ -58,7 +58,15 @@ type FieldError struct {
 // failing fields.
 func (t *Tool) Check(raw json.RawMessage) (map[string]any, error) {
 	t.contract.ensure(t)
-	return t.contract.check(t.params, t.Name, raw, t.argumentNodes())
+	c := t.contract
+	args, ferrs := c.decodeArgs(raw, t.argumentNodes())
+	if ferrs != nil {
+		return nil, invalid(t.Name, ferrs)
+	}
+	var out map[string]any
+	var err error
+	c.withEvaluator(func(ev *evaluator) { out, err = c.unify(ev.params(t), t.Name, args) })
+	return out, err
 }
 
 // argumentNodes is the node cap of the tool's arguments: what its input schema
@@ -155,6 +163,14 @@ func (c *Contract) check(params cue.Value, name string, raw json.RawMessage, max
 	// CUE values are not safe for concurrent evaluation.
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.unify(params, name, args)
+}
+
+// unify is the one CUE evaluation of a call's data: args unified with params
+// (whose context the caller holds), validated and decoded with every default
+// filled. Every check of a request's data ends here, and counts itself.
+func (c *Contract) unify(params cue.Value, name string, args map[string]any) (map[string]any, error) {
+	evaluations.Add(1)
 	u := params.Unify(params.Context().Encode(args))
 	if err := u.Validate(cue.Concrete(true)); err != nil {
 		return nil, invalid(name, c.fieldErrors(params, args, err))
@@ -261,8 +277,8 @@ func (c *Contract) decodeArgs(raw json.RawMessage, maxNodes int) (map[string]any
 // admitLabel reports whether a key may reach CUE: a declared label, or a new one
 // while the budget lasts (and from then on it counts as known).
 func (c *Contract) admitLabel(k string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.labelMu.Lock()
+	defer c.labelMu.Unlock()
 	if c.labels[k] {
 		return true
 	}
@@ -277,8 +293,8 @@ func (c *Contract) admitLabel(k string) bool {
 // AllowLabels adds keys that arguments may use beyond the contract's own field
 // names: the vocabulary's parameter names, which appear as keys of a value object.
 func (c *Contract) AllowLabels(names ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.labelMu.Lock()
+	defer c.labelMu.Unlock()
 	for _, n := range names {
 		c.labels[n] = true
 	}

@@ -23,6 +23,19 @@ type PrimitiveEdit struct {
 	Value    json.RawMessage // nil: the parameters' defaults
 	Mask     json.RawMessage // nil: the entry's default mask, if any
 	Strength float64
+	// Checked is set when the server's adapter checked the value and the mask with
+	// the call's other arguments (contract.Tool.CheckEntry): Value and Mask are
+	// then the checked, completed forms and no CUE runs on them again.
+	Checked *Checked
+}
+
+// Checked is what the one check of a call made of its value and mask.
+type Checked struct {
+	// Values are the entry's parameters, each given or at its default.
+	Values map[string]float64
+	// MaskGiven says the call gave its mask_spec (Mask); else Mask is the entry's
+	// default mask, completed, or nil.
+	MaskGiven bool
 }
 
 // StateEntry validates an edit against the vocabulary and the contract and returns
@@ -39,6 +52,9 @@ func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
 	e, err := s.LookupEntry(ed.Field+"primitive_name", ed.Name)
 	if err != nil {
 		return history.Entry{}, err
+	}
+	if ed.Checked != nil {
+		return s.checkedEntry(e, ed)
 	}
 	values, err := s.Vocab.Values(s.Contract, e, ed.Value)
 	if err != nil {
@@ -59,6 +75,34 @@ func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
 		}
 	}
 	entry := history.Entry{Primitive: e.Name, Layer: e.Layer, Values: values, Mask: mask, Strength: ed.Strength}
+	if err := s.CheckEntry(entry); err != nil {
+		return history.Entry{}, AtField(err, ed.Field)
+	}
+	return entry, nil
+}
+
+// checkedEntry is StateEntry for an edit the adapter's one check completed: only
+// what the contract cannot know is looked at here (a mask's name among the packs'
+// masks, a mask on an entry that cannot take one), in plain Go.
+func (s *Editor) checkedEntry(e *vocab.Entry, ed PrimitiveEdit) (history.Entry, error) {
+	var mask json.RawMessage
+	if ed.Mask != nil {
+		if ed.Checked.MaskGiven {
+			if err := s.checkMaskable(e, ed.Field+"mask_spec"); err != nil {
+				return history.Entry{}, err
+			}
+		}
+		var spec map[string]any
+		if err := json.Unmarshal(ed.Mask, &spec); err != nil {
+			return history.Entry{}, darkroom.Wrap(darkroom.InternalError, err, "mask_spec")
+		}
+		m, err := s.finishMask(spec)
+		if err != nil {
+			return history.Entry{}, AtField(err, ed.Field)
+		}
+		mask = m
+	}
+	entry := history.Entry{Primitive: e.Name, Layer: e.Layer, Values: ed.Checked.Values, Mask: mask, Strength: ed.Strength}
 	if err := s.CheckEntry(entry); err != nil {
 		return history.Entry{}, AtField(err, ed.Field)
 	}

@@ -10,9 +10,10 @@
 // It speaks domain types (history.Entry, history.State, Mutation, Resolved,
 // Exported) and returns coded errors, *darkroom.Error, whose codes are the
 // contract's closed enum (contracts/errors.cue); only the adapter turns them into an
-// envelope. It knows nothing of MCP. It consults the contract for what the
-// contract decides: the check of a new entry's operation arguments and of a mask,
-// and the operation catalog (decoded once per Editor).
+// envelope. It knows nothing of MCP. It consults the contract for the operation
+// catalog (decoded once per Editor); apply_primitive's value and mask come to it
+// already checked (PrimitiveEdit.Checked). Other tools' values (regions, spots,
+// augmentation) are still checked here by vocab.Values and CheckMask.
 //
 // The Workspace is where everything lives: the history store, the copies of the
 // sources, previews, exports and context files, all written by one atomic and
@@ -27,18 +28,21 @@
 //  1. internal/server, stdio transport: the JSON-RPC line is read and its head
 //     scanned (id, method, tool name) without decoding the arguments; the SDK
 //     hands tools/call to the tool's registered handler.
-//  2. server.Invoke: the contract checks the raw arguments against the tool's
-//     params (contract.Tool.Check: strict JSON, unified with CUE, defaults filled).
-//     A failure is invalid_input naming the field; a value of the wrong type is
-//     said in terms of the entry's parameter and range (Editor.ExplainValue).
+//  2. server.Invoke, server.check: the contract checks the raw arguments against
+//     the tool's params with the named entry's #values in place of the generic
+//     value and its default mask filled (contract.Tool.CheckEntry: strict JSON,
+//     one CUE unification, defaults filled; ADR-079's shapes). This is the only
+//     CUE evaluation of the call (contract.Evaluations counts them). A refused call
+//     is said in terms of the entry's parameter and range (Editor.ExplainValue,
+//     vocab.Values), evaluating again only to word the error.
 //  3. The handler from the one tool table (server.tools) decodes the checked
 //     arguments into its own struct (applyArgs: a misspelt field does not compile)
-//     and calls Editor.StateEntry with a PrimitiveEdit.
-//  4. Editor.StateEntry: the vocabulary checks the value against the entry's
-//     declared parameters (vocab.Values: shape, names, ranges; nothing clamped),
-//     the mask is checked and completed (CheckMask), and CheckEntry runs the
-//     contract's check of the operation arguments the values bind. This is the
-//     only CUE evaluation of the entry, and it happens before any lock is taken.
+//     and calls Editor.StateEntry with a PrimitiveEdit carrying the typed values.
+//  4. Editor.StateEntry: in plain Go, the mask's name is looked up among the
+//     packs' masks, a mask on a geometry entry is refused (the catalog's
+//     maskable), and the entry is expanded to engine edits (CheckEntry). The
+//     operations' arguments need no check of their own: the manifest makes each
+//     bound parameter's range fit its argument's.
 //  5. Editor.Mutate: history.Store.Update runs the change under the image's lock:
 //     it reads HEAD's state, sets the entry (history.State.Set, replacing an
 //     entry with the same primitive and mask), encodes the canonical JSON, hashes

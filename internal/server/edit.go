@@ -26,11 +26,15 @@ type applyArgs struct {
 }
 
 func applyPrimitive(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	checked, _ := args["value"].(*edit.Checked)
+	if checked != nil {
+		delete(args, "value")
+	}
 	a, err := decodeArgs[applyArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := s.Apply(a.ImageID, edit.PrimitiveEdit{Name: a.Primitive, Value: a.Value, Mask: a.MaskSpec, Strength: a.Strength})
+	r, err := s.Apply(a.ImageID, edit.PrimitiveEdit{Name: a.Primitive, Value: a.Value, Mask: a.MaskSpec, Strength: a.Strength, Checked: checked})
 	if err != nil {
 		return nil, "", err
 	}

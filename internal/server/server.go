@@ -561,18 +561,8 @@ func (s *Server) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	if !ok {
 		return s.failure(nil, darkroom.Errorf(darkroom.NotFound, "no tool named %q", name)), ""
 	}
-	args, err := t.Check(raw)
+	args, err := s.check(t, raw)
 	if err != nil {
-		if t.Name == "apply_primitive" {
-			// A value of the wrong type is about the entry's parameter, which the
-			// tool's own schema cannot name.
-			var a struct {
-				Primitive string `json:"primitive_name"`
-			}
-			if json.Unmarshal(raw, &a) == nil {
-				err = s.ExplainValue(a.Primitive, err)
-			}
-		}
 		return s.failure(t, err), ""
 	}
 	if d := t.Deprecated; d != nil {

@@ -75,6 +75,10 @@ type Entry struct {
 	valuesErr  error
 }
 
+// Source is the entry as its pack was checked (JSON): what the contract fills into
+// #EntryValues to check a call's value for it with the call's other arguments.
+func (e *Entry) Source() json.RawMessage { return e.raw }
+
 // Parameter is one value an entry takes.
 type Parameter struct {
 	Name        string  `json:"-"`
@@ -646,8 +650,8 @@ func hasAll(have, want []string) bool {
 
 // Values checks the value an agent passes for an entry (ADR-079): nothing for an
 // entry without parameters, a scalar for one parameter, an object keyed by parameter
-// name for several (or for one: {"ev": 0.6} is the same as 0.6, which is what
-// `--param ev=0.6` sends). The wrong shape, an unknown parameter or a value outside
+// name for several (or for one, as a pipeline step's params give it: {"ev": 0.6} is
+// the same as 0.6; a tool's value refuses that form, see ShapeError). The wrong shape, an unknown parameter or a value outside
 // its range is invalid_input naming the parameter, the value and the range
 // (`exposure: ev: 9 is outside [-4, 4]`); nothing is clamped. Omitted parameters take
 // their defaults.
@@ -702,6 +706,16 @@ func (voc *Vocabulary) Values(c *contract.Contract, e *Entry, value json.RawMess
 		out[k] = f
 	}
 	return out, nil
+}
+
+// ShapeError is ADR-079's refusal of a tool's value in the object form for a
+// one-parameter entry (it takes a number); nil for any other value.
+func (e *Entry) ShapeError(value json.RawMessage) error {
+	value = bytes.TrimSpace(value)
+	if names := e.ParameterNames(); len(names) == 1 && len(value) > 0 && value[0] == '{' {
+		return valueError(e, "value", "%s takes a number for %s, not an object", e.Name, names[0])
+	}
+	return nil
 }
 
 // explainRanges rewrites the message of each parameter whose number lies outside its

@@ -7,7 +7,7 @@
 // another principal's image that did not answer not_found), and the server's RSS
 // (VmRSS from /proc) sampled every second: first, peak and last.
 //
-//	go run ./scripts/loadtest [-clients 32] [-principals 4] [-calls 10000] [-darkroom PATH]
+//	go run ./scripts/loadtest [-clients 32] [-principals 4] [-calls 10000] [-augment 0] [-darkroom PATH]
 package main
 
 import (
@@ -52,6 +52,7 @@ func main() {
 	principals := flag.Int("principals", 4, "principals (tokens, each with its own workspace)")
 	calls := flag.Int("calls", 10000, "tool calls in all")
 	bin := flag.String("darkroom", "", "the darkroom binary (default: go build ./cmd/darkroom)")
+	augment := flag.Int("augment", 0, "when above 0, one call in ten is augment_image of this many variants (in place of an apply_primitive)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -185,6 +186,11 @@ func main() {
 					img = "shared"
 				}
 				key := fmt.Sprintf("p%d/%s", p, img)
+				if i%10 == 7 && *augment > 0 {
+					call(cs, "augment_image", map[string]any{"image_id": img, "prompt": "slight blur and rotate between -10 and 10 degrees",
+						"seed": i, "count": *augment, "options": map[string]any{"return_images": 0}})
+					continue
+				}
 				switch i % 10 {
 				case 9:
 					call(cs, "render_preview", map[string]any{"image_id": img, "size": 256})
