@@ -27,7 +27,9 @@ func TestCompletions(t *testing.T) {
 	cs := sdkSession(t, s)
 	ctx := context.Background()
 
-	prompt := func(name string) *mcp.CompleteReference { return &mcp.CompleteReference{Type: "ref/prompt", Name: name} }
+	prompt := func(name string) *mcp.CompleteReference {
+		return &mcp.CompleteReference{Type: "ref/prompt", Name: name}
+	}
 	resource := func(uri string) *mcp.CompleteReference { return &mcp.CompleteReference{Type: "ref/resource", URI: uri} }
 	onHarbour := &mcp.CompleteContext{Arguments: map[string]string{"image_id": "harbour"}}
 	for _, c := range []struct {
