@@ -24,10 +24,12 @@ import (
 const completionSynopsis = `completion bash|zsh|fish
 
 Prints a completion script for the shell. It completes commands, flags, vocabulary
-entry names (--entry, --primitive-name), preset names (--preset),
-image ids (an IMAGE_ID argument, --image-id; from --workspace, else $DARKROOM_WORKSPACE,
-else the default workspace) and an image's branches and tags (--ref-or-hash, --from).
-Elsewhere the shell completes file names.
+entry names (--entry, --primitive-name, --module-name), preset names (--preset),
+image ids (--image-id, --source-image-id, --target-image-ids; from --workspace, else
+$DARKROOM_WORKSPACE, else the default workspace) and an image's branches and tags
+(--ref-or-hash, --from, --hash, --hash-a, --hash-b). A positional argument completes
+as its flag does (checkout IMAGE_ID REF_OR_HASH). Elsewhere the shell completes file
+names.
 
   bash:  source <(darkroom completion bash)          (or save it in /etc/bash_completion.d/darkroom)
   zsh:   source <(darkroom completion zsh)           (after compinit; or save it as _darkroom on $fpath)
@@ -111,8 +113,8 @@ func (m *Main) completeCmd(args []string) error {
 			cands = subs
 			break
 		}
-		if positionalImage(m, prev[0]) && len(positionalArgs(prev[1:], takesValue)) == 0 {
-			cands = m.imageIDs(prev)
+		if name := positionalParam(m, prev[0], len(positionalArgs(prev[1:], takesValue))); name != "" {
+			cands = m.flagValues(kebab(name), prev)
 		}
 	}
 	for _, c := range cands {
@@ -209,30 +211,38 @@ func (m *Main) flagValues(name string, words []string) []string {
 			}
 			return out
 		}
-	case name == "image-id" || strings.HasSuffix(name, "-image-id"):
+	case name == "module-name":
+		// A module is the entry that made it.
+		return m.flagValues("entry", words)
+	case name == "image-id" || strings.HasSuffix(name, "-image-id") || strings.HasSuffix(name, "-image-ids"):
 		return m.imageIDs(words)
-	case name == "ref-or-hash" || name == "from":
+	case name == "ref-or-hash" || name == "from" || name == "hash" || name == "hash-a" || name == "hash-b":
 		return m.refNames(words)
 	}
 	return nil
 }
 
-// positionalImage reports whether a command's first argument is an image id.
-func positionalImage(m *Main, verb string) bool {
+// positionalParam is the parameter a tool command's positional argument number i
+// (0-based) gives, "" when it gives none: so a positional argument completes as
+// its flag does (an IMAGE_ID, a REF_OR_HASH, TARGET_IMAGE_IDS...).
+func positionalParam(m *Main, verb string, i int) string {
 	if _, ok := commands[verb]; ok {
-		return false
+		return ""
 	}
 	// Not the start-up snapshot: it holds no input schemas.
 	c, err := m.loadContract()
 	if err != nil {
-		return false
+		return ""
 	}
 	t, ok := toolForVerb(c, verb)
 	if !ok {
-		return false
+		return ""
 	}
 	order := positionals(t)
-	return len(order.names) > 0 && strings.HasSuffix(order.names[0], "image_id")
+	if i < len(order.names) {
+		return order.names[i]
+	}
+	return order.rest
 }
 
 // store opens the history of the workspace a command line names, without creating

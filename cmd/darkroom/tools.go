@@ -558,7 +558,17 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		if err != nil {
 			return darkroom.Wrap(darkroom.InternalError, err, "%s: arguments", verb)
 		}
+		// A terminal shows the call's progress as a bar on stderr (progress.go);
+		// piped, or with --json, nothing is drawn.
+		bar := (*progressBar)(nil)
+		if !*jsonOut && isTerminal(m.Stderr) {
+			bar = newProgressBar(m.Stderr, verb)
+			ctx = server.WithProgress(ctx, bar.Update)
+		}
 		env, summary = s.Invoke(ctx, t.Name, raw)
+		if bar != nil {
+			bar.Finish()
+		}
 	}
 	if exportOut != "" && env.Success {
 		if err := copyExport(ws, env.Data, exportOut); err != nil {

@@ -40,7 +40,8 @@
 // A commit on a detached HEAD has ref "HEAD"; a checkout has ref "refs/heads/<b>" when
 // HEAD now names that branch and "HEAD" when it is detached. parent is HEAD's hash
 // before a commit or checkout, "" otherwise. label is the commit's label (the spec for
-// a checkout). For example:
+// a checkout). A commit or checkout that moves nothing and repeats the log's last
+// entry exactly (op, ref, hash, label) is not logged again (repeat.go). For example:
 //
 //	{"time":"2026-01-02T10:00:00Z","op":"init","hash":"9f2c…","parent":"","ref":"refs/heads/main","label":"baseline"}
 //	{"time":"2026-01-02T10:00:00Z","op":"tag","hash":"9f2c…","parent":"","ref":"refs/tags/baseline","label":""}

@@ -11,7 +11,8 @@ import (
 // what they did as read under the image's lock.
 
 // Checkout moves HEAD: a branch makes it name the branch, a tag or hash detaches it at
-// that snapshot, and "HEAD" leaves it where it is (the call is still logged). See
+// that snapshot, and "HEAD" leaves it where it is (the call is still logged, unless the log's last
+// entry is this same checkout: see repeat.go). See
 // Resolve for how spec is read. Returns not_found, invalid_input or versioning_error
 // as Resolve does.
 func (s *Store) Checkout(id, spec string) (Head, error) {
@@ -42,6 +43,9 @@ func (s *Store) checkoutLocked(im *image, spec string) (Head, error) {
 	if branch != "" {
 		e.Ref = "refs/heads/" + branch
 		out = Head{Hash: t.hash, Branch: branch}
+	}
+	if _, ok := im.repeatOf(e); ok {
+		return out, nil
 	}
 	return out, im.apply(e)
 }

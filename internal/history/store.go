@@ -288,8 +288,8 @@ func (s *Store) ListImages() ([]string, error) {
 
 // Commit records st as a new snapshot on HEAD's branch, or moves a detached HEAD to
 // it. The parent is HEAD's previous hash. A state equal to its parent is still
-// recorded (with its label), as git commit --allow-empty does; compare Hash(st) with
-// Head first to skip it. Returns invalid_input or limit_exceeded for a state or label
+// recorded (with its label), as git commit --allow-empty does, unless the log's last
+// entry is that same commit (see repeat.go); compare Hash(st) with Head first to skip it. Returns invalid_input or limit_exceeded for a state or label
 // the store refuses.
 func (s *Store) Commit(id string, st State, label string) (LogEntry, error) {
 	canon, hash, err := encodeState(st)
@@ -394,6 +394,9 @@ func (s *Store) commitLocked(im *image, canon []byte, hash, label string) (LogEn
 	} else {
 		e.Ref = "HEAD"
 		e.Parent = hv.hash
+	}
+	if last, ok := im.repeatOf(e); ok {
+		return last, nil
 	}
 	if err := im.writeObject(hash, canon); err != nil {
 		return LogEntry{}, err

@@ -531,10 +531,12 @@ func (s *Server) notify(ctx context.Context, level mcp.LoggingLevel, msg string,
 }
 
 // progress sends notifications/progress for the running tool call when its request
-// carries a progress token; for the CLI, or a client that sent no token, it does
-// nothing. A failure to notify only gets logged: the call goes on.
+// carries a progress token, and tells the ProgressFunc of WithProgress (the CLI's
+// progress bar); for a client that sent no token it sends nothing. A failure to
+// notify only gets logged: the call goes on.
 func (s *Server) progress(ctx context.Context, done, total float64, message string) {
 	noteProgress(ctx, done, total, message)
+	tellProgress(ctx, done, total, message)
 	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
 	if req == nil || req.Session == nil || req.Params == nil {
 		return
