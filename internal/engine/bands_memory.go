@@ -113,11 +113,28 @@ func (c *tileCache) evict() {
 		if oldest == math.MaxInt64 {
 			return // all in use: the bound gives way until some are released
 		}
-		if t := c.tiles[old]; t.pix != nil && len(c.free) < 8 {
-			c.free = append(c.free, t.pix)
+		if t := c.tiles[old]; t.pix != nil {
+			// Eight are kept; a larger tile takes the place of the smallest, so
+			// narrow last-column tiles cannot crowd out the full ones.
+			if len(c.free) < 8 {
+				c.free = append(c.free, t.pix)
+			} else if k := smallestFree(c.free); cap(c.free[k]) < cap(t.pix) {
+				c.free[k] = t.pix
+			}
 		}
 		delete(c.tiles, old)
 	}
+}
+
+// smallestFree returns the index of the smallest of bufs, which is not empty.
+func smallestFree(bufs [][]float32) int {
+	k := 0
+	for i, b := range bufs {
+		if cap(b) < cap(bufs[k]) {
+			k = i
+		}
+	}
+	return k
 }
 
 // bandRows is the height of the bands an export of the plan renders: those of a
