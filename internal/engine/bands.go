@@ -128,7 +128,8 @@ func (g *geomSpec) whole(rc *runCtx, src *Image) *Image { return g.render(rc, sr
 
 // gridPass is the first pass of an edit that works from a coarse grid of its whole
 // input: rows makes the grid rows of a band of whole blocks (the band is given with
-// its frame in rc), finish turns the whole grid into what the edit reads as rc.pre.
+// its frame in rc), which then go back to rc's pool; finish turns the whole grid into
+// what the edit reads as rc.pre.
 type gridPass struct {
 	sub, nc int
 	rows    func(rc *runCtx, in *Image) []float32
@@ -341,6 +342,10 @@ func (p *bandPlan) prepare() error {
 			rc.frame = frame{y0, w, h}
 			part := g.rows(rc, m)
 			copy(grid[((y0-wy0)/g.sub)*cw*g.nc:], part)
+			// The part may be any of the pool's buffers (the smallest that fits
+			// can be a band's): without it back, each band would leave one to
+			// the collector.
+			rc.release(part)
 			done()
 			return nil
 		})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sync"
 )
 
@@ -81,8 +82,12 @@ func (c *tileCache) get(tx, ty int) *tile {
 	x1, y1 := min(x0+c.tw, c.w), min(y0+c.th, c.h)
 	n := 3 * (x1 - x0) * (y1 - y0)
 	var pix []float32
-	if k := len(c.free) - 1; k >= 0 && cap(c.free[k]) >= n {
-		pix, c.free = c.free[k][:n], c.free[:k]
+	// The smallest that fits: the last column's tiles are narrower, and were
+	// they the ones at hand, the full tiles would be allocated anew while the
+	// narrow ones filled the free list.
+	if k := smallestFit(c.free, n); k >= 0 {
+		pix = c.free[k][:n]
+		c.free = slices.Delete(c.free, k, k+1)
 	}
 	c.mu.Unlock()
 	defer close(t.ready)
@@ -108,11 +113,28 @@ func (c *tileCache) evict() {
 		if oldest == math.MaxInt64 {
 			return // all in use: the bound gives way until some are released
 		}
-		if t := c.tiles[old]; t.pix != nil && len(c.free) < 8 {
-			c.free = append(c.free, t.pix)
+		if t := c.tiles[old]; t.pix != nil {
+			// Eight are kept; a larger tile takes the place of the smallest, so
+			// narrow last-column tiles cannot crowd out the full ones.
+			if len(c.free) < 8 {
+				c.free = append(c.free, t.pix)
+			} else if k := smallestFree(c.free); cap(c.free[k]) < cap(t.pix) {
+				c.free[k] = t.pix
+			}
 		}
 		delete(c.tiles, old)
 	}
+}
+
+// smallestFree returns the index of the smallest of bufs, which is not empty.
+func smallestFree(bufs [][]float32) int {
+	k := 0
+	for i, b := range bufs {
+		if cap(b) < cap(bufs[k]) {
+			k = i
+		}
+	}
+	return k
 }
 
 // bandRows is the height of the bands an export of the plan renders: those of a
