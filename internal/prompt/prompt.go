@@ -174,6 +174,8 @@ type Result struct {
 	// Excluded are the entries the prompt asks not to apply ("no flips"); none of
 	// them is in Transforms.
 	Excluded []string `json:"excluded,omitempty"`
+	// outputSizes counts the values read as an output size no parameter takes.
+	outputSizes int
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.

@@ -70,6 +70,7 @@ type reading struct {
 // could not use as issues on r.
 func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []token, opt Options) {
 	rd := p.scan(e, seg, phrase)
+	sizes := r.outputSizes
 	for _, msg := range rd.issues {
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
@@ -153,7 +154,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	for _, tk := range seg {
 		code = code || tk.code
 	}
-	p.fill(t, e, order, assigned, targets, rd, len(assigned) == 0 && len(rd.exprs) == 0, code)
+	// A value no parameter took (an output size listed as unread) leaves the entry
+	// as if named with none.
+	p.fill(t, e, order, assigned, targets, rd, len(assigned) == 0 && len(rd.exprs) == r.outputSizes-sizes, code)
 }
 
 // fill gives the parameters no value reached what the words mean. An intensity word
@@ -696,6 +699,21 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	prm := e.Parameters[name]
+	// "random resized crop to 224": a whole number after "to", with no unit and no
+	// parameter named, that the parameter's range cannot hold is the output size in
+	// pixels albumentations' height and width give; no parameter takes it, so it is
+	// listed and the parameter keeps what it would have had.
+	if x.kind == one && x.a.absolute && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
+		if hasSizeParams(e) || areaParam(e) != "" {
+			// An entry that takes a size: a square of that side ("center crop to 224").
+			p.assignSize(r, t, e, assigned, expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}, opt)
+			return
+		}
+		r.outputSizes++
+		r.unread("to "+x.text, fmt.Sprintf("%s: \"to %s\" reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, x.text, e.Name),
+			"resize the images to that size separately", e.Name)
+		return
+	}
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	if x.kind == one {
