@@ -260,3 +260,65 @@ func TestEngineerCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryWordAccounted is the no-silent-change invariant over both corpora: every
+// word of every prompt is read (it is a word of a transform's phrase, of a parameter
+// name of a transform's entry, of an example phrase that named the entry, of a
+// negation, a variant count or a preset, or English of words.go that says how much,
+// how often, which way or nothing) or it is in an unread phrase of the result. A word
+// inside a transform's span that nothing took ("median" in "median blur with kernel
+// 5") must be listed, never dropped.
+func TestEveryWordAccounted(t *testing.T) {
+	p := testParser(t)
+	cases := append(loadCorpus(t), loadCases(t, "testdata/engineer.json")...)
+	for _, c := range cases {
+		r := parseCase(p, c)
+		read := map[string]bool{}
+		words := func(s string) {
+			for _, tk := range tokenize(strings.ReplaceAll(s, "_", " ")) {
+				read[tk.text] = true
+			}
+		}
+		for _, tr := range r.Transforms {
+			words(tr.Phrase)
+			if e, ok := p.voc.Entry(tr.Entry); ok {
+				for name, prm := range e.Parameters {
+					words(name)
+					for _, al := range prm.Also {
+						words(al.Name)
+					}
+				}
+				if tr.Confidence < 1 {
+					for _, ex := range p.examples[tr.Entry] {
+						for w := range ex {
+							read[w] = true
+						}
+					}
+				}
+			}
+		}
+		for _, u := range r.Unread() {
+			words(u.Phrase)
+		}
+		for _, x := range r.Excluded {
+			words(x)
+		}
+		if r.Preset != "" {
+			words(r.Preset)
+			for _, pr := range p.voc.Presets {
+				if pr.Name == r.Preset {
+					for _, a := range pr.Aliases {
+						words(a)
+					}
+				}
+			}
+		}
+		for _, tk := range tokenize(c.Prompt) {
+			w := tk.text
+			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || variantLead[w] || variantTail[w]) || tk.call {
+				continue
+			}
+			t.Errorf("%q: the word %q is neither read nor listed as unread (unread: %q)", c.Prompt, w, got(r).Unread)
+		}
+	}
+}

@@ -65,10 +65,25 @@
 // and a value with no name goes to every parameter of prompt.sample when they share one
 // unit (RGBShift's red, green and blue).
 //
-// Nothing is dropped silently: words no transform took (an unknown phrase, a value with
-// nothing to apply to, an argument of albumentations code no parameter takes, a call to
-// a transform no entry is) are warnings with Issue.Phrase set; Result.Unread lists
-// them, and augment_image and augment_dataset report each in their skipped lists.
+// Nothing is dropped silently: every word of the prompt is read (it named a transform,
+// a parameter, a value, a count, a probability, a negation, a preset, or it is English
+// of words.go that says how much, how often, which way or nothing) or it is a warning
+// with Issue.Phrase set: an unknown phrase, a value with nothing to apply to, an
+// argument of albumentations code no parameter takes, a call to a transform no entry
+// is, and a word inside a transform's clause that nothing took ("median" in "median
+// blur with kernel 5": the blur runs, and "median" is listed; neighbouring such words
+// are one phrase), or beside a preset's name. Result.Unread lists them, and
+// augment_image and augment_dataset report each in their skipped lists.
+// TestEveryWordAccounted checks this over both corpora.
+//
+// Brackets in prose are prose ("gaussian blur (sigma 0.5-1.5 px)"); only a call's
+// parentheses hold code. A portion word before an intensity word says how many images
+// ("some slightly blurry" is p 0.5). A whole number after "to" with no unit that the
+// parameter's range cannot hold is an output size in pixels (albumentations' height
+// and width): an entry with a size or an area takes it as a square ("center crop to
+// 224"), another lists it as unread and is drawn as if named with no value ("random
+// resized crop to 224"); a square WxH for an entry without width and height is one
+// side in pixels ("8 holes of 32x32 pixels").
 //
 // # Manifest data the parser reads (contracts/prompt.cue)
 //

@@ -16,7 +16,7 @@ import (
 // consumed marks a token already read by this file: it cuts clauses like a separator,
 // so no transform takes it and no warning lists it.
 func consumed(t token) token {
-	return token{kind: tSep, text: t.text}
+	return token{kind: tSep, text: t.text, pos: t.pos}
 }
 
 // readVariants reads "N variants" (versions, copies, augmentations, samples, outputs,

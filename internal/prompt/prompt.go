@@ -174,6 +174,8 @@ type Result struct {
 	// Excluded are the entries the prompt asks not to apply ("no flips"); none of
 	// them is in Transforms.
 	Excluded []string `json:"excluded,omitempty"`
+	// outputSizes counts the values read as an output size no parameter takes.
+	outputSizes int
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -709,6 +711,28 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	}
 	if name := p.presetIn(seg); name != "" {
 		r.Preset = name
+		// Words besides the preset's name ("tiles" in "for aerial tiles") are not
+		// read by it: listed.
+		named := map[string]bool{}
+		for _, pr := range p.voc.Presets {
+			if pr.Name == name {
+				for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+					for _, w := range texts(tokenize(strings.ReplaceAll(n, "_", " "))) {
+						named[w] = true
+					}
+				}
+			}
+		}
+		var rest []string
+		for _, w := range words {
+			if !named[w] && !knownWord(w) {
+				rest = append(rest, w)
+			}
+		}
+		if len(rest) > 0 {
+			u := strings.Join(rest, " ")
+			r.unread(u, fmt.Sprintf("%q: not read; the preset %s runs without it", u, name), "", "")
+		}
 		return
 	}
 	if len(content) == 0 {
@@ -739,7 +763,14 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	if bestScore >= 0.5 && !tie {
 		e, _ := p.voc.Entry(bestEntry)
 		t := Transform{Entry: bestEntry, Phrase: strings.Join(words, " "), P: 1, Confidence: round(0.8 * bestScore)}
-		p.read(r, &t, e, seg, nil, opt)
+		// The words the example shares are what named the entry: read, not stray.
+		var named []token
+		for _, tk := range seg {
+			if tk.kind == tWord && content[tk.text] && p.inExample(bestEntry, tk.text) {
+				named = append(named, tk)
+			}
+		}
+		p.read(r, &t, e, seg, named, opt)
 		r.Transforms = append(r.Transforms, t)
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("%q was read as %s from its example phrases; say %q to be sure", strings.Join(words, " "), bestEntry, strings.ReplaceAll(bestEntry, "_", " ")))
 		return
@@ -751,6 +782,16 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
+}
+
+// inExample says whether w is a word of one of entry's example phrases.
+func (p *Parser) inExample(entry, w string) bool {
+	for _, ex := range p.examples[entry] {
+		if ex[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyFrequency says whether a clause's words are all about how often: a probability

@@ -26,6 +26,9 @@ type token struct {
 	code bool
 	// call says the word is a call's name: an opening parenthesis follows it.
 	call bool
+	// pos is the token's place in the prompt, so a word is known as read wherever a
+	// segment copies it.
+	pos int
 }
 
 // tokenize lowers the text and cuts it into words, numbers, sizes and separators. A
@@ -41,9 +44,11 @@ func tokenize(s string) []token {
 	// numbers ((10, 20), [3, 7]) joins the ends of a range.
 	var opens []rune
 	var callOpen []bool
+	// Only a call's parentheses hold code: a bracket in prose ("blur (sigma 0.5-1.5
+	// px)") is read as prose.
 	calls := func() bool {
-		for _, o := range opens {
-			if o == '(' {
+		for _, c := range callOpen {
+			if c {
 				return true
 			}
 		}
@@ -51,6 +56,7 @@ func tokenize(s string) []token {
 	}
 	emit := func(t token) {
 		t.code = calls()
+		t.pos = len(out)
 		out = append(out, t)
 	}
 	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }

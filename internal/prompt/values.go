@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
@@ -60,12 +61,16 @@ type reading struct {
 	added bool
 	// unread are arguments of albumentations code no parameter takes.
 	unread []string
+	// stray are the runs of words nothing read: no parameter, value, probability,
+	// intensity, direction or known filler took them ("median" in "median blur").
+	stray []string
 }
 
 // read fills t from the words around its phrase, in e's units, and records what it
 // could not use as issues on r.
 func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []token, opt Options) {
 	rd := p.scan(e, seg, phrase)
+	sizes := r.outputSizes
 	for _, msg := range rd.issues {
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
@@ -74,6 +79,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	}
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
+	}
+	for _, u := range rd.stray {
+		sugg := ""
+		if near := p.nearest(strings.Fields(u)); len(near) > 0 {
+			sugg = "did you mean " + quoteList(near) + "?"
+		}
+		r.unread(u, fmt.Sprintf("%s: %q is not read (no entry or parameter takes it); %s runs without it", t.Entry, u, t.Entry), sugg, t.Entry)
 	}
 	if e == nil {
 		return
@@ -142,7 +154,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	for _, tk := range seg {
 		code = code || tk.code
 	}
-	p.fill(t, e, order, assigned, targets, rd, len(assigned) == 0 && len(rd.exprs) == 0, code)
+	// A value no parameter took (an output size listed as unread) leaves the entry
+	// as if named with none.
+	p.fill(t, e, order, assigned, targets, rd, len(assigned) == 0 && len(rd.exprs) == r.outputSizes-sizes, code)
 }
 
 // fill gives the parameters no value reached what the words mean. An intensity word
@@ -330,6 +344,24 @@ func setRange(t *Transform, name string, lo, hi float64) {
 // scan reads probabilities, intensities, directions and values from the words.
 func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	rd := reading{}
+	inPhrase := map[int]bool{}
+	for _, t := range phrase {
+		inPhrase[t.pos] = true
+	}
+	// stray collects the words no branch below took, a run of neighbours as one.
+	last := -2
+	stray := func(k int) {
+		t := seg[k]
+		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) {
+			return
+		}
+		if last == k-1 && len(rd.stray) > 0 {
+			rd.stray[len(rd.stray)-1] += " " + t.text
+		} else {
+			rd.stray = append(rd.stray, t.text)
+		}
+		last = k
+	}
 	for _, t := range append(append([]token(nil), phrase...), seg...) {
 		if t.kind != tWord {
 			continue
@@ -503,6 +535,12 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			}
 			continue
 		}
+		// "some slightly blurry", "a few heavily rotated": a portion word before an
+		// intensity word says how many images, not how much.
+		if f, ok := portion[word(k)]; ok && k+1 < len(seg) && intensity[word(k+1)] > 0 && word(k+1) != "very" {
+			rd.setP(f, word(k))
+			continue
+		}
 		if f, ok := frequency[word(k)]; ok {
 			rd.setP(f, word(k))
 			continue
@@ -558,9 +596,28 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			}
 			rd.exprs = append(rd.exprs, x)
 			k += m - 1
+			continue
 		}
+		stray(k)
 	}
 	return rd
+}
+
+// knownWord says whether a word is one of words.go's: English that says how much, how
+// often, which way, in what unit, or nothing a transform needs.
+func knownWord(w string) bool {
+	_, i := intensity[w]
+	_, f := frequency[w]
+	_, po := portion[w]
+	if filler[w] || i || f || po || negative[w] || positive[w] || separators[w] || units[w] != "" || frequencyWords[w] || compositions[w] {
+		return true
+	}
+	for _, r := range w {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func spanOf(a, b quantity, text string) expr {
@@ -642,6 +699,21 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	prm := e.Parameters[name]
+	// "random resized crop to 224": a whole number after "to", with no unit and no
+	// parameter named, that the parameter's range cannot hold is the output size in
+	// pixels albumentations' height and width give; no parameter takes it, so it is
+	// listed and the parameter keeps what it would have had.
+	if x.kind == one && x.a.absolute && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
+		if hasSizeParams(e) || areaParam(e) != "" {
+			// An entry that takes a size: a square of that side ("center crop to 224").
+			p.assignSize(r, t, e, assigned, expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}, opt)
+			return
+		}
+		r.outputSizes++
+		r.unread("to "+x.text, fmt.Sprintf("%s: \"to %s\" reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, x.text, e.Name),
+			"resize the images to that size separately", e.Name)
+		return
+	}
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	if x.kind == one {
@@ -789,6 +861,15 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		if name := areaParam(e); name != "" {
 			p.assignArea(r, t, e, assigned, name, x, opt)
 			return
+		}
+		// A square (a hole of 32x32 pixels) is one side in pixels, for an entry
+		// whose sizes are fractions of the long edge (cutout's size).
+		if x.w == x.h {
+			side := expr{kind: one, a: quantity{v: x.w, unit: "px", text: x.text}, text: x.text}
+			if anyCompatible(e, p.voc.ParameterOrder(e), "px") {
+				p.assign(r, t, e, p.voc.ParameterOrder(e), assigned, side, 0, opt)
+				return
+			}
 		}
 		r.issue("error", fmt.Sprintf("%s: %q: %s takes no size", e.Name, x.text, e.Name), "a size suits an entry with width and height", e.Name, "")
 		return

@@ -64,6 +64,11 @@ var filler = map[string]bool{
 	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "thx": true, "cheers": true,
 	"but": true, "only": true, "amounts": true, "could": true, "images": true, "photos": true,
 	"pictures": true, "my": true, "our": true, "dataset": true, "ok": true, "okay": true,
+	// Verbs that only ask for the transform named after them.
+	"change": true, "adjust": true, "convert": true, "simulate": true, "keep": true, "keeping": true,
+	"generate": true, "create": true, "produce": true, "perform": true, "or": true, "need": true,
+	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
+	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
 
 // units maps a unit word to the unit a number was written in.

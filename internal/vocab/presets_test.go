@@ -15,7 +15,7 @@ func TestBuiltinPresets(t *testing.T) {
 	for _, p := range v.Presets {
 		names = append(names, p.Name)
 	}
-	want := []string{"aerial", "classification_light", "detection_safe", "document_scan", "low_light", "night_shift", "portrait", "segmentation", "vintage"}
+	want := []string{"aerial", "classification_light", "detection_safe", "document_scan", "low_light", "night_shift", "portrait", "segmentation", "vintage", "webcam"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("presets (-want +got):\n%s", diff)
 	}
