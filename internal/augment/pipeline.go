@@ -13,6 +13,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -97,18 +98,15 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Augmenter runs pipelines against a vocabulary and the contract that checks
-// operation arguments.
+// Augmenter runs pipelines against a vocabulary and the contract's facts: the
+// operations' argument defaults, made from CUE at start-up (see New).
 type Augmenter struct {
 	Vocab    *vocab.Vocabulary
 	Contract *contract.Contract
+	// Defaults are the operations' argument defaults a step's edits are completed
+	// with (resolve.Edits).
+	Defaults resolve.Defaults
 
-	// checked holds operation arguments the contract has checked, by operation and
-	// arguments (checkedKey): a step with fixed values resolves to the same
-	// arguments in every variant, and CUE, which evaluates one call at a time for
-	// the whole process, then checks them once per run instead of once per image.
-	checked  sync.Map
-	nChecked atomic.Int64
 	// passed holds the pipelines Check accepted, by their JSON: a dataset makes a
 	// variant of each of thousands of images from one pipeline, and checking its
 	// ranges costs a CUE evaluation per step.
@@ -116,31 +114,18 @@ type Augmenter struct {
 	nPassed atomic.Int64
 }
 
-// maxChecked bounds the checked arguments an Augmenter keeps; past it the cache
-// starts again (steps drawn from ranges make new arguments every variant).
-const maxChecked = 4096
-
-// checkOperation is Contract.CheckOperation, remembered.
-func (a *Augmenter) checkOperation(op string, args map[string]any) (map[string]any, error) {
-	raw, err := json.Marshal(args) // map keys sorted: one key per value
+// New returns an Augmenter over v with the contract c's facts.
+func New(v *vocab.Vocabulary, c *contract.Contract) (*Augmenter, error) {
+	defs, err := c.OperationDefaults()
 	if err != nil {
-		return a.Contract.CheckOperation(op, args)
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
 	}
-	key := op + "\x00" + string(raw)
-	if v, ok := a.checked.Load(key); ok {
-		return maps.Clone(v.(map[string]any)), nil
-	}
-	out, err := a.Contract.CheckOperation(op, args)
-	if err != nil {
-		return nil, err
-	}
-	if a.nChecked.Add(1) > maxChecked {
-		a.checked.Clear()
-		a.nChecked.Store(1)
-	}
-	a.checked.Store(key, maps.Clone(out))
-	return out, nil
+	return &Augmenter{Vocab: v, Contract: c, Defaults: defs}, nil
 }
+
+// maxChecked bounds the pipelines an Augmenter remembers as checked; past it the
+// cache starts again.
+const maxChecked = 4096
 
 // Check validates a pipeline without rendering. A p outside [0, 1], a range whose lo
 // is above its hi, an unknown parameter, or a value or range end outside the entry's

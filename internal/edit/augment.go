@@ -129,7 +129,13 @@ type augmentResult struct {
 // Augmenter is the editor's augmentation engine: the vocabulary's entries rendered
 // through the engine, as the editing path renders them.
 func (s *Editor) Augmenter() *augment.Augmenter {
-	return &augment.Augmenter{Vocab: s.Vocab, Contract: s.Contract}
+	a, err := augment.New(s.Vocab, s.Contract)
+	if err != nil {
+		// The catalog decoded when the contract loaded; were it to fail now, each
+		// step is skipped as internal_error, naming the operation.
+		return &augment.Augmenter{Vocab: s.Vocab, Contract: s.Contract}
+	}
+	return a
 }
 
 // PromptParser is the parser of augmentation prompts over the editor's vocabulary,

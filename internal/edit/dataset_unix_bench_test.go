@@ -22,7 +22,10 @@ import (
 // time of one image: the engine's own parallelism then adds nothing.
 func BenchmarkDatasetJob(b *testing.B) {
 	s := testEditor(b)
-	aug := &augment.Augmenter{Contract: s.Contract, Vocab: s.Vocab}
+	aug, err := augment.New(s.Vocab, s.Contract)
+	if err != nil {
+		b.Fatal(err)
+	}
 	src, err := engine.Decode(darkroom.SamplePhoto, engine.DecodeOptions{})
 	if err != nil {
 		b.Fatal(err)
