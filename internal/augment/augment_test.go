@@ -29,8 +29,34 @@ var testAug = sync.OnceValues(func() (*Augmenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(v, c)
+	f, err := testFacts(c, v)
+	if err != nil {
+		return nil, err
+	}
+	return New(v, f), nil
 })
+
+// testFacts are the contract's facts as the editor makes them (edit.AugmentFacts,
+// which this package's tests cannot import).
+func testFacts(c *contract.Contract, v *vocab.Vocabulary) (Facts, error) {
+	defs, err := c.OperationDefaults()
+	if err != nil {
+		return Facts{}, err
+	}
+	checked, err := c.AlbumentationsMap()
+	if err != nil {
+		return Facts{}, err
+	}
+	m, err := NewAlbuMap(checked)
+	if err != nil {
+		return Facts{}, err
+	}
+	explain := func(e *vocab.Entry, values json.RawMessage) error {
+		_, err := v.Values(c, e, values)
+		return err
+	}
+	return Facts{Defaults: defs, Albumentations: m, Explain: explain}, nil
+}
 
 func augmenter(t testing.TB) *Augmenter {
 	t.Helper()

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -98,29 +97,35 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Augmenter runs pipelines against a vocabulary and the contract's facts: the
-// operations' argument defaults, made from CUE at start-up (see New).
+// Augmenter runs pipelines against a vocabulary and the contract's facts, plain
+// data made from CUE at start-up (Facts): it evaluates no CUE itself.
 type Augmenter struct {
-	Vocab    *vocab.Vocabulary
-	Contract *contract.Contract
-	// Defaults are the operations' argument defaults a step's edits are completed
-	// with (resolve.Edits).
-	Defaults resolve.Defaults
+	Vocab *vocab.Vocabulary
+	Facts
 
 	// passed holds the pipelines Check accepted, by their JSON: a dataset makes a
-	// variant of each of thousands of images from one pipeline, and checking its
-	// ranges costs a CUE evaluation per step.
+	// variant of each of thousands of images from one pipeline.
 	passed  sync.Map
 	nPassed atomic.Int64
 }
 
-// New returns an Augmenter over v with the contract c's facts.
-func New(v *vocab.Vocabulary, c *contract.Contract) (*Augmenter, error) {
-	defs, err := c.OperationDefaults()
-	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
-	}
-	return &Augmenter{Vocab: v, Contract: c, Defaults: defs}, nil
+// Facts are what augmentation needs of the contract, as plain Go data.
+type Facts struct {
+	// Defaults are the operations' argument defaults a step's edits are completed
+	// with (resolve.Edits; contract.OperationDefaults).
+	Defaults resolve.Defaults
+	// Albumentations are the albumentations readings (NewAlbuMap of
+	// contract.AlbumentationsMap).
+	Albumentations *AlbuMap
+	// Explain says why the entry's parameters refuse values (a JSON object by
+	// parameter name), in the words of the entry's values check (vocab.Values): asked
+	// only for a step found outside a parameter's range, to say its error.
+	Explain func(e *vocab.Entry, values json.RawMessage) error
+}
+
+// New returns an Augmenter over v with the contract's facts f.
+func New(v *vocab.Vocabulary, f Facts) *Augmenter {
+	return &Augmenter{Vocab: v, Facts: f}
 }
 
 // maxChecked bounds the pipelines an Augmenter remembers as checked; past it the
@@ -183,17 +188,34 @@ func (a *Augmenter) check(p Pipeline) error {
 			}
 			lo[name], hi[name] = v.Lo, v.Hi
 		}
-		if len(s.Params) == 0 {
-			continue
+		if err := a.inRange(field, e, lo, hi); err != nil {
+			return err
 		}
-		for _, ends := range []map[string]float64{lo, hi} {
+	}
+	return nil
+}
+
+// inRange checks a step's range ends against its entry's parameters: each inside
+// [min, max], the #value of contracts/manifest.cue, read from the parameters the
+// pack's check made (plain data, no CUE evaluation). A value outside is said as
+// the entry's values check says it (Facts.Explain, asked only then).
+func (a *Augmenter) inRange(field string, e *vocab.Entry, lo, hi map[string]float64) error {
+	for _, ends := range []map[string]float64{lo, hi} {
+		for _, name := range slices.Sorted(maps.Keys(ends)) {
+			v, par := ends[name], e.Parameters[name]
+			if v >= par.Min && v <= par.Max {
+				continue
+			}
 			b, err := json.Marshal(ends)
 			if err != nil {
 				return darkroom.Wrap(darkroom.InternalError, err, "%s", field)
 			}
-			if _, err := a.Vocab.Values(a.Contract, e, b); err != nil {
-				return inStep(field, err)
+			if a.Explain != nil {
+				if err := a.Explain(e, b); err != nil {
+					return inStep(field, err)
+				}
 			}
+			return fieldError(field+".params."+name, "%s (%s): %s: %v is outside [%v, %v]", field, e.Name, name, v, par.Min, par.Max)
 		}
 	}
 	return nil
