@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 // pipelineFile reads --pipeline @FILE: a pipeline in a file (config.json, or an
@@ -23,7 +23,7 @@ func (m *Main) pipelineFile(f *paramFlag) (any, bool, error) {
 	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml":
-		if data, err = augment.YAMLToJSON(filepath.Base(name), data); err != nil {
+		if data, err = contract.YAMLToJSON(filepath.Base(name), data); err != nil {
 			return nil, false, err
 		}
 	}

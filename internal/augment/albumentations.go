@@ -9,27 +9,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-
-	"cuelang.org/go/cue/cuecontext"
-	"cuelang.org/go/encoding/yaml"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Albumentations pipelines, in and out. An albumentations pipeline (what A.to_dict
 // returns and A.save writes) is read by class name through the readings of
-// vocabulary/albumentations/transforms.yaml (#AlbumentationsMap): each class becomes
+// vocabulary/albumentations/transforms.yaml (#AlbumentationsMap, read by
+// contract.AlbumentationsMap): each class becomes
 // vocabulary entries, each entry parameter read from the class's parameters with
 // albumentations' meaning. Containers become step groups (Step.Group). What darkroom
 // cannot do (a class without a reading, a parameter no reading reads, a value it
 // does not honour) is returned as Skipped, never dropped silently. Export reads the
 // same readings backwards into a pipeline A.from_dict loads.
-
-// AlbumentationsFile is where the readings live in darkroom.Files.
-const AlbumentationsFile = "vocabulary/albumentations/transforms.yaml"
 
 // AlbuMap is #AlbumentationsMap.
 type AlbuMap struct {
@@ -79,84 +72,18 @@ type AlbuSource struct {
 	Integer  bool    `json:"integer"`
 }
 
-var albuMaps sync.Map // *contract.Contract -> *albuLoad
-
-type albuLoad struct {
-	once sync.Once
-	m    *AlbuMap
-	err  error
-}
-
-// Albumentations returns the readings of darkroom.Files checked against the
-// contract's #AlbumentationsMap, loaded once per contract.
-func Albumentations(c *contract.Contract) (*AlbuMap, error) {
-	v, _ := albuMaps.LoadOrStore(c, &albuLoad{})
-	l := v.(*albuLoad)
-	l.once.Do(func() {
-		data, err := darkroom.Files.ReadFile(AlbumentationsFile)
-		if err != nil {
-			l.err = darkroom.Wrap(darkroom.InternalError, err, "read %s", AlbumentationsFile)
-			return
-		}
-		l.m, l.err = LoadAlbuMap(c, AlbumentationsFile, data)
-	})
-	return l.m, l.err
-}
-
-// LoadAlbuMap checks YAML readings against #AlbumentationsMap, defaults filled in.
-func LoadAlbuMap(c *contract.Contract, name string, data []byte) (*AlbuMap, error) {
-	raw, err := YAMLToJSON(name, data)
-	if err != nil {
-		return nil, err
-	}
-	checked, err := c.CheckValue(c.Lookup("#AlbumentationsMap"), name, raw)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(checked)
-	if err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s", name)
-	}
+// NewAlbuMap reads the albumentations readings as the contract checked them
+// against #AlbumentationsMap (contract.AlbumentationsMap: JSON, defaults filled).
+func NewAlbuMap(checked []byte) (*AlbuMap, error) {
 	m := &AlbuMap{}
-	if err := json.Unmarshal(b, m); err != nil {
-		return nil, darkroom.Wrap(darkroom.InternalError, err, "%s", name)
+	if err := json.Unmarshal(checked, m); err != nil {
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "albumentations readings")
 	}
 	m.ignored = map[string]bool{}
 	for _, k := range m.Ignored {
 		m.ignored[k] = true
 	}
 	return m, nil
-}
-
-// YAMLToJSON reads a YAML document (A.save's YAML, the readings) as JSON.
-func YAMLToJSON(name string, data []byte) (out []byte, err error) {
-	// cuelang.org/go's YAML decoder panics on some malformed input (see
-	// dataset.ParseDataYAML): a bad file is the user's error, not a crash.
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, darkroom.Errorf(darkroom.InvalidInput, "%s: not YAML (the decoder failed: %v)", name, p)
-		}
-	}()
-	f, err := yaml.Extract(name, data)
-	if err != nil {
-		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s: not YAML: %v", name, firstLine(err.Error()))
-	}
-	v := cuecontext.New().BuildFile(f)
-	if v.Err() != nil {
-		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s: not YAML: %v", name, firstLine(v.Err().Error()))
-	}
-	b, err := v.MarshalJSON()
-	if err != nil {
-		return nil, darkroom.Errorf(darkroom.InvalidInput, "%s: not data: %v", name, firstLine(err.Error()))
-	}
-	return b, nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // IsAlbumentations reports whether a pipeline argument is an albumentations object

@@ -9,15 +9,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 func albuMap(t testing.TB) *AlbuMap {
 	t.Helper()
-	m, err := Albumentations(augmenter(t).Contract)
-	if err != nil {
-		t.Fatalf("load the albumentations readings: %v", err)
-	}
-	return m
+	return augmenter(t).Albumentations
 }
 
 func importFile(t *testing.T, name string, w, h int) *Imported {
@@ -27,7 +25,7 @@ func importFile(t *testing.T, name string, w, h int) *Imported {
 		t.Fatal(err)
 	}
 	if strings.HasSuffix(name, ".yaml") {
-		if data, err = YAMLToJSON(name, data); err != nil {
+		if data, err = contract.YAMLToJSON(name, data); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -29,8 +29,34 @@ var testAug = sync.OnceValues(func() (*Augmenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Augmenter{Vocab: v, Contract: c}, nil
+	f, err := testFacts(c, v)
+	if err != nil {
+		return nil, err
+	}
+	return New(v, f), nil
 })
+
+// testFacts are the contract's facts as the editor makes them (edit.AugmentFacts,
+// which this package's tests cannot import).
+func testFacts(c *contract.Contract, v *vocab.Vocabulary) (Facts, error) {
+	defs, err := c.OperationDefaults()
+	if err != nil {
+		return Facts{}, err
+	}
+	checked, err := c.AlbumentationsMap()
+	if err != nil {
+		return Facts{}, err
+	}
+	m, err := NewAlbuMap(checked)
+	if err != nil {
+		return Facts{}, err
+	}
+	explain := func(e *vocab.Entry, values json.RawMessage) error {
+		_, err := v.Values(c, e, values)
+		return err
+	}
+	return Facts{Defaults: defs, Albumentations: m, Explain: explain}, nil
+}
 
 func augmenter(t testing.TB) *Augmenter {
 	t.Helper()
@@ -355,32 +381,6 @@ func TestCheckRemembered(t *testing.T) {
 	}
 }
 
-func TestCheckOperationRemembered(t *testing.T) {
-	a := augmenter(t)
-	calls := []struct {
-		op   string
-		args map[string]any
-	}{
-		{"rotate", map[string]any{"angle": 10.0}},
-		{"rotate", map[string]any{"angle": 10.0}},
-		{"rotate", map[string]any{"angle": -3.5}},
-		{"rotate", map[string]any{"angle": 400.0}},
-		{"rotate", map[string]any{"angle": 10.0}},
-		{"exposure", map[string]any{"ev": 10.0}},
-		{"rotate", map[string]any{"angle": 400.0}},
-	}
-	for i, c := range calls {
-		want, werr := a.Contract.CheckOperation(c.op, c.args)
-		got, gerr := a.checkOperation(c.op, c.args)
-		if (werr == nil) != (gerr == nil) || !cmp.Equal(got, want) {
-			t.Errorf("call %d %s %v: got %v (%v), the contract says %v (%v)", i, c.op, c.args, got, gerr, want, werr)
-		}
-		if got != nil {
-			got["angle"] = "changed" // a caller's change does not reach the cache
-		}
-	}
-}
-
 // A variant that owns its source (a dataset worker's decoded image, changed in place
 // by tone steps) has every value of the variant made from a borrowed one, which
 // leaves the source alone, whichever steps fire.
@@ -409,30 +409,33 @@ func TestVariantOwnedSameAsVariant(t *testing.T) {
 	}
 }
 
-// Warm checks what the variants will check: after it, the variants of a pipeline of
-// fixed values ask the contract nothing more.
-func TestWarm(t *testing.T) {
-	shared := augmenter(t)
-	a := &Augmenter{Vocab: shared.Vocab, Contract: shared.Contract}
+// A variant evaluates nothing with CUE: its steps' values were checked with the
+// pipeline, and their edits are completed from the contract's facts.
+func TestVariantsEvaluateNothing(t *testing.T) {
+	a := augmenter(t)
 	p := Pipeline{
 		{Entry: "flip_horizontal", P: 1},
-		{Entry: "rotate", P: 1, Params: map[string]Value{"angle": Fixed(10)}},
-		{Entry: "brightness_contrast", P: 0.5, Params: map[string]Value{"brightness": Fixed(0.26), "contrast": Fixed(0.2)}},
+		{Entry: "rotate", P: 1, Params: map[string]Value{"angle": {-10, 10}}},
+		{Entry: "brightness_contrast", P: 0.5, Params: map[string]Value{"brightness": Fixed(0.26), "contrast": {0.1, 0.2}}},
 		{Entry: "gaussian_blur", P: 1, Params: map[string]Value{"radius": Fixed(0.00146)}},
+		{Entry: "vignette", P: 1},
 		{Entry: "no_such_entry", P: 1},
 	}
-	a.Warm(p)
-	warmed := a.nChecked.Load()
-	if warmed == 0 {
-		t.Fatal("Warm checked no arguments")
+	if err := a.Check(p); err != nil {
+		t.Fatal(err)
 	}
+	before := contract.Evaluations()
 	for n := range 4 {
-		if _, err := a.Variant(testImage(32, 24), p, 3, n, nil); err != nil {
+		v, err := a.Variant(testImage(32, 24), p, 3, n, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if len(v.Skipped) != 1 {
+			t.Errorf("variant %d skipped %v, want only no_such_entry", n, v.Skipped)
+		}
 	}
-	if got := a.nChecked.Load(); got != warmed {
-		t.Errorf("the variants checked %d arguments more after Warm", got-warmed)
+	if n := contract.Evaluations() - before; n != 0 {
+		t.Errorf("4 variants of a checked pipeline made %d CUE evaluations, want 0", n)
 	}
 }
 

@@ -20,12 +20,18 @@
 //
 // Check validates it without rendering (ADR-079: a value or range end outside the
 // entry's declared range is invalid_input naming the step and the parameter, never
-// clamped). Run then, per variant, applies the steps in the pipeline's order (not the
+// clamped). It reads the parameters' ranges the pack's check made and evaluates no
+// CUE: the call's own CUE check happened once at the server's boundary, and a range
+// found outside is said in the words of the entry's values check (Facts.Explain).
+// Run then, per variant, applies the steps in the pipeline's order (not the
 // engine's stage order: an augmentation is a sequence, as in albumentations): a step
 // fires with probability p, draws its values (uniformly in each range; an integer
 // parameter takes each whole number of its range with equal chance), resolves its
-// entry into engine edits exactly as the editing path does (vocab.Entry.Calls, then
-// contract.CheckOperation). The fired steps render in that order in one
+// entry into engine edits with the function the editing path uses (resolve.Edits:
+// the entry's parameter defaults, then the catalog's argument defaults from
+// Facts.Defaults). What the package needs of the contract (operation defaults, the
+// albumentations readings) it gets as plain data (Facts), made once from CUE; it
+// does not import the contract. The fired steps render in that order in one
 // engine.RenderSteps, each step's edits as engine.Render renders them; the engine
 // shares buffers across the steps and holds a step of flips for the warp after it,
 // with the pixels of rendering step by step. A step that cannot be

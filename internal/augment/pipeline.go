@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -97,50 +97,40 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Augmenter runs pipelines against a vocabulary and the contract that checks
-// operation arguments.
+// Augmenter runs pipelines against a vocabulary and the contract's facts, plain
+// data made from CUE at start-up (Facts): it evaluates no CUE itself.
 type Augmenter struct {
-	Vocab    *vocab.Vocabulary
-	Contract *contract.Contract
+	Vocab *vocab.Vocabulary
+	Facts
 
-	// checked holds operation arguments the contract has checked, by operation and
-	// arguments (checkedKey): a step with fixed values resolves to the same
-	// arguments in every variant, and CUE, which evaluates one call at a time for
-	// the whole process, then checks them once per run instead of once per image.
-	checked  sync.Map
-	nChecked atomic.Int64
 	// passed holds the pipelines Check accepted, by their JSON: a dataset makes a
-	// variant of each of thousands of images from one pipeline, and checking its
-	// ranges costs a CUE evaluation per step.
+	// variant of each of thousands of images from one pipeline.
 	passed  sync.Map
 	nPassed atomic.Int64
 }
 
-// maxChecked bounds the checked arguments an Augmenter keeps; past it the cache
-// starts again (steps drawn from ranges make new arguments every variant).
-const maxChecked = 4096
-
-// checkOperation is Contract.CheckOperation, remembered.
-func (a *Augmenter) checkOperation(op string, args map[string]any) (map[string]any, error) {
-	raw, err := json.Marshal(args) // map keys sorted: one key per value
-	if err != nil {
-		return a.Contract.CheckOperation(op, args)
-	}
-	key := op + "\x00" + string(raw)
-	if v, ok := a.checked.Load(key); ok {
-		return maps.Clone(v.(map[string]any)), nil
-	}
-	out, err := a.Contract.CheckOperation(op, args)
-	if err != nil {
-		return nil, err
-	}
-	if a.nChecked.Add(1) > maxChecked {
-		a.checked.Clear()
-		a.nChecked.Store(1)
-	}
-	a.checked.Store(key, maps.Clone(out))
-	return out, nil
+// Facts are what augmentation needs of the contract, as plain Go data.
+type Facts struct {
+	// Defaults are the operations' argument defaults a step's edits are completed
+	// with (resolve.Edits; contract.OperationDefaults).
+	Defaults resolve.Defaults
+	// Albumentations are the albumentations readings (NewAlbuMap of
+	// contract.AlbumentationsMap).
+	Albumentations *AlbuMap
+	// Explain says why the entry's parameters refuse values (a JSON object by
+	// parameter name), in the words of the entry's values check (vocab.Values): asked
+	// only for a step found outside a parameter's range, to say its error.
+	Explain func(e *vocab.Entry, values json.RawMessage) error
 }
+
+// New returns an Augmenter over v with the contract's facts f.
+func New(v *vocab.Vocabulary, f Facts) *Augmenter {
+	return &Augmenter{Vocab: v, Facts: f}
+}
+
+// maxChecked bounds the pipelines an Augmenter remembers as checked; past it the
+// cache starts again.
+const maxChecked = 4096
 
 // Check validates a pipeline without rendering. A p outside [0, 1], a range whose lo
 // is above its hi, an unknown parameter, or a value or range end outside the entry's
@@ -198,17 +188,34 @@ func (a *Augmenter) check(p Pipeline) error {
 			}
 			lo[name], hi[name] = v.Lo, v.Hi
 		}
-		if len(s.Params) == 0 {
-			continue
+		if err := a.inRange(field, e, lo, hi); err != nil {
+			return err
 		}
-		for _, ends := range []map[string]float64{lo, hi} {
+	}
+	return nil
+}
+
+// inRange checks a step's range ends against its entry's parameters: each inside
+// [min, max], the #value of contracts/manifest.cue, read from the parameters the
+// pack's check made (plain data, no CUE evaluation). A value outside is said as
+// the entry's values check says it (Facts.Explain, asked only then).
+func (a *Augmenter) inRange(field string, e *vocab.Entry, lo, hi map[string]float64) error {
+	for _, ends := range []map[string]float64{lo, hi} {
+		for _, name := range slices.Sorted(maps.Keys(ends)) {
+			v, par := ends[name], e.Parameters[name]
+			if v >= par.Min && v <= par.Max {
+				continue
+			}
 			b, err := json.Marshal(ends)
 			if err != nil {
 				return darkroom.Wrap(darkroom.InternalError, err, "%s", field)
 			}
-			if _, err := a.Vocab.Values(a.Contract, e, b); err != nil {
-				return inStep(field, err)
+			if a.Explain != nil {
+				if err := a.Explain(e, b); err != nil {
+					return inStep(field, err)
+				}
 			}
+			return fieldError(field+".params."+name, "%s (%s): %s: %v is outside [%v, %v]", field, e.Name, name, v, par.Min, par.Max)
 		}
 	}
 	return nil

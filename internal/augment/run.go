@@ -6,6 +6,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -190,22 +191,9 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 	return v, nil
 }
 
-// Warm does ahead of the first image what checking p's operation arguments needs:
-// the contract evaluates each operation's schema once per process (milliseconds
-// each, under a lock a second worker would wait on) and the arguments of steps with
-// fixed values once per run. A dataset run calls it while its first images decode.
-// Errors are left for the steps to report when they render.
-func (a *Augmenter) Warm(p Pipeline) {
-	for _, s := range p {
-		if e, ok := a.Vocab.Entry(s.Entry); ok {
-			_, _ = a.edits(e, sample(0, s, e)) // an error is the step's to report
-		}
-	}
-}
-
-// edits resolves an entry with values into engine edits, as the editing path does:
-// the entry's operation calls, their arguments completed and checked by the contract,
-// under the entry's default mask if it declares one.
+// edits resolves an entry with values into engine edits as the editing path does
+// (resolve.Edits), under the entry's default mask if it declares one. The values
+// were checked with the pipeline; nothing here evaluates CUE.
 func (a *Augmenter) edits(e *vocab.Entry, values map[string]float64) ([]engine.Edit, error) {
 	var mask *engine.Mask
 	if e.DefaultMask != "" {
@@ -218,13 +206,5 @@ func (a *Augmenter) edits(e *vocab.Entry, values map[string]float64) ([]engine.E
 			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
 		}
 	}
-	var edits []engine.Edit
-	for _, call := range e.Calls(values) {
-		args, err := a.checkOperation(call.Op, call.Args)
-		if err != nil {
-			return nil, darkroom.Wrap(darkroom.Code(err), err, "entry %s", e.Name)
-		}
-		edits = append(edits, engine.Edit{Op: call.Op, Args: args, Mask: mask, Strength: 1})
-	}
-	return edits, nil
+	return resolve.Edits(e, values, mask, 1, a.Defaults)
 }

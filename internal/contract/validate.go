@@ -171,6 +171,12 @@ func (c *Contract) check(params cue.Value, name string, raw json.RawMessage, max
 // filled. Every check of a request's data ends here, and counts itself.
 func (c *Contract) unify(params cue.Value, name string, args map[string]any) (map[string]any, error) {
 	evaluations.Add(1)
+	return c.unifyData(params, name, args)
+}
+
+// unifyData is unify without the count: for the contract's own data files, checked
+// once when first needed (see facts_augment.go), which are not a request's.
+func (c *Contract) unifyData(params cue.Value, name string, args map[string]any) (map[string]any, error) {
 	u := params.Unify(params.Context().Encode(args))
 	if err := u.Validate(cue.Concrete(true)); err != nil {
 		return nil, invalid(name, c.fieldErrors(params, args, err))

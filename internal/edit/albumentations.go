@@ -13,6 +13,12 @@ import (
 // albumentations' A.from_dict.
 const AlbumentationsFile = "albumentations.json"
 
+// albumentations returns the albumentations readings.
+func (s *Editor) albumentations() (*augment.AlbuMap, error) {
+	f, err := AugmentFacts(s.Contract, s.Vocab)
+	return f.Albumentations, err
+}
+
 // importAlbumentations reads req.Albumentations (A.to_dict's object) for a w x h
 // image into req.Pipeline, and its bbox_params into the annotations: a box format the
 // request leaves out is the pipeline's, and its min_visibility counts when the
@@ -24,7 +30,7 @@ func (s *Editor) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.
 	if req.Prompt != "" || req.Preset != "" {
 		return nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
-	m, err := augment.Albumentations(s.Contract)
+	m, err := s.albumentations()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +69,7 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 
 // writeAlbumentations writes albumentations.json into a session folder.
 func (s *Editor) writeAlbumentations(ws *Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
-	m, err := augment.Albumentations(s.Contract)
+	m, err := s.albumentations()
 	if err != nil {
 		return err
 	}
@@ -100,7 +106,7 @@ type albuRecipe struct {
 const albuNominal = 1024
 
 func (s *Editor) newAlbuRecipe(raw []byte) (*albuRecipe, error) {
-	m, err := augment.Albumentations(s.Contract)
+	m, err := s.albumentations()
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +141,7 @@ func (r *albuRecipe) at(w, h int) (augment.Pipeline, error) {
 	if p, ok := r.bySize[[2]int{w, h}]; ok {
 		return p, nil
 	}
-	m, err := augment.Albumentations(r.s.Contract)
+	m, err := r.s.albumentations()
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -127,9 +129,55 @@ type augmentResult struct {
 }
 
 // Augmenter is the editor's augmentation engine: the vocabulary's entries rendered
-// through the engine, as the editing path renders them.
+// through the engine, as the editing path renders them, with the contract's facts
+// (AugmentFacts).
 func (s *Editor) Augmenter() *augment.Augmenter {
-	return &augment.Augmenter{Vocab: s.Vocab, Contract: s.Contract}
+	// The facts are made from a contract that loaded; were that to fail, the facts
+	// lacking (no defaults) make each step skipped as internal_error, naming its
+	// operation, and an albumentations pipeline fails on the same error.
+	f, _ := AugmentFacts(s.Contract, s.Vocab)
+	return augment.New(s.Vocab, f)
+}
+
+// augmentFacts holds AugmentFacts' result per contract and vocabulary.
+var augmentFacts sync.Map // augmentFactsKey -> *factsOnce
+
+type augmentFactsKey struct {
+	c *contract.Contract
+	v *vocab.Vocabulary
+}
+
+type factsOnce struct {
+	once sync.Once
+	f    augment.Facts
+	err  error
+}
+
+// AugmentFacts are the contract's facts augmentation needs, as plain data, made
+// once per contract: the operations' defaults, the albumentations readings, and
+// the entry values check that explains a refused range.
+func AugmentFacts(c *contract.Contract, v *vocab.Vocabulary) (augment.Facts, error) {
+	o, _ := augmentFacts.LoadOrStore(augmentFactsKey{c, v}, &factsOnce{})
+	l := o.(*factsOnce)
+	l.once.Do(func() {
+		l.f.Explain = func(e *vocab.Entry, values json.RawMessage) error {
+			_, err := v.Values(c, e, values)
+			return err
+		}
+		defs, err := c.OperationDefaults()
+		if err != nil {
+			l.err = darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
+			return
+		}
+		l.f.Defaults = defs
+		checked, err := c.AlbumentationsMap()
+		if err != nil {
+			l.err = err
+			return
+		}
+		l.f.Albumentations, l.err = augment.NewAlbuMap(checked)
+	})
+	return l.f, l.err
 }
 
 // PromptParser is the parser of augmentation prompts over the editor's vocabulary,

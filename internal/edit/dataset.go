@@ -222,14 +222,6 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 		}
 	}
 	_ = recipe
-	// The operations' schemas are evaluated while the first images decode, not by
-	// the first worker to reach each step while the others wait on the contract.
-	warmed := make(chan struct{})
-	go func() {
-		defer close(warmed)
-		aug.Warm(pipeline)
-	}()
-	defer func() { <-warmed }()
 	report, err := dataset.RunTo(ctx, d, out, dataset.Options{
 		// The recipe's identity includes the contract version: an upgraded darkroom
 		// does not reuse outputs an older one made.

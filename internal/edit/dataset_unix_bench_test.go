@@ -22,7 +22,11 @@ import (
 // time of one image: the engine's own parallelism then adds nothing.
 func BenchmarkDatasetJob(b *testing.B) {
 	s := testEditor(b)
-	aug := &augment.Augmenter{Contract: s.Contract, Vocab: s.Vocab}
+	facts, err := AugmentFacts(s.Contract, s.Vocab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	aug := augment.New(s.Vocab, facts)
 	src, err := engine.Decode(darkroom.SamplePhoto, engine.DecodeOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -148,19 +149,11 @@ func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 			return nil, err
 		}
 	}
-	ops, err := s.catalog()
+	defaults, err := s.Contract.OperationDefaults()
 	if err != nil {
-		return nil, err
+		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
 	}
-	var edits []engine.Edit
-	for _, call := range entry.Calls(e.Values) {
-		op, ok := ops[call.Op]
-		if !ok {
-			return nil, darkroom.Errorf(darkroom.InternalError, "entry %s: no operation %q in the catalog", e.Primitive, call.Op)
-		}
-		edits = append(edits, engine.Edit{Op: call.Op, Args: withDefaults(op, call.Args), Mask: mask, Strength: e.Strength})
-	}
-	return edits, nil
+	return resolve.Edits(entry, e.Values, mask, e.Strength, defaults)
 }
 
 // withDefaults completes an operation's arguments with the catalog's defaults. The
