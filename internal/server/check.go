@@ -74,7 +74,7 @@ func (p entryPlace) refs(raw json.RawMessage) (string, []entryRef, bool) {
 
 // check validates a call's arguments (see above).
 func (s *Server) check(t *contract.Tool, raw json.RawMessage) (map[string]any, error) {
-	place := s.traits[t.Name].entries
+	place := s.traitsOf(t.Name).entries
 	if place == nil {
 		return t.Check(raw)
 	}

@@ -39,10 +39,12 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
-	// traits are what the dispatcher does for a tool besides its handler (tools.go).
-	traits  map[string]traits
-	seeds   seeds           // set_default_seed's, per session
-	pending pendingAugments // augment_image results awaiting options.verify's answers
+	// traits are what the dispatcher does for a tool besides its handler
+	// (tools.go), made on first use.
+	traits     map[string]traits
+	traitsOnce sync.Once
+	seeds      seeds           // set_default_seed's, per session
+	pending    pendingAugments // augment_image results awaiting options.verify's answers
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
@@ -80,7 +82,7 @@ func WithFault(tool, by string) Option {
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
 func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
-	s := &Server{Editor: edit.New(c, v, logger), handlers: tools(), traits: toolTraits()}
+	s := &Server{Editor: edit.New(c, v, logger), handlers: tools()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -222,7 +224,7 @@ func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
 					return ask, nil
 				}
 			}
-			tr := s.traits[t.Name]
+			tr := s.traitsOf(t.Name)
 			if tr.before != nil {
 				if ask := tr.before(ctx, s, req); ask != nil {
 					return ask, nil

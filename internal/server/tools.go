@@ -82,3 +82,9 @@ func toolTraits() map[string]traits {
 		}},
 	}
 }
+
+// traitsOf returns a tool's traits.
+func (s *Server) traitsOf(name string) traits {
+	s.traitsOnce.Do(func() { s.traits = toolTraits() })
+	return s.traits[name]
+}
