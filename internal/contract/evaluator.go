@@ -2,8 +2,11 @@ package contract
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"cuelang.org/go/cue"
@@ -140,40 +143,70 @@ type EntryValue struct {
 	Parameters []string
 	// DefaultMask is the mask applied when the call gives none ("" for none).
 	DefaultMask string
+	// At is where in the arguments the object holding value and mask_spec lies:
+	// "" for the top level, "regions.2" for an element of a list.
+	At string
 }
 
-// entryParams returns the tool's params with the entry's #values at value (and its
-// default mask at mask_spec when the call has none), made once per evaluator.
-func (ev *evaluator) entryParams(t *Tool, e EntryValue, withMask bool) cue.Value {
-	key := t.key + "\x00" + string(e.Entry)
-	if withMask {
-		key += "\x00" + e.DefaultMask
+// at returns the path of field under e.At.
+func (e EntryValue) at(field string) cue.Path {
+	var sels []cue.Selector
+	if e.At != "" {
+		for _, s := range strings.Split(e.At, ".") {
+			if i, err := strconv.Atoi(s); err == nil {
+				sels = append(sels, cue.Index(i))
+			} else {
+				sels = append(sels, cue.Str(s))
+			}
+		}
 	}
-	if p, ok := ev.entries[key]; ok {
+	return cue.MakePath(append(sels, cue.Str(field))...)
+}
+
+// maxEntrySchemas bounds the schemas an evaluator keeps: a call with several
+// entries (regions) is keyed by all of them, which a client could vary at will.
+const maxEntrySchemas = 4096
+
+// entryParams returns the tool's params with each entry's #values at its value
+// (and its default mask at its mask_spec when withMask[i]), made once per evaluator.
+func (ev *evaluator) entryParams(t *Tool, es []EntryValue, withMask []bool) cue.Value {
+	var key strings.Builder
+	key.WriteString(t.key)
+	for i, e := range es {
+		fmt.Fprintf(&key, "\x00%s\x00%s", e.At, e.Entry)
+		if withMask[i] {
+			key.WriteString("\x00" + e.DefaultMask)
+		}
+	}
+	if p, ok := ev.entries[key.String()]; ok {
 		return p
 	}
-	params := ev.params(t)
-	ctx := params.Context()
-	var schema cue.Value
-	switch len(e.Parameters) {
-	case 0:
-		schema = ctx.CompileString("null")
-	default:
-		v := ev.root.LookupPath(cue.ParsePath("#EntryValues"))
-		ps := cue.ParsePath("parameters")
-		if p := ctx.CompileBytes(e.Entry).LookupPath(ps); p.Exists() {
-			v = v.FillPath(ps, p)
+	p := ev.params(t)
+	ctx := p.Context()
+	for i, e := range es {
+		var schema cue.Value
+		switch len(e.Parameters) {
+		case 0:
+			schema = ctx.CompileString("null")
+		default:
+			v := ev.root.LookupPath(cue.ParsePath("#EntryValues"))
+			ps := cue.ParsePath("parameters")
+			if p := ctx.CompileBytes(e.Entry).LookupPath(ps); p.Exists() {
+				v = v.FillPath(ps, p)
+			}
+			schema = v.LookupPath(cue.MakePath(cue.Def("values")))
+			if len(e.Parameters) == 1 {
+				schema = schema.LookupPath(cue.MakePath(cue.Str(e.Parameters[0])))
+			}
 		}
-		schema = v.LookupPath(cue.MakePath(cue.Def("values")))
-		if len(e.Parameters) == 1 {
-			schema = schema.LookupPath(cue.MakePath(cue.Str(e.Parameters[0])))
+		p = p.FillPath(e.at("value"), schema)
+		if withMask[i] {
+			p = p.FillPath(e.at("mask_spec"), ctx.Encode(map[string]any{"name": e.DefaultMask}))
 		}
 	}
-	p := params.FillPath(cue.ParsePath("value"), schema)
-	if withMask {
-		p = p.FillPath(cue.ParsePath("mask_spec"), ctx.Encode(map[string]any{"name": e.DefaultMask}))
+	if len(ev.entries) < maxEntrySchemas {
+		ev.entries[key.String()] = p
 	}
-	ev.entries[key] = p
 	return p
 }
 
@@ -184,17 +217,57 @@ func (ev *evaluator) entryParams(t *Tool, e EntryValue, withMask bool) cue.Value
 // mask_spec and the entry has a default mask, mask_spec completed for that mask.
 // The error is the unification's; the caller may explain it (see vocab.Values).
 func (t *Tool) CheckEntry(raw json.RawMessage, e EntryValue) (map[string]any, error) {
+	return t.CheckEntries(raw, []EntryValue{e})
+}
+
+// CheckEntries is CheckEntry for a call that names several entries, each at its
+// own place in the arguments (EntryValue.At: apply_per_region's regions): all are
+// checked in the same one evaluation.
+func (t *Tool) CheckEntries(raw json.RawMessage, es []EntryValue) (map[string]any, error) {
 	t.contract.ensure(t)
 	c := t.contract
 	args, ferrs := c.decodeArgs(raw, t.argumentNodes())
 	if ferrs != nil {
 		return nil, invalid(t.Name, ferrs)
 	}
-	_, hasMask := args["mask_spec"]
+	withMask := make([]bool, len(es))
+	for i, e := range es {
+		if e.DefaultMask == "" {
+			continue
+		}
+		holder := args
+		if e.At != "" {
+			holder, _ = lookupObject(args, e.At)
+		}
+		_, hasMask := holder["mask_spec"]
+		withMask[i] = !hasMask
+	}
 	var out map[string]any
 	var err error
 	c.withEvaluator(func(ev *evaluator) {
-		out, err = c.unify(ev.entryParams(t, e, e.DefaultMask != "" && !hasMask), t.Name, args)
+		out, err = c.unify(ev.entryParams(t, es, withMask), t.Name, args)
 	})
 	return out, err
+}
+
+// lookupObject returns the object at a dotted path of decoded arguments (list
+// elements by index), or nil.
+func lookupObject(args map[string]any, at string) (map[string]any, bool) {
+	var cur any = args
+	for _, s := range strings.Split(at, ".") {
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[s]
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	m, ok := cur.(map[string]any)
+	return m, ok
 }

@@ -10,10 +10,16 @@
 // It speaks domain types (history.Entry, history.State, Mutation, Resolved,
 // Exported) and returns coded errors, *darkroom.Error, whose codes are the
 // contract's closed enum (contracts/errors.cue); only the adapter turns them into an
-// envelope. It knows nothing of MCP. It consults the contract for the operation
-// catalog (decoded once per Editor); apply_primitive's value and mask come to it
-// already checked (PrimitiveEdit.Checked). Other tools' values (regions, spots,
-// augmentation) are still checked here by vocab.Values and CheckMask.
+// envelope. It knows nothing of MCP. It consults the contract for plain facts made
+// from CUE once (the operation catalog, the mask defaults), never to check a
+// request: apply_primitive's and apply_per_region's values and masks come to it
+// already checked (PrimitiveEdit.Checked); values a verb computes itself
+// (apply_spot's offset, wb_from_gray_card's white balance) are checked in plain Go
+// against the entry's parameters (vocab.Entry.DerivedValues) and the spot's drawn
+// mask completed with the contract's defaults (contract.MaskDefaults). A caller
+// that gives a PrimitiveEdit without Checked (the CLI's and augmentation's paths
+// not yet moved to the boundary) is still checked here by vocab.Values and
+// CheckMask.
 //
 // The Workspace is where everything lives: the history store, the copies of the
 // sources, previews, exports and context files, all written by one atomic and

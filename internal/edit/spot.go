@@ -62,14 +62,18 @@ func (s *Editor) Spot(req SpotRequest) (Spotted, error) {
 	if err != nil {
 		return Spotted{}, err
 	}
-	mask, err := json.Marshal(map[string]any{"shape": map[string]any{
+	// The spot's ellipse is drawn from checked arguments that keep it inside
+	// #MaskSpec's ranges; it is completed with the contract's defaults, as the
+	// state records a checked mask, without evaluating CUE again.
+	defaults, err := s.Contract.MaskDefaults()
+	if err != nil {
+		return Spotted{}, darkroom.Wrap(darkroom.InternalError, err, "mask defaults")
+	}
+	mask, err := json.Marshal(defaults.Complete(map[string]any{"shape": map[string]any{
 		"kind": "ellipse", "center": []float64{x, y}, "radius_x": radius, "radius_y": radius, "feather": req.Border * radius,
-	}})
+	}}))
 	if err != nil {
 		return Spotted{}, darkroom.Wrap(darkroom.InternalError, err, "spot mask")
-	}
-	if mask, err = s.CheckMask(mask); err != nil {
-		return Spotted{}, err
 	}
 	m, err := s.Mutate(req.ImageID, "apply_spot "+req.Kind, func(st *history.State) error {
 		// The spot's coordinates are fractions of the frame the spot operation sees:
@@ -82,11 +86,10 @@ func (s *Editor) Spot(req SpotRequest) (Spotted, error) {
 			sx, sy = SpotSource(x, y, radius, w, h)
 		}
 		long := float64(max(w, h))
-		offset, _ := json.Marshal(map[string]float64{
+		values, err := entry.DerivedValues(map[string]float64{
 			"dx": (sx - x) * float64(w) / long,
 			"dy": (sy - y) * float64(h) / long,
 		})
-		values, err := s.Vocab.Values(s.Contract, entry, offset)
 		if err != nil {
 			return err
 		}
@@ -221,8 +224,7 @@ func (s *Editor) GrayCard(id string, x, y, radius float64) (Balanced, error) {
 			return grayError("%s is too strongly coloured to be a grey reference: the best white balance (temperature %.0f, tint %.2f) leaves it %.1f%% off grey; pick a neutral area", where, t, ti, 100*residual)
 		}
 		temp, tint = math.Round(t*10)/10, math.Round(ti*1e4)/1e4
-		raw, _ := json.Marshal(map[string]float64{tempParam: temp, tintParam: tint})
-		values, err := s.Vocab.Values(s.Contract, entry, raw)
+		values, err := entry.DerivedValues(map[string]float64{tempParam: temp, tintParam: tint})
 		if err != nil {
 			return &darkroom.Error{Code: darkroom.InvalidInput,
 				Message: fmt.Sprintf("the colour cast at (%.3g, %.3g) is too strong to correct: it needs temperature %.0f and tint %.3f, outside what %s allows (%v)", x, y, temp, tint, entry.Name, err),

@@ -26,10 +26,7 @@ type applyArgs struct {
 }
 
 func applyPrimitive(_ context.Context, s *Server, args map[string]any) (any, string, error) {
-	checked, _ := args["value"].(*edit.Checked)
-	if checked != nil {
-		delete(args, "value")
-	}
+	checked := takeChecked(args)
 	a, err := decodeArgs[applyArgs](args)
 	if err != nil {
 		return nil, "", err
@@ -90,6 +87,13 @@ type perRegionArgs struct {
 }
 
 func applyPerRegion(_ context.Context, s *Server, args map[string]any) (any, string, error) {
+	list, _ := args["regions"].([]any)
+	checked := make([]*edit.Checked, len(list))
+	for i, r := range list {
+		if m, ok := r.(map[string]any); ok {
+			checked[i] = takeChecked(m)
+		}
+	}
 	a, err := decodeArgs[perRegionArgs](args)
 	if err != nil {
 		return nil, "", err
@@ -97,6 +101,9 @@ func applyPerRegion(_ context.Context, s *Server, args map[string]any) (any, str
 	regions := make([]edit.PrimitiveEdit, len(a.Regions))
 	for i, r := range a.Regions {
 		regions[i] = edit.PrimitiveEdit{Name: r.Primitive, Value: r.Value, Mask: r.MaskSpec, Strength: r.Strength}
+		if i < len(checked) {
+			regions[i].Checked = checked[i]
+		}
 	}
 	m, entries, err := s.ApplyRegions(a.ImageID, a.Primitive, regions)
 	if err != nil {

@@ -39,8 +39,12 @@ type Server struct {
 	*edit.Editor
 
 	handlers map[string]handler
-	seeds    seeds           // set_default_seed's, per session
-	pending  pendingAugments // augment_image results awaiting options.verify's answers
+	// traits are what the dispatcher does for a tool besides its handler
+	// (tools.go), made on first use.
+	traits     map[string]traits
+	traitsOnce sync.Once
+	seeds      seeds           // set_default_seed's, per session
+	pending    pendingAugments // augment_image results awaiting options.verify's answers
 	// fault names a tool whose handler panics: a test hook (WithFault) that drives
 	// the internal_error path through the real handlers.
 	fault struct{ tool, by string }
@@ -220,8 +224,9 @@ func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
 					return ask, nil
 				}
 			}
-			if t.Name == "verify_augmentation" {
-				if ask := s.verifyInputs(ctx, req); ask != nil {
+			tr := s.traitsOf(t.Name)
+			if tr.before != nil {
+				if ask := tr.before(ctx, s, req); ask != nil {
 					return ask, nil
 				}
 			}
@@ -233,8 +238,8 @@ func (s *Server) addTools(srv *mcp.Server, c *contract.Contract) {
 			if slot.res != nil {
 				return slot.res, nil
 			}
-			if t.Name == "ingest" {
-				s.ingested(srv, res)
+			if tr.after != nil {
+				tr.after(s, srv, res)
 			}
 			return res, nil
 		})

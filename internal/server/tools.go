@@ -1,5 +1,11 @@
 package server
 
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
 // tools is the one table of every tool's handler, built here and nowhere else: no
 // init() registration, no package-global map. A group's handlers sit in the file
 // named like its contract file (edit.go for tools_edit.cue, …).
@@ -49,4 +55,36 @@ func tools() map[string]handler {
 		"augment_dataset":        augmentDataset,
 		"verify_augmentation":    verifyAugmentation,
 	}
+}
+
+// traits are what the generic dispatcher does for a tool besides running its
+// handler, as data rather than tests of its name.
+type traits struct {
+	// entries says where the tool's arguments name vocabulary entries with values
+	// and masks, checked with the entries' #values in the one check (check.go).
+	entries *entryPlace
+	// before runs ahead of the call on MCP and may answer it instead (ask the
+	// client for inputs the call needs).
+	before func(ctx context.Context, s *Server, req *mcp.CallToolRequest) *mcp.CallToolResult
+	// after runs on MCP with the call's result (announce the resources it made).
+	after func(s *Server, srv *mcp.Server, res *mcp.CallToolResult)
+}
+
+// toolTraits are the tools' traits, beside the handlers' table; a tool not named
+// has none.
+func toolTraits() map[string]traits {
+	return map[string]traits{
+		"ingest":           {after: (*Server).ingested},
+		"apply_primitive":  {entries: &entryPlace{}},
+		"apply_per_region": {entries: &entryPlace{list: "regions"}},
+		"verify_augmentation": {before: func(ctx context.Context, s *Server, req *mcp.CallToolRequest) *mcp.CallToolResult {
+			return s.verifyInputs(ctx, req)
+		}},
+	}
+}
+
+// traitsOf returns a tool's traits.
+func (s *Server) traitsOf(name string) traits {
+	s.traitsOnce.Do(func() { s.traits = toolTraits() })
+	return s.traits[name]
 }
