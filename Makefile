@@ -23,6 +23,7 @@ docs:
 
 vet lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: the files above need formatting'; exit 1; }
+	@test -z "$$($(GO) tool -modfile=tools/go.mod goimports -local github.com/darkroom-mcp/darkroom -l $$(git ls-files '*.go'))" || { $(GO) tool -modfile=tools/go.mod goimports -local github.com/darkroom-mcp/darkroom -l $$(git ls-files '*.go'); echo 'goimports: the files above put the standard library, other modules and darkroom in other groups than goimports -local github.com/darkroom-mcp/darkroom'; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool cue vet -c=false ./contracts
 	@for f in vocabulary/*.yaml; do $(GO) tool cue vet -c -d '#Manifest' ./contracts "$$f" || exit 1; done

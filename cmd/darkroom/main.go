@@ -19,7 +19,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
 	"os/exec"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/version"

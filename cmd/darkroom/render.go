@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 

@@ -2,10 +2,10 @@ package main
 
 import (
 	"flag"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"os"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // workspaceFlags are the flags of every command that keeps state: where the

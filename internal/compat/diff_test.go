@@ -8,8 +8,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/darkroom-mcp/darkroom/internal/contract"
 )
 
 func TestCheckVersion(t *testing.T) {

@@ -5,11 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"testing"
 	"testing/fstest"
 
 	"cuelang.org/go/cue"
-	"testing"
-
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -3,7 +3,6 @@ package edit
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"log/slog"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )

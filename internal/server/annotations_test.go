@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // A tool that replaces text the user wrote (their tastes, an image's brief or notes)

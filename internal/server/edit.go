@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 

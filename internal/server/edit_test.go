@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 

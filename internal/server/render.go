@@ -3,9 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // The render tools: render_preview and compare draw from the cached proxy and show
