@@ -72,7 +72,8 @@
 // argument of albumentations code no parameter takes, a call to a transform no entry
 // is, and a word inside a transform's clause that nothing took ("median" in "median
 // blur with kernel 5": the blur runs, and "median" is listed; neighbouring such words
-// are one phrase), or beside a preset's name. Result.Unread lists them, and
+// are one phrase), or beside a preset's name. A portion word no construction read
+// ("half" with nothing it is half of) is listed too. Result.Unread lists them, and
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
 //
@@ -148,7 +149,8 @@
 // of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
-// "half the time", and always 1, usually and mostly 0.8, often and frequently 0.75,
+// "half the time", a portion of the images ("half the images", "10% of samples", "most
+// of them"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A clause that only says how often gives the transform
 // before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase

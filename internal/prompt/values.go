@@ -352,7 +352,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	last := -2
 	stray := func(k int) {
 		t := seg[k]
-		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) {
+		// A word of how many images that no construction read ("half" with no
+		// "the images") is listed: it said something the result does not carry.
+		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) {
 			return
 		}
 		if last == k-1 && len(rd.stray) > 0 {
@@ -494,15 +496,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
-		// Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3".
+		// Probabilities: "50% of the time", "10% of samples", "30% chance", "p=0.3",
+		// "with probability 0.3".
 		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
 			w := word(k + 2)
-			if w == "of" && (word(k+3) == "the" || word(k+3) == "images" || word(k+3) == "cases" || word(k+3) == "time") || w == "chance" || w == "probability" || w == "likelihood" {
+			if n := portionOf(word, k+2); n > 0 || w == "chance" || w == "probability" || w == "likelihood" {
 				rd.setP(t.num/100, t.text+"%")
-				k += 2
-				for k+1 < len(seg) && (word(k+1) == "the" || word(k+1) == "time" || word(k+1) == "images" || word(k+1) == "cases" || word(k+1) == "of") {
-					k++
-				}
+				k += 1 + max(n, 1)
 				continue
 			}
 		}
@@ -521,19 +521,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
-		if w := word(k); w == "half" && (word(k+1) == "the" && word(k+2) == "time" || word(k+1) == "of" && word(k+2) == "the" && word(k+3) == "time") {
-			rd.setP(0.5, "half the time")
-			continue
-		}
-		// "some of them", "a few of the images", "most of the photos": how many
-		// images, a probability.
-		if f, ok := portion[word(k)]; ok && word(k+1) == "of" && (word(k+2) == "them" || word(k+2) == "the" || word(k+2) == "these" || word(k+2) == "images") {
-			rd.setP(f, word(k)+" of "+word(k+2))
-			k += 2
-			for word(k+1) == "images" || word(k+1) == "photos" || word(k+1) == "pictures" || word(k+1) == "time" {
-				k++
+		// "some of them", "a few of the images", "most of the photos", "half the
+		// images", "half the time": how many images, a probability.
+		if f, ok := portion[word(k)]; ok {
+			if n := portionOf(word, k+1); n > 0 {
+				rd.setP(f, joinTokens(seg[k:k+1+n]))
+				k += n
+				continue
 			}
-			continue
 		}
 		// "some slightly blurry", "a few heavily rotated": a portion word before an
 		// intensity word says how many images, not how much.
@@ -601,6 +596,39 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		stray(k)
 	}
 	return rd
+}
+
+// portionOf reads the words after a portion ("half", "10%") that say it is of the
+// images: "of them", "the images", "of the time", "of samples". It returns how many
+// words they are, 0 when they are not such words.
+func portionOf(word func(int) string, k int) int {
+	j := k
+	if word(j) == "of" {
+		j++
+	}
+	switch word(j) {
+	case "them", "these", "those":
+		if j > k {
+			return j + 1 - k
+		}
+		return 0
+	case "the", "all":
+		j++
+		if word(j) == "the" {
+			j++
+		}
+	}
+	if portionNouns[word(j)] && (j > k || word(j) != "time") {
+		return j + 1 - k
+	}
+	return 0
+}
+
+// portionOnly says whether w says only how many images ("half", "most"): words that
+// mean something only with what they are a portion of.
+func portionOnly(w string) bool {
+	_, po := portion[w]
+	return po && !filler[w] && intensity[w] == 0
 }
 
 // knownWord says whether a word is one of words.go's: English that says how much, how

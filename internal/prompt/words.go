@@ -93,3 +93,10 @@ var frequencyWords = map[string]bool{
 	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
 	"cases": true, "images": true, "=": true, ":": true,
 }
+
+// portionNouns are what a portion is of ("half the images", "10% of samples", "20% of
+// the time"): the images a transform runs on, or the times it is drawn.
+var portionNouns = map[string]bool{
+	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
+	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true,
+}
