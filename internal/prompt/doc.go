@@ -156,7 +156,9 @@
 // before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase
 // written in the plural reads as its singular ("random shadows"). Directions:
 // decrease, reduce, less, lower, left,
-// counter-clockwise... make an unsigned number negative when the range allows it.
+// counter-clockwise, darker, desaturate... make an unsigned number, or both ends of a
+// range written without signs ("darker by 10-30%"), negative when the range allows it,
+// and cut a drawn range to that side of the default ("desaturate a bit").
 //
 // Intensity words draw, so variants differ. The word is a fraction f of the way from a
 // parameter's default to the end of its range: barely, tiny, subtle 0.1; slight, a

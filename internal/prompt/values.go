@@ -760,8 +760,10 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	// The ends of a range keep their own signs; only a change of a factor reads which
 	// way ("zoom out between 10% and 20%").
+	// A range written without signs takes the direction the words give ("darker by
+	// 10-30%" is -30%..-10%): both ends are a change that way.
 	sdir := 0
-	if prm.Unit == "ratio" {
+	if prm.Unit == "ratio" || !x.a.signed && !x.b.signed {
 		sdir = dir
 	}
 	lo, pl, m1 := convert(x.a, prm, sdir, opt)

@@ -34,12 +34,13 @@ var portion = map[string]float64{
 var negative = map[string]bool{
 	"decrease": true, "reduce": true, "reduced": true, "less": true, "lower": true, "minus": true,
 	"negative": true, "counterclockwise": true, "anticlockwise": true, "counter": true, "anti": true,
-	"left": true, "down": true, "darken": true, "darker": true, "weaken": true, "ccw": true, "remove": true,
+	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true,
 }
 
 var positive = map[string]bool{
 	"increase": true, "increased": true, "more": true, "raise": true, "boost": true, "clockwise": true,
 	"right": true, "up": true, "plus": true, "add": true, "strengthen": true, "cw": true, "higher": true,
+	"saturate": true, "saturated": true,
 }
 
 // separators cut a prompt into clauses, one transform each.
