@@ -31,7 +31,8 @@
 // phrases of the vocabulary (each entry's name with spaces, its aliases, the words of a
 // CamelCase alias: "GaussianBlur" also reads "gaussian blur", and its example phrases
 // that are one clause without numbers) are matched left to right, the longest at each
-// position, before anything is split, so "motion blur" is motion_blur and not blur,
+// position ("randomly" reads as "random" when that is longer: "randomly crop" is
+// "random crop"), before anything is split, so "motion blur" is motion_blur and not blur,
 // and "brightness and contrast" or "salt and pepper" stay whole. The rest is cut into
 // clauses at commas, semicolons, full stops and the words and, then, also, plus ("and"
 // between the ends of a range does not cut). In a clause, each phrase owns the words up

@@ -265,13 +265,18 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 // degrees" is rotate by 90 degrees, not the alias "rotate 90").
 func (p *Parser) matches(toks []token) []match {
 	var out []match
-	for i := 0; i < len(toks); {
+	// walk finds the longest phrase from i, reading the first word as first.
+	walk := func(i int, first string) (int, *node) {
 		n := p.root
 		best := -1
 		var bestNode *node
 		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
-			c := n.next[toks[j].text]
-			if w := toks[j].text; c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+			w := toks[j].text
+			if j == i {
+				w = first
+			}
+			c := n.next[w]
+			if c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
 				// A plural: "random shadows" is the phrase "random shadow".
 				c = n.next[strings.TrimSuffix(w, "s")]
 			}
@@ -289,6 +294,16 @@ func (p *Parser) matches(toks []token) []match {
 					continue
 				}
 				best, bestNode = j, n
+			}
+		}
+		return best, bestNode
+	}
+	for i := 0; i < len(toks); {
+		best, bestNode := walk(i, toks[i].text)
+		if toks[i].text == "randomly" {
+			// "randomly crop" is the phrase "random crop".
+			if b, n := walk(i, "random"); b > best {
+				best, bestNode = b, n
 			}
 		}
 		if best < 0 {
