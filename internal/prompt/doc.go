@@ -32,7 +32,8 @@
 // CamelCase alias: "GaussianBlur" also reads "gaussian blur", and its example phrases
 // that are one clause without numbers) are matched left to right, the longest at each
 // position ("randomly" reads as "random" when that is longer: "randomly crop" is
-// "random crop"), before anything is split, so "motion blur" is motion_blur and not blur,
+// "random crop"; a longer phrase starting inside a match and ending past it wins:
+// "random brightness/contrast" is brightness/contrast), before anything is split, so "motion blur" is motion_blur and not blur,
 // and "brightness and contrast" or "salt and pepper" stay whole. The rest is cut into
 // clauses at commas, semicolons, full stops and the words and, then, also, plus ("and"
 // between the ends of a range does not cut). In a clause, each phrase owns the words up
@@ -141,6 +142,10 @@
 // a fraction for an integer parameter are errors naming the entry, the parameter and
 // the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
 // clamped.
+//
+// One unsigned value the words ask to draw ("random brightness/contrast 0.15", "random
+// shift 5%") for a parameter prompt.sample draws on both sides of its default reads as
+// its albumentations limit (±v), as in code.
 //
 // Ranges: "between A and B", "from A to B", "A to B", "A-B", "±A", "up to A" (the
 // albumentations limit: [-A, A]) and, in code, (A, B) or [A, B]; the unit written once

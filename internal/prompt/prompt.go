@@ -298,6 +298,16 @@ func (p *Parser) matches(toks []token) []match {
 		}
 		return best, bestNode
 	}
+	// overlapped returns the start of a phrase that begins inside the match [i, best]
+	// and is longer than it and ends past it, or i when none does.
+	overlapped := func(i, best int) int {
+		for k := i + 1; k <= best; k++ {
+			if b, _ := walk(k, toks[k].text); b > best && b-k > best-i {
+				return k
+			}
+		}
+		return i
+	}
 	for i := 0; i < len(toks); {
 		best, bestNode := walk(i, toks[i].text)
 		if toks[i].text == "randomly" {
@@ -308,6 +318,13 @@ func (p *Parser) matches(toks []token) []match {
 		}
 		if best < 0 {
 			i++
+			continue
+		}
+		// A longer phrase that starts inside this one and ends past it is the one
+		// meant: "random brightness/contrast" is brightness/contrast, not
+		// random_brightness and then contrast.
+		if k := overlapped(i, best); k > i {
+			i = k
 			continue
 		}
 		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}

@@ -42,6 +42,9 @@ type expr struct {
 	a, b quantity
 	w, h float64
 	text string
+	// random says the words ask for a random draw ("random brightness/contrast
+	// 0.15"): one value of a drawn parameter is its albumentations limit.
+	random bool
 }
 
 // reading is what a clause's words say besides the entry.
@@ -127,8 +130,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			targets = append(targets, n)
 		}
 	}
+	random := false
+	for _, tk := range append(append([]token(nil), phrase...), seg...) {
+		random = random || tk.text == "random" || tk.text == "randomly"
+	}
 	shared := false
 	for _, x := range rd.exprs {
+		x.random = random
 		switch {
 		case len(x.params) > 1:
 			for _, n := range x.params {
@@ -745,6 +753,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
+	x = drawnLimit(e, name, prm, x, dir)
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
@@ -795,6 +804,33 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	setRange(t, name, lo, hi)
+}
+
+// drawnLimit reads one unsigned value, with no direction, that the words ask to draw
+// ("random"), given to a parameter the entry draws around its default (prompt.sample,
+// on both sides of it), as albumentations reads that parameter's limit: "random
+// brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
+// limit name was read so already.
+func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
+	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || e.Prompt == nil {
+		return x
+	}
+	rg, ok := e.Prompt.Sample[name]
+	if !ok || !(rg[0] < prm.Default && prm.Default < rg[1]) {
+		return x
+	}
+	for i := range prm.Also {
+		if al := &prm.Also[i]; al.As == "limit" || al.As == "limit_fraction" {
+			y := reads(x, al, prm, false)
+			// The value as written, in its own unit: only its reading is the limit's.
+			if al.Scale != 0 {
+				y.a.v, y.b.v = y.a.v/al.Scale, y.b.v/al.Scale
+			}
+			y.param, y.params = x.param, x.params
+			return y
+		}
+	}
+	return x
 }
 
 func anyCompatible(e *vocab.Entry, order []string, u string) bool {
