@@ -114,7 +114,10 @@
 // A.Rotate(limit=15, p=0.7) reads as albumentations means it: the module prefix is
 // dropped, a call ends its transform (a container's p after it is not the inner
 // transform's), commas between a call's arguments cut nothing, a tuple or list of two
-// numbers is a range, name=value takes the parameter's also names (code ones first),
+// numbers is a range, albumentations 1.x's two arguments of one range
+// (quality_lower=50, quality_upper=80; scale_min, scale_max: a parameter's name and
+// lower, upper, min or max) are its ends, the default standing for an end not written,
+// name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
 // call names a transform (blur_limit is Blur's argument, not a blur). OneOf and SomeOf
 // keep no choice in a prompt: each inner transform runs with its own p, and that is

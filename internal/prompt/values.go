@@ -460,11 +460,40 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	// limit of 4", "limit=15", "variance 10-50") or, in code, an argument no parameter
 	// takes (sat_shift_limit=30: listed as unread, its value given to nothing); it
 	// returns where the loop goes on.
+	// ends holds albumentations 1.x's two-argument ranges in code (quality_lower=50,
+	// quality_upper=80; scale_min, scale_max): each end of the parameter's range.
+	type ends struct {
+		lo, hi *expr
+		name   string
+	}
+	var pairs []*ends
 	named := func(k int) (int, bool) {
 		t := seg[k]
 		if e != nil {
 			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
 				j := k + pn.width
+				if end := word(j); t.code && rangeEnds[end] != 0 && word(j+1) == "=" {
+					if x, m := value(j + 2); m > 0 && x.kind == one {
+						x = reads(x, pn.as, e.Parameters[pn.params[0]], true)
+						x.param, x.params = pn.params[0], pn.params
+						var pe *ends
+						for _, q := range pairs {
+							if q.name == x.param {
+								pe = q
+							}
+						}
+						if pe == nil {
+							pe = &ends{name: x.param}
+							pairs = append(pairs, pe)
+						}
+						if rangeEnds[end] < 0 {
+							pe.lo = &x
+						} else {
+							pe.hi = &x
+						}
+						return j + 1 + m, true
+					}
+				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
 					j++
 				}
@@ -603,6 +632,22 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			continue
 		}
 		stray(k)
+	}
+	for _, pe := range pairs {
+		prm := e.Parameters[pe.name]
+		lo, hi := pe.lo, pe.hi
+		if lo == nil || hi == nil {
+			// One end written: the other is the parameter's default.
+			d := expr{kind: one, a: quantity{v: prm.Default, text: formatNumber(prm.Default)}, param: pe.name}
+			if lo == nil {
+				lo = &d
+			} else {
+				hi = &d
+			}
+		}
+		x := spanOf(lo.a, hi.a, lo.text+", "+hi.text)
+		x.param, x.params, x.as = lo.param, lo.params, "range_ends"
+		rd.exprs = append(rd.exprs, x)
 	}
 	return rd
 }

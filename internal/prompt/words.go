@@ -101,3 +101,7 @@ var portionNouns = map[string]bool{
 	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
 	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true,
 }
+
+// rangeEnds are the last words of albumentations 1.x's range arguments in code
+// (quality_lower, quality_upper, scale_min, scale_max): -1 the low end, +1 the high.
+var rangeEnds = map[string]int{"lower": -1, "min": -1, "upper": 1, "max": 1}
