@@ -148,7 +148,8 @@
 //
 // One unsigned value the words ask to draw ("random brightness/contrast 0.15", "random
 // shift 5%") for a parameter prompt.sample draws on both sides of its default reads as
-// its albumentations limit (±v), as in code.
+// its albumentations limit (±v), as in code; "random" counts for the rest of its
+// sentence ("random scale 0.9-1.1 and translate 5%" translates by ±5%).
 //
 // Ranges: "between A and B", "from A to B", "A to B", "A-B", "±A", "up to A" (the
 // albumentations limit: [-A, A]) and, in code, (A, B) or [A, B]; the unit written once

@@ -248,6 +248,16 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
 		}
 	}
+	random := false
+	for k := range toks {
+		switch t := toks[k].text; {
+		case toks[k].kind == tSep && (t == "." || t == ";" || t == "!" || t == "?"):
+			random = false
+		case t == "random" || t == "randomly":
+			random = true
+		}
+		toks[k].random = random
+	}
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = sameEntry(toks, matches)

@@ -132,7 +132,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	}
 	random := false
 	for _, tk := range append(append([]token(nil), phrase...), seg...) {
-		random = random || tk.text == "random" || tk.text == "randomly"
+		random = random || tk.random
 	}
 	shared := false
 	for _, x := range rd.exprs {
