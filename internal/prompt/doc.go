@@ -179,8 +179,9 @@
 // the high end: quality 100 for jpeg compression), or from f of the way to both ends
 // when they point nowhere and the default lies inside the range ("slight rotation" is
 // ±45 degrees). It applies to every parameter the phrase names ("brightness and
-// contrast"), else to the entry's prompt.sample parameters, whose albumentations range
-// counts as "medium" (a phrase that names one of them, "hue shift", draws it alone; slight is half of it, strong one and a half, kept inside the
+// contrast", or one of them when no value is given: "random hue shifts" draws the hue
+// alone), else to the entry's prompt.sample parameters, whose albumentations range
+// counts as "medium" (slight is half of it, strong one and a half, kept inside the
 // parameter's range), else to the first free parameter. Integers are rounded.
 //
 // An entry named with no value and no intensity draws its prompt.sample parameters
