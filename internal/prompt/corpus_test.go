@@ -313,8 +313,17 @@ func TestEveryWordAccounted(t *testing.T) {
 				}
 			}
 		}
+		// What a portion is of ("10% of samples") is read with it: a transform's p.
+		portioned := false
+		for _, tr := range r.Transforms {
+			portioned = portioned || tr.P < 1
+		}
 		for _, tk := range tokenize(c.Prompt) {
 			w := tk.text
+			if portioned && portionNouns[w] || tk.code && rangeEnds[w] != 0 {
+				// quality_upper=80: "upper" is read with "quality" as the end of its range.
+				continue
+			}
 			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || variantLead[w] || variantTail[w]) || tk.call {
 				continue
 			}

@@ -31,7 +31,9 @@
 // phrases of the vocabulary (each entry's name with spaces, its aliases, the words of a
 // CamelCase alias: "GaussianBlur" also reads "gaussian blur", and its example phrases
 // that are one clause without numbers) are matched left to right, the longest at each
-// position, before anything is split, so "motion blur" is motion_blur and not blur,
+// position ("randomly" reads as "random" when that is longer: "randomly crop" is
+// "random crop"; a longer phrase starting inside a match and ending past it wins:
+// "random brightness/contrast" is brightness/contrast), before anything is split, so "motion blur" is motion_blur and not blur,
 // and "brightness and contrast" or "salt and pepper" stay whole. The rest is cut into
 // clauses at commas, semicolons, full stops and the words and, then, also, plus ("and"
 // between the ends of a range does not cut). In a clause, each phrase owns the words up
@@ -72,7 +74,8 @@
 // argument of albumentations code no parameter takes, a call to a transform no entry
 // is, and a word inside a transform's clause that nothing took ("median" in "median
 // blur with kernel 5": the blur runs, and "median" is listed; neighbouring such words
-// are one phrase), or beside a preset's name. Result.Unread lists them, and
+// are one phrase), or beside a preset's name. A portion word no construction read
+// ("half" with nothing it is half of) is listed too. Result.Unread lists them, and
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
 //
@@ -111,7 +114,10 @@
 // A.Rotate(limit=15, p=0.7) reads as albumentations means it: the module prefix is
 // dropped, a call ends its transform (a container's p after it is not the inner
 // transform's), commas between a call's arguments cut nothing, a tuple or list of two
-// numbers is a range, name=value takes the parameter's also names (code ones first),
+// numbers is a range, albumentations 1.x's two arguments of one range
+// (quality_lower=50, quality_upper=80; scale_min, scale_max: a parameter's name and
+// lower, upper, min or max) are its ends, the default standing for an end not written,
+// name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
 // call names a transform (blur_limit is Blur's argument, not a blur). OneOf and SomeOf
 // keep no choice in a prompt: each inner transform runs with its own p, and that is
@@ -140,6 +146,11 @@
 // the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
 // clamped.
 //
+// One unsigned value the words ask to draw ("random brightness/contrast 0.15", "random
+// shift 5%") for a parameter prompt.sample draws on both sides of its default reads as
+// its albumentations limit (±v), as in code; "random" counts for the rest of its
+// sentence ("random scale 0.9-1.1 and translate 5%" translates by ±5%).
+//
 // Ranges: "between A and B", "from A to B", "A to B", "A-B", "±A", "up to A" (the
 // albumentations limit: [-A, A]) and, in code, (A, B) or [A, B]; the unit written once
 // counts for both ends. A value given with no parameter name goes to every parameter
@@ -148,13 +159,16 @@
 // of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
-// "half the time", and always 1, usually and mostly 0.8, often and frequently 0.75,
+// "half the time", a portion of the images ("half the images", "10% of samples", "most
+// of them"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A clause that only says how often gives the transform
 // before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase
 // written in the plural reads as its singular ("random shadows"). Directions:
 // decrease, reduce, less, lower, left,
-// counter-clockwise... make an unsigned number negative when the range allows it.
+// counter-clockwise, darker, desaturate... make an unsigned number, or both ends of a
+// range written without signs ("darker by 10-30%"), negative when the range allows it,
+// and cut a drawn range to that side of the default ("desaturate a bit").
 //
 // Intensity words draw, so variants differ. The word is a fraction f of the way from a
 // parameter's default to the end of its range: barely, tiny, subtle 0.1; slight, a
@@ -165,7 +179,8 @@
 // the high end: quality 100 for jpeg compression), or from f of the way to both ends
 // when they point nowhere and the default lies inside the range ("slight rotation" is
 // ±45 degrees). It applies to every parameter the phrase names ("brightness and
-// contrast"), else to the entry's prompt.sample parameters, whose albumentations range
+// contrast", or one of them when no value is given: "random hue shifts" draws the hue
+// alone), else to the entry's prompt.sample parameters, whose albumentations range
 // counts as "medium" (slight is half of it, strong one and a half, kept inside the
 // parameter's range), else to the first free parameter. Integers are rounded.
 //

@@ -248,6 +248,16 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
 		}
 	}
+	random := false
+	for k := range toks {
+		switch t := toks[k].text; {
+		case toks[k].kind == tSep && (t == "." || t == ";" || t == "!" || t == "?"):
+			random = false
+		case t == "random" || t == "randomly":
+			random = true
+		}
+		toks[k].random = random
+	}
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = sameEntry(toks, matches)
@@ -265,13 +275,18 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 // degrees" is rotate by 90 degrees, not the alias "rotate 90").
 func (p *Parser) matches(toks []token) []match {
 	var out []match
-	for i := 0; i < len(toks); {
+	// walk finds the longest phrase from i, reading the first word as first.
+	walk := func(i int, first string) (int, *node) {
 		n := p.root
 		best := -1
 		var bestNode *node
 		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
-			c := n.next[toks[j].text]
-			if w := toks[j].text; c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+			w := toks[j].text
+			if j == i {
+				w = first
+			}
+			c := n.next[w]
+			if c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
 				// A plural: "random shadows" is the phrase "random shadow".
 				c = n.next[strings.TrimSuffix(w, "s")]
 			}
@@ -291,8 +306,35 @@ func (p *Parser) matches(toks []token) []match {
 				best, bestNode = j, n
 			}
 		}
+		return best, bestNode
+	}
+	// overlapped returns the start of a phrase that begins inside the match [i, best]
+	// and is longer than it and ends past it, or i when none does.
+	overlapped := func(i, best int) int {
+		for k := i + 1; k <= best; k++ {
+			if b, _ := walk(k, toks[k].text); b > best && b-k > best-i {
+				return k
+			}
+		}
+		return i
+	}
+	for i := 0; i < len(toks); {
+		best, bestNode := walk(i, toks[i].text)
+		if toks[i].text == "randomly" {
+			// "randomly crop" is the phrase "random crop".
+			if b, n := walk(i, "random"); b > best {
+				best, bestNode = b, n
+			}
+		}
 		if best < 0 {
 			i++
+			continue
+		}
+		// A longer phrase that starts inside this one and ends past it is the one
+		// meant: "random brightness/contrast" is brightness/contrast, not
+		// random_brightness and then contrast.
+		if k := overlapped(i, best); k > i {
+			i = k
 			continue
 		}
 		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}

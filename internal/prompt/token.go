@@ -29,6 +29,9 @@ type token struct {
 	// pos is the token's place in the prompt, so a word is known as read wherever a
 	// segment copies it.
 	pos int
+	// random says "random" or "randomly" came before it in the sentence: "random
+	// scale 0.9-1.1 and translate 5%" asks for a random translation too.
+	random bool
 }
 
 // tokenize lowers the text and cuts it into words, numbers, sizes and separators. A

@@ -42,6 +42,9 @@ type expr struct {
 	a, b quantity
 	w, h float64
 	text string
+	// random says the words ask for a random draw ("random brightness/contrast
+	// 0.15"): one value of a drawn parameter is its albumentations limit.
+	random bool
 }
 
 // reading is what a clause's words say besides the entry.
@@ -107,8 +110,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 	}
 	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
-	// affine's shear, x and y, not its angle).
-	if len(targets) < 2 {
+	// affine's shear, x and y, not its angle), or when no value is given: then the
+	// phrase says what to draw ("random hue shifts" draws the hue alone).
+	if len(targets) < 2 && (len(targets) == 0 || len(rd.exprs) > 0) {
 		targets = nil
 		if pn := paramsAt(p.voc, e, phrase, 0); len(phrase) > 0 && pn.width == len(phrase) {
 			for _, n := range pn.params {
@@ -126,8 +130,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			targets = append(targets, n)
 		}
 	}
+	random := false
+	for _, tk := range append(append([]token(nil), phrase...), seg...) {
+		random = random || tk.random
+	}
 	shared := false
 	for _, x := range rd.exprs {
+		x.random = random
 		switch {
 		case len(x.params) > 1:
 			for _, n := range x.params {
@@ -352,7 +361,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	last := -2
 	stray := func(k int) {
 		t := seg[k]
-		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) {
+		// A word of how many images that no construction read ("half" with no
+		// "the images") is listed: it said something the result does not carry.
+		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) {
 			return
 		}
 		if last == k-1 && len(rd.stray) > 0 {
@@ -449,11 +460,40 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	// limit of 4", "limit=15", "variance 10-50") or, in code, an argument no parameter
 	// takes (sat_shift_limit=30: listed as unread, its value given to nothing); it
 	// returns where the loop goes on.
+	// ends holds albumentations 1.x's two-argument ranges in code (quality_lower=50,
+	// quality_upper=80; scale_min, scale_max): each end of the parameter's range.
+	type ends struct {
+		lo, hi *expr
+		name   string
+	}
+	var pairs []*ends
 	named := func(k int) (int, bool) {
 		t := seg[k]
 		if e != nil {
 			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
 				j := k + pn.width
+				if end := word(j); t.code && rangeEnds[end] != 0 && word(j+1) == "=" {
+					if x, m := value(j + 2); m > 0 && x.kind == one {
+						x = reads(x, pn.as, e.Parameters[pn.params[0]], true)
+						x.param, x.params = pn.params[0], pn.params
+						var pe *ends
+						for _, q := range pairs {
+							if q.name == x.param {
+								pe = q
+							}
+						}
+						if pe == nil {
+							pe = &ends{name: x.param}
+							pairs = append(pairs, pe)
+						}
+						if rangeEnds[end] < 0 {
+							pe.lo = &x
+						} else {
+							pe.hi = &x
+						}
+						return j + 1 + m, true
+					}
+				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
 					j++
 				}
@@ -494,15 +534,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
-		// Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3".
+		// Probabilities: "50% of the time", "10% of samples", "30% chance", "p=0.3",
+		// "with probability 0.3".
 		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
 			w := word(k + 2)
-			if w == "of" && (word(k+3) == "the" || word(k+3) == "images" || word(k+3) == "cases" || word(k+3) == "time") || w == "chance" || w == "probability" || w == "likelihood" {
+			if n := portionOf(word, k+2); n > 0 || w == "chance" || w == "probability" || w == "likelihood" {
 				rd.setP(t.num/100, t.text+"%")
-				k += 2
-				for k+1 < len(seg) && (word(k+1) == "the" || word(k+1) == "time" || word(k+1) == "images" || word(k+1) == "cases" || word(k+1) == "of") {
-					k++
-				}
+				k += 1 + max(n, 1)
 				continue
 			}
 		}
@@ -521,19 +559,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
-		if w := word(k); w == "half" && (word(k+1) == "the" && word(k+2) == "time" || word(k+1) == "of" && word(k+2) == "the" && word(k+3) == "time") {
-			rd.setP(0.5, "half the time")
-			continue
-		}
-		// "some of them", "a few of the images", "most of the photos": how many
-		// images, a probability.
-		if f, ok := portion[word(k)]; ok && word(k+1) == "of" && (word(k+2) == "them" || word(k+2) == "the" || word(k+2) == "these" || word(k+2) == "images") {
-			rd.setP(f, word(k)+" of "+word(k+2))
-			k += 2
-			for word(k+1) == "images" || word(k+1) == "photos" || word(k+1) == "pictures" || word(k+1) == "time" {
-				k++
+		// "some of them", "a few of the images", "most of the photos", "half the
+		// images", "half the time": how many images, a probability.
+		if f, ok := portion[word(k)]; ok {
+			if n := portionOf(word, k+1); n > 0 {
+				rd.setP(f, joinTokens(seg[k:k+1+n]))
+				k += n
+				continue
 			}
-			continue
 		}
 		// "some slightly blurry", "a few heavily rotated": a portion word before an
 		// intensity word says how many images, not how much.
@@ -600,7 +633,56 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		stray(k)
 	}
+	for _, pe := range pairs {
+		prm := e.Parameters[pe.name]
+		lo, hi := pe.lo, pe.hi
+		if lo == nil || hi == nil {
+			// One end written: the other is the parameter's default.
+			d := expr{kind: one, a: quantity{v: prm.Default, text: formatNumber(prm.Default)}, param: pe.name}
+			if lo == nil {
+				lo = &d
+			} else {
+				hi = &d
+			}
+		}
+		x := spanOf(lo.a, hi.a, lo.text+", "+hi.text)
+		x.param, x.params, x.as = lo.param, lo.params, "range_ends"
+		rd.exprs = append(rd.exprs, x)
+	}
 	return rd
+}
+
+// portionOf reads the words after a portion ("half", "10%") that say it is of the
+// images: "of them", "the images", "of the time", "of samples". It returns how many
+// words they are, 0 when they are not such words.
+func portionOf(word func(int) string, k int) int {
+	j := k
+	if word(j) == "of" {
+		j++
+	}
+	switch word(j) {
+	case "them", "these", "those":
+		if j > k {
+			return j + 1 - k
+		}
+		return 0
+	case "the", "all":
+		j++
+		if word(j) == "the" {
+			j++
+		}
+	}
+	if portionNouns[word(j)] && (j > k || word(j) != "time") {
+		return j + 1 - k
+	}
+	return 0
+}
+
+// portionOnly says whether w says only how many images ("half", "most"): words that
+// mean something only with what they are a portion of.
+func portionOnly(w string) bool {
+	_, po := portion[w]
+	return po && !filler[w] && intensity[w] == 0
 }
 
 // knownWord says whether a word is one of words.go's: English that says how much, how
@@ -716,6 +798,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
+	x = drawnLimit(e, name, prm, x, dir)
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
@@ -732,8 +815,10 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	// The ends of a range keep their own signs; only a change of a factor reads which
 	// way ("zoom out between 10% and 20%").
+	// A range written without signs takes the direction the words give ("darker by
+	// 10-30%" is -30%..-10%): both ends are a change that way.
 	sdir := 0
-	if prm.Unit == "ratio" {
+	if prm.Unit == "ratio" || !x.a.signed && !x.b.signed {
 		sdir = dir
 	}
 	lo, pl, m1 := convert(x.a, prm, sdir, opt)
@@ -764,6 +849,33 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	setRange(t, name, lo, hi)
+}
+
+// drawnLimit reads one unsigned value, with no direction, that the words ask to draw
+// ("random"), given to a parameter the entry draws around its default (prompt.sample,
+// on both sides of it), as albumentations reads that parameter's limit: "random
+// brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
+// limit name was read so already.
+func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
+	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || e.Prompt == nil {
+		return x
+	}
+	rg, ok := e.Prompt.Sample[name]
+	if !ok || !(rg[0] < prm.Default && prm.Default < rg[1]) {
+		return x
+	}
+	for i := range prm.Also {
+		if al := &prm.Also[i]; al.As == "limit" || al.As == "limit_fraction" {
+			y := reads(x, al, prm, false)
+			// The value as written, in its own unit: only its reading is the limit's.
+			if al.Scale != 0 {
+				y.a.v, y.b.v = y.a.v/al.Scale, y.b.v/al.Scale
+			}
+			y.param, y.params = x.param, x.params
+			return y
+		}
+	}
+	return x
 }
 
 func anyCompatible(e *vocab.Entry, order []string, u string) bool {

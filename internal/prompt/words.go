@@ -34,12 +34,13 @@ var portion = map[string]float64{
 var negative = map[string]bool{
 	"decrease": true, "reduce": true, "reduced": true, "less": true, "lower": true, "minus": true,
 	"negative": true, "counterclockwise": true, "anticlockwise": true, "counter": true, "anti": true,
-	"left": true, "down": true, "darken": true, "darker": true, "weaken": true, "ccw": true, "remove": true,
+	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true,
 }
 
 var positive = map[string]bool{
 	"increase": true, "increased": true, "more": true, "raise": true, "boost": true, "clockwise": true,
 	"right": true, "up": true, "plus": true, "add": true, "strengthen": true, "cw": true, "higher": true,
+	"saturate": true, "saturated": true,
 }
 
 // separators cut a prompt into clauses, one transform each.
@@ -93,3 +94,14 @@ var frequencyWords = map[string]bool{
 	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
 	"cases": true, "images": true, "=": true, ":": true,
 }
+
+// portionNouns are what a portion is of ("half the images", "10% of samples", "20% of
+// the time"): the images a transform runs on, or the times it is drawn.
+var portionNouns = map[string]bool{
+	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
+	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true,
+}
+
+// rangeEnds are the last words of albumentations 1.x's range arguments in code
+// (quality_lower, quality_upper, scale_min, scale_max): -1 the low end, +1 the high.
+var rangeEnds = map[string]int{"lower": -1, "min": -1, "upper": 1, "max": 1}
