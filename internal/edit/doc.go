@@ -16,10 +16,12 @@
 // already checked (PrimitiveEdit.Checked); values a verb computes itself
 // (apply_spot's offset, wb_from_gray_card's white balance) are checked in plain Go
 // against the entry's parameters (vocab.Entry.DerivedValues) and the spot's drawn
-// mask completed with the contract's defaults (contract.MaskDefaults). A caller
-// that gives a PrimitiveEdit without Checked (the CLI's and augmentation's paths
-// not yet moved to the boundary) is still checked here by vocab.Values and
-// CheckMask.
+// mask completed with the contract's defaults (contract.MaskDefaults). The CLI
+// comes through the same check (server.Invoke), and augmentation does not make
+// PrimitiveEdits. A PrimitiveEdit without Checked comes from a call the check could
+// not name every entry of (an unknown primitive_name, which LookupEntry refuses);
+// it is still checked here by vocab.Values and CheckMask, which evaluate CUE, on
+// the way to that refusal.
 //
 // The Workspace is where everything lives: the history store, the copies of the
 // sources, previews, exports and context files, all written by one atomic and
@@ -28,12 +30,13 @@
 //
 // # One apply_primitive, from the transport to the commit
 //
-// The value an agent sends is decoded from JSON once, checked once by CUE, and then
-// only moves forward:
+// The value an agent sends is checked once by CUE, and then only moves forward (its
+// JSON is parsed more than once on the way; docs/architecture.md has this walk
+// beside augment_image's and augment_dataset's, and what is not yet as it should be):
 //
-//  1. internal/server, stdio transport: the JSON-RPC line is read and its head
-//     scanned (id, method, tool name) without decoding the arguments; the SDK
-//     hands tools/call to the tool's registered handler.
+//  1. internal/server, stdio transport (stdioConn.accept): the line's head is
+//     scanned (id, method, depth) and the SDK decodes the message, keeping the
+//     tool's arguments raw; it hands tools/call to the tool's registered handler.
 //  2. server.Invoke, server.check: the contract checks the raw arguments against
 //     the tool's params with the named entry's #values in place of the generic
 //     value and its default mask filled (contract.Tool.CheckEntry: strict JSON,
@@ -43,10 +46,12 @@
 //     vocab.Values), evaluating again only to word the error.
 //  3. The handler from the one tool table (server.tools) decodes the checked
 //     arguments into its own struct (applyArgs: a misspelt field does not compile)
-//     and calls Editor.StateEntry with a PrimitiveEdit carrying the typed values.
-//  4. Editor.StateEntry: in plain Go, the mask's name is looked up among the
-//     packs' masks, a mask on a geometry entry is refused (the catalog's
-//     maskable), and the entry is expanded to engine edits (CheckEntry). The
+//     and calls Editor.Apply with a PrimitiveEdit carrying the typed values;
+//     Apply makes the state entry with Editor.StateEntry.
+//  4. Editor.StateEntry (checkedEntry): in plain Go, the mask's name is looked up
+//     among the packs' masks, a mask on a geometry entry is refused (the catalog's
+//     maskable), and CheckEntry expands the entry to engine edits (resolve.Edits)
+//     to prove it resolves; those edits are dropped (a render resolves again). The
 //     operations' arguments need no check of their own: the manifest makes each
 //     bound parameter's range fit its argument's.
 //  5. Editor.Mutate: history.Store.Update runs the change under the image's lock:
@@ -63,7 +68,7 @@
 //
 // A render reads the other way and trusts the store: ResolveEdits resolves a spec
 // to its stored state, and Edits expands each entry through its vocabulary entry
-// into engine edits, completing the operation arguments from the catalog's
-// defaults without evaluating CUE. A stored state that does not decode is a
+// into engine edits (resolve.Edits), completing the operation arguments from the
+// catalog's defaults (contract.OperationDefaults) without evaluating CUE. A stored state that does not decode is a
 // state_error; an entry whose pack is gone is a render_error.
 package edit

@@ -98,7 +98,8 @@ func SetStateTemplates(st *history.State, t Templates) {
 
 // Edits turns an edit state into engine edits: the templates at their defaults, then
 // every entry, each expanded through its vocabulary entry into catalog operations
-// whose arguments the contract checks and completes, with its mask resolved.
+// (resolve.Edits), their arguments completed with the catalog's defaults without
+// evaluating CUE, with its mask resolved.
 func (s *Editor) Edits(st history.State) ([]engine.Edit, error) {
 	t, err := StateTemplates(st)
 	if err != nil {
