@@ -402,13 +402,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	var b []byte
 	if p != nil && p.cancelled {
-		c.mu.Lock()
-		delete(c.pending, seq)
-		c.mu.Unlock()
-		select {
-		case c.drained <- struct{}{}:
-		default:
-		}
+		c.settle(seq)
 		return nil
 	}
 	if p != nil {
@@ -425,15 +419,21 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	err := c.writeLine(b)
 	if p != nil {
-		c.mu.Lock()
-		delete(c.pending, seq)
-		c.mu.Unlock()
-		select {
-		case c.drained <- struct{}{}:
-		default:
-		}
+		c.settle(seq)
 	}
 	return err
+}
+
+// settle forgets the pending request seq, answered or dropped, and wakes a drain
+// waiting for the last one.
+func (c *stdioConn) settle(seq int64) {
+	c.mu.Lock()
+	delete(c.pending, seq)
+	c.mu.Unlock()
+	select {
+	case c.drained <- struct{}{}:
+	default:
+	}
 }
 
 // wireError is err as it goes on the wire, always with a code: the SDK's own
