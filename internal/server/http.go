@@ -126,9 +126,10 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		}
 		return serverOf(p.Workspace)
 	}
+	gate := newReplyGate()
 	opts := &mcp.StreamableHTTPOptions{
 		Logger:         o.Logger,
-		EventStore:     mcp.NewMemoryEventStore(nil),
+		EventStore:     gate.store(mcp.NewMemoryEventStore(nil)),
 		SessionTimeout: o.Sessions.Idle,
 		// readBody has read the body whole, within the principal's max_input_bytes
 		// (the SDK's own default, 4 MiB, would refuse what the contract allows).
@@ -140,7 +141,7 @@ func NewHTTPHandler(o HTTPOptions) (http.Handler, error) {
 		DisableLocalhostProtection: o.Verifier != nil,
 	}
 	var endpoint http.Handler = mcp.NewStreamableHTTPHandler(getServer, opts)
-	endpoint = newReplyGate().wrap(endpoint)
+	endpoint = gate.wrap(endpoint)
 	endpoint = readBody(endpoint, o.BodyTimeout, func(r *http.Request) (string, int64) {
 		if p, ok := auth.FromTokenInfo(sdkauth.TokenInfoFromContext(r.Context())); ok {
 			return p.Name, p.Limits.MaxInputBytes

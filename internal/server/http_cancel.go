@@ -2,12 +2,15 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // replyGate drops, on Streamable HTTP, the reply to a request the client
@@ -17,12 +20,13 @@ import (
 // the request still ends when its reply would have been written, with no reply in
 // it. The stdio transport drops the same replies itself (stdioConn.Write).
 //
-// A reply kept in the SDK's event store can still come back to a client that
-// resumes the stream with Last-Event-ID; darkroom's clients do not resume a
-// cancelled call.
+// The SDK also keeps each event in its event store, for a client that resumes a
+// stream with Last-Event-ID; the gate's store (replyGate.store) keeps an empty
+// event in place of such a reply, so a resumed stream does not bring it back.
 type replyGate struct {
-	mu       sync.Mutex
-	inflight map[string]*atomic.Bool // session and request id -> cancelled
+	mu        sync.Mutex
+	inflight  map[string]*atomic.Bool // session and request id -> cancelled
+	cancelled atomic.Int64            // how many in inflight are cancelled: no parse while none is
 }
 
 func newReplyGate() *replyGate { return &replyGate{inflight: map[string]*atomic.Bool{}} }
@@ -46,8 +50,8 @@ func (g *replyGate) wrap(next http.Handler) http.Handler {
 		calls, cancels := scanPost(body)
 		g.mu.Lock()
 		for _, id := range cancels {
-			if c := g.inflight[session+"\x00"+id]; c != nil {
-				c.Store(true)
+			if c := g.inflight[session+"\x00"+id]; c != nil && !c.Swap(true) {
+				g.cancelled.Add(1)
 			}
 		}
 		gw := &gatedWriter{ResponseWriter: w, calls: map[string]*atomic.Bool{}}
@@ -67,13 +71,53 @@ func (g *replyGate) wrap(next http.Handler) http.Handler {
 		}
 		defer func() {
 			g.mu.Lock()
-			for id := range gw.calls {
+			for id, c := range gw.calls {
 				delete(g.inflight, session+"\x00"+id)
+				if c.Load() {
+					g.cancelled.Add(-1)
+				}
 			}
 			g.mu.Unlock()
 		}()
 		next.ServeHTTP(gw, r)
 	})
+}
+
+// store wraps the SDK's event store: a reply to a cancelled request of the
+// session is kept as an empty event, which the SDK keeps in the stream's count
+// (event ids stay aligned) and never replays. The SDK stores an event before it
+// writes it, while the request is still in flight (the POST has not ended).
+func (g *replyGate) store(inner mcp.EventStore) mcp.EventStore {
+	return gatedStore{EventStore: inner, g: g}
+}
+
+type gatedStore struct {
+	mcp.EventStore
+	g *replyGate
+}
+
+func (s gatedStore) Append(ctx context.Context, session, stream string, data []byte) error {
+	if len(data) > 0 && s.g.cancelled.Load() > 0 && s.g.cancelledReply(session, data) {
+		data = nil
+	}
+	return s.EventStore.Append(ctx, session, stream, data)
+}
+
+// cancelledReply reports whether data, one JSON-RPC message, is a reply to a
+// request of the session that the client cancelled.
+func (g *replyGate) cancelledReply(session string, data []byte) bool {
+	var m wireMessage
+	if json.Unmarshal(data, &m) != nil || m.Method != "" {
+		return false
+	}
+	k, ok := replyKey(m.ID)
+	if !ok {
+		return false
+	}
+	g.mu.Lock()
+	c := g.inflight[session+"\x00"+k]
+	g.mu.Unlock()
+	return c != nil && c.Load()
 }
 
 // wireMessage is what the gate reads of a JSON-RPC message.
