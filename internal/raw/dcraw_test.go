@@ -100,12 +100,7 @@ func TestAgainstDcraw(t *testing.T) {
 	pix = blur(pix, w, h)
 	for _, tc := range dcrawCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := baseSynth()
-			tc.mod(&s)
-			b, err := s.Encode(pix, w, h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, b := synthCase(t, baseSynth(), tc.mod, pix, w, h)
 			path := writeTemp(t, "synth.dng", b)
 			_, full := decodeBytes(t, b, Options{})
 			_, half := decodeBytes(t, b, Options{Half: true})
@@ -133,12 +128,7 @@ func TestRawDataMatchesDcraw(t *testing.T) {
 	pix, w, h := photo(t, "coffee.png", 256, 192)
 	for _, tc := range dcrawCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := baseSynth()
-			tc.mod(&s)
-			b, err := s.Encode(pix, w, h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, b := synthCase(t, baseSynth(), tc.mod, pix, w, h)
 			out := run(t, "dcraw", "-D", "-4", "-T", "-c", writeTemp(t, "synth.dng", b))
 			m, err := tiff.Decode(bytes.NewReader(out))
 			if err != nil {

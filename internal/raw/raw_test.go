@@ -93,6 +93,17 @@ func baseSynth() Synth {
 	}
 }
 
+// synthCase is a test case's file: base changed by mod, written from pix.
+func synthCase(t testing.TB, base Synth, mod func(*Synth), pix []float32, w, h int) (Synth, []byte) {
+	t.Helper()
+	mod(&base)
+	b, err := base.Encode(pix, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, b
+}
+
 func decodeBytes(t testing.TB, b []byte, opt Options) (*File, *Image) {
 	t.Helper()
 	f, err := Probe(b, 1<<30)
@@ -144,12 +155,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := baseSynth()
-			tc.mod(&s)
-			b, err := s.Encode(pix, w, h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, b := synthCase(t, baseSynth(), tc.mod, pix, w, h)
 			f, img := decodeBytes(t, b, Options{})
 			want, ww, wh := pix, w, h
 			if s.Crop[2] > 0 {

@@ -39,12 +39,7 @@ func TestXTransRoundTrip(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := xtransSynth()
-			tc.mod(&s)
-			b, err := s.Encode(pix, w, h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, b := synthCase(t, xtransSynth(), tc.mod, pix, w, h)
 			want, ww, wh := pix, w, h
 			if s.Crop[2] > 0 {
 				ww, wh = s.Crop[2], s.Crop[3]
@@ -148,12 +143,7 @@ func TestXTransAgainstDcraw(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := xtransSynth()
-			tc.mod(&s)
-			b, err := s.Encode(pix, w, h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, b := synthCase(t, xtransSynth(), tc.mod, pix, w, h)
 			path := writeTemp(t, "xtrans.dng", b)
 			_, full := decodeBytes(t, b, Options{})
 			check := func(what string, out []byte, min float64) {
