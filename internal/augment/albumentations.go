@@ -30,7 +30,10 @@ type AlbuMap struct {
 	Ignored     []string                 `json:"ignored"`
 	Transforms  map[string][]AlbuReading `json:"transforms"`
 	Unsupported map[string]string        `json:"unsupported"`
-	ignored     map[string]bool
+	// MaxGroupDepth is how deep groups nest, in a darkroom pipeline and in what an
+	// albumentations pipeline becomes (#MaxGroupDepth).
+	MaxGroupDepth int `json:"max_group_depth"`
+	ignored       map[string]bool
 }
 
 // AlbuReading is one way to read a class (#AlbumentationsReading).
@@ -125,6 +128,10 @@ type importer struct {
 	v2     bool
 	out    *Imported
 	nextID int
+	// where is inside(g) of the transform being read, added to its skips.
+	where string
+	// err is a limit a transform being read exceeded.
+	err error
 }
 
 // Import reads an albumentations pipeline for an image of w x h pixels. A malformed
@@ -153,15 +160,19 @@ func (m *AlbuMap) Import(raw []byte, voc *vocab.Vocabulary, w, h int) (*Imported
 	}
 	if m.Containers[cls] == "compose" {
 		im.readParams(root)
-		p := prob(root, 1)
-		kids := children(root)
-		before := len(im.out.Pipeline)
-		im.sequence(kids, "pipeline.transform")
-		if p < 1 {
-			im.wrapP(before, p, cls)
+		if err := im.sequence(children(root), "pipeline.transform", nil, false); err != nil {
+			return nil, err
 		}
-	} else {
-		im.sequence([]any{root}, "pipeline")
+		if p := prob(root, 1); p < 1 {
+			im.wrapP(0, p)
+		}
+	} else if err := im.sequence([]any{root}, "pipeline", nil, false); err != nil {
+		return nil, err
+	}
+	for _, s := range im.out.Pipeline {
+		if d := len(s.chain()); m.MaxGroupDepth > 0 && d > m.MaxGroupDepth {
+			return nil, darkroom.Errorf(darkroom.LimitExceeded, "pipeline.transform: a Compose with p %v around containers makes groups %d deep; darkroom's groups nest at most %d deep", prob(root, 1), d, m.MaxGroupDepth)
+		}
 	}
 	if len(im.out.Pipeline) > 32 {
 		return nil, darkroom.Errorf(darkroom.LimitExceeded, "pipeline: the albumentations pipeline makes %d steps, more than 32", len(im.out.Pipeline))
@@ -213,22 +224,39 @@ func (im *importer) readParams(root map[string]any) {
 }
 
 func (im *importer) skip(name, reason string) {
-	im.out.Skipped = append(im.out.Skipped, Skipped{Entry: name, Reason: reason, Code: darkroom.InvalidInput})
+	im.out.Skipped = append(im.out.Skipped, Skipped{Entry: name, Reason: reason + im.where, Code: darkroom.InvalidInput})
 }
 
-// wrapP puts the steps from before on into one sequential group of probability p
-// (a nested Compose or a Compose with p below 1), when none of them is in a group.
-func (im *importer) wrapP(before int, p float64, cls string) {
-	steps := im.out.Pipeline[before:]
-	for _, s := range steps {
-		if s.Group != nil {
-			im.skip(cls, fmt.Sprintf("p %v around other containers: darkroom groups do not nest; the inner ones run as if p were 1", p))
-			return
-		}
+// inside says where a transform of group g sits, for a skipped transform's reason:
+// "" at the top level, " (in OneOf in SomeOf)" inside nested containers.
+func inside(g *Group) string {
+	if g == nil {
+		return ""
 	}
+	var names []string
+	for ; g != nil; g = g.Parent {
+		names = append(names, groupName[g.Kind])
+	}
+	return " (in " + strings.Join(names, " in ") + ")"
+}
+
+// wrapP puts the steps from before on, as they are, into one sequential group of
+// probability p: a top-level Compose with p below 1.
+func (im *importer) wrapP(before int, p float64) {
 	g := &Group{ID: im.newID(), Kind: "sequential", P: p, N: 1, Replace: true}
-	for i := range steps {
-		steps[i].Group = g
+	for i := before; i < len(im.out.Pipeline); i++ {
+		s := &im.out.Pipeline[i]
+		if s.Group == nil {
+			s.Group = g
+			continue
+		}
+		root := s.Group
+		for root.Parent != nil && root.Parent != g {
+			root = root.Parent
+		}
+		if root != g {
+			root.Parent = g
+		}
 	}
 }
 
@@ -270,69 +298,101 @@ func defaultP(kind string) float64 {
 	return 1
 }
 
-// sequence reads transforms at the top level: leaves become steps, containers groups.
-func (im *importer) sequence(kids []any, where string) {
+// sequence reads transforms run one after the other (a Compose's, a Sequential's)
+// as members of parent (nil at the top level). forceFirst says whether the first is
+// called with force_apply: albumentations 1.x's Sequential passes its own on to its
+// first transform.
+func (im *importer) sequence(kids []any, where string, parent *Group, forceFirst bool) error {
 	for i, k := range kids {
-		t, ok := k.(map[string]any)
-		at := fmt.Sprintf("%s.transforms[%d]", where, i)
-		if !ok {
-			im.skip(at, "not a transform object")
-			continue
-		}
-		cls := className(t)
-		kind, isContainer := im.m.Containers[cls]
-		if !isContainer {
-			im.leaf(t, cls, nil)
-			continue
-		}
-		p := prob(t, defaultP(kind))
-		if kind == "sequential" && !im.v2 {
-			p = 1 // albumentations 1.x runs a Sequential whatever its p
-		}
-		switch kind {
-		case "compose", "sequential":
-			before := len(im.out.Pipeline)
-			im.sequence(children(t), at)
-			if p < 1 {
-				im.wrapP(before, p, cls)
-			}
-			continue
-		}
-		g := &Group{ID: im.newID(), Kind: kind, P: p, N: 1, Replace: true}
-		if kind == "some_of" {
-			if n, ok := t["n"].(float64); ok {
-				g.N = int(n)
-			}
-			if r, ok := t["replace"].(bool); ok {
-				g.Replace = r
-			}
-		}
-		members := 0
-		for j, c := range children(t) {
-			ct, ok := c.(map[string]any)
-			if !ok {
-				im.skip(fmt.Sprintf("%s.transforms[%d]", at, j), "not a transform object")
-				continue
-			}
-			ccls := className(ct)
-			if _, nested := im.m.Containers[ccls]; nested {
-				im.skip(ccls, fmt.Sprintf("a container inside %s: darkroom groups do not nest", cls))
-				continue
-			}
-			if im.leaf(ct, ccls, g) {
-				members++
-			}
-		}
-		if kind == "one_or_other" && members != 2 {
-			im.skip(cls, fmt.Sprintf("%d of its transforms have a darkroom counterpart: the ones that do run as OneOf", members))
-			g.Kind = "one_of"
+		if _, err := im.member(k, fmt.Sprintf("%s.transforms[%d]", where, i), parent, false, forceFirst && i == 0); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// groupName is the albumentations container a group came from, for messages.
+var groupName = map[string]string{"one_of": "OneOf", "some_of": "SomeOf", "one_or_other": "OneOrOther", "sequential": "Sequential"}
+
+// member reads one transform as a member of parent and reports whether it made a
+// step. picked says its container chooses it and calls it with force_apply (a
+// member of a OneOf, SomeOf or OneOrOther: its p is its weight there); forced says
+// it is called with force_apply although nothing chose it (the first transform of
+// a picked 1.x Sequential), so it runs whatever its p. Containers nested deeper
+// than MaxGroupDepth are limit_exceeded.
+func (im *importer) member(k any, at string, parent *Group, picked, forced bool) (bool, error) {
+	t, ok := k.(map[string]any)
+	if !ok {
+		im.skip(at, "not a transform object")
+		return false, nil
+	}
+	cls := className(t)
+	kind, isContainer := im.m.Containers[cls]
+	if !isContainer {
+		made := im.leaf(t, cls, parent, forced && !picked, at)
+		return made, im.err
+	}
+	p := prob(t, defaultP(kind))
+	// What the container is forced to, and whether its p is then only a weight.
+	switch kind {
+	case "compose", "one_of", "some_of":
+		if forced && !picked {
+			p = 1
+		}
+	case "sequential":
+		if !im.v2 && !picked {
+			p = 1 // albumentations 1.x runs a Sequential whatever its p
+		}
+	}
+	// A Compose or Sequential that runs whenever it is reached is its transforms.
+	if (kind == "compose" || kind == "sequential") && p == 1 && !picked {
+		before := len(im.out.Pipeline)
+		err := im.sequence(children(t), at, parent, kind == "sequential" && !im.v2 && forced)
+		return len(im.out.Pipeline) > before, err
+	}
+	if kind == "compose" {
+		kind = "sequential"
+	}
+	g := &Group{ID: im.newID(), Kind: kind, P: p, N: 1, Replace: true, Parent: parent}
+	if d := len(Step{Group: g}.chain()); im.m.MaxGroupDepth > 0 && d > im.m.MaxGroupDepth {
+		return false, darkroom.Errorf(darkroom.LimitExceeded, "%s: %s nests containers %d deep; darkroom's groups nest at most %d deep", at, cls, d, im.m.MaxGroupDepth)
+	}
+	if kind == "some_of" {
+		if n, ok := t["n"].(float64); ok {
+			g.N = int(n)
+		}
+		if r, ok := t["replace"].(bool); ok {
+			g.Replace = r
+		}
+	}
+	before := len(im.out.Pipeline)
+	if kind == "sequential" {
+		// A picked 1.x Sequential hands force_apply to its first transform.
+		err := im.sequence(children(t), at, g, !im.v2 && cls == "Sequential" && (picked || forced))
+		return len(im.out.Pipeline) > before, err
+	}
+	members := 0
+	for j, c := range children(t) {
+		made, err := im.member(c, fmt.Sprintf("%s.transforms[%d]", at, j), g, true, false)
+		if err != nil {
+			return false, err
+		}
+		if made {
+			members++
+		}
+	}
+	if kind == "one_or_other" && members != 2 && members > 0 {
+		im.skip(cls, fmt.Sprintf("%d of its transforms have a darkroom counterpart: the ones that do run as OneOf", members))
+		g.Kind = "one_of"
+	}
+	return members > 0, nil
 }
 
 // leaf reads one transform into steps, in group g when not nil; it reports whether a
 // step was made.
-func (im *importer) leaf(t map[string]any, cls string, g *Group) bool {
+func (im *importer) leaf(t map[string]any, cls string, g *Group, forced bool, at string) bool {
+	im.where = inside(g)
+	defer func() { im.where = "" }()
 	if why, ok := im.m.Unsupported[cls]; ok {
 		im.skip(cls, why)
 		return false
@@ -353,11 +413,10 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group) bool {
 		im.skip(cls, "no reading matches its parameters")
 		return false
 	}
-	if g != nil && len(r.Steps) > 1 {
-		im.skip(cls, "it becomes several steps, which cannot be one member of a container")
-		return false
-	}
 	p := prob(t, 0.5)
+	if forced {
+		p = 1
+	}
 	read := map[string]bool{}
 	var steps []Step
 	for _, rs := range r.Steps {
@@ -401,7 +460,12 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group) bool {
 		steps = append(steps, st)
 	}
 	if len(steps) > 1 {
-		sg := &Group{ID: im.newID(), Kind: "sequential", P: p, N: 1, Replace: true}
+		// Several steps are one member of g: a sequential group inside it.
+		sg := &Group{ID: im.newID(), Kind: "sequential", P: p, N: 1, Replace: true, Parent: g}
+		if d := len(Step{Group: sg}.chain()); im.m.MaxGroupDepth > 0 && d > im.m.MaxGroupDepth {
+			im.err = darkroom.Errorf(darkroom.LimitExceeded, "%s: %s becomes %d steps, a group %d deep; darkroom's groups nest at most %d deep", at, cls, len(steps), d, im.m.MaxGroupDepth)
+			return false
+		}
 		for i := range steps {
 			steps[i].P, steps[i].Group = 1, sg
 		}

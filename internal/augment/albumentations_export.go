@@ -61,56 +61,15 @@ func (m *AlbuMap) writers() map[string]writer {
 
 // Export writes a pipeline as A.to_dict writes one (albumentations 1.3.1), for an
 // image of w x h pixels (sizes in pixels are the image's): each step through its
-// entry's reading backwards, each group as its container. A step without a
+// entry's reading backwards, each group as its container, nested as the groups
+// nest. A step without a
 // counterpart, or a value albumentations cannot take, is left out and listed, in the
 // returned list and in the file's darkroom_skipped.
 func (m *AlbuMap) Export(p Pipeline, voc *vocab.Vocabulary, w, h int, opt ExportOptions) ([]byte, []ExportSkipped, error) {
 	ws := m.writers()
 	im := &importer{w: w, h: h}
 	skipped := []ExportSkipped{}
-	var top []any
-	for t := 0; t < len(p); {
-		s := p[t]
-		if s.Group == nil {
-			if d, ok := m.exportStep(ws, voc, im, t, s, &skipped); ok {
-				top = append(top, d)
-			}
-			t++
-			continue
-		}
-		end := t + 1
-		for end < len(p) && p[end].Group != nil && p[end].Group.ID == s.Group.ID {
-			end++
-		}
-		g := s.Group
-		var kids []any
-		for i := t; i < end; i++ {
-			if d, ok := m.exportStep(ws, voc, im, i, p[i], &skipped); ok {
-				kids = append(kids, d)
-			}
-		}
-		if len(kids) > 0 {
-			c := map[string]any{"p": g.P, "transforms": kids}
-			switch g.Kind {
-			case "one_of":
-				c["__class_fullname__"] = "OneOf"
-			case "some_of":
-				c["__class_fullname__"] = "SomeOf"
-				c["n"], c["replace"] = g.N, g.Replace
-			case "one_or_other":
-				c["__class_fullname__"] = "OneOrOther"
-				if len(kids) != 2 {
-					c["__class_fullname__"] = "OneOf"
-				}
-			default:
-				// albumentations 1.3.1 runs a Sequential whatever its p; a nested
-				// Compose keeps it.
-				c = compose(kids, g.P, nil, nil)
-			}
-			top = append(top, c)
-		}
-		t = end
-	}
+	top := m.exportNodes(ws, voc, im, p, p.tree(0, len(p), 0), &skipped)
 	var bp, kp any
 	if opt.BoxFormat != "" {
 		bp = map[string]any{"format": opt.BoxFormat, "label_fields": labelFields(opt.BoxLabels, "labels"), "min_area": 0.0,
@@ -119,9 +78,6 @@ func (m *AlbuMap) Export(p Pipeline, voc *vocab.Vocabulary, w, h int, opt Export
 	if opt.Keypoints {
 		kp = map[string]any{"format": "xy", "label_fields": labelFields(opt.KeypointLabels, "keypoint_labels"), "remove_invisible": true,
 			"angle_in_degrees": true, "check_each_transform": true}
-	}
-	if top == nil {
-		top = []any{}
 	}
 	doc := map[string]any{
 		"__version__":      AlbumentationsVersion,
@@ -133,6 +89,44 @@ func (m *AlbuMap) Export(p Pipeline, voc *vocab.Vocabulary, w, h int, opt Export
 		return nil, nil, err
 	}
 	return append(b, '\n'), skipped, nil
+}
+
+// exportNodes writes members as transforms: a step as its class, a group as its
+// container holding its members (a group left empty by skipped steps is left out).
+func (m *AlbuMap) exportNodes(ws map[string]writer, voc *vocab.Vocabulary, im *importer, p Pipeline, nodes []node, skipped *[]ExportSkipped) []any {
+	out := []any{}
+	for _, nd := range nodes {
+		if nd.g == nil {
+			if d, ok := m.exportStep(ws, voc, im, nd.t, p[nd.t], skipped); ok {
+				out = append(out, d)
+			}
+			continue
+		}
+		g := nd.g
+		kids := m.exportNodes(ws, voc, im, p, nd.kids, skipped)
+		if len(kids) == 0 {
+			continue
+		}
+		c := map[string]any{"p": g.P, "transforms": kids}
+		switch g.Kind {
+		case "one_of":
+			c["__class_fullname__"] = "OneOf"
+		case "some_of":
+			c["__class_fullname__"] = "SomeOf"
+			c["n"], c["replace"] = g.N, g.Replace
+		case "one_or_other":
+			c["__class_fullname__"] = "OneOrOther"
+			if len(kids) != 2 {
+				c["__class_fullname__"] = "OneOf"
+			}
+		default:
+			// albumentations 1.3.1 runs a Sequential whatever its p; a nested
+			// Compose keeps it, and runs when picked as darkroom's group does.
+			c = compose(kids, g.P, nil, nil)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func labelFields(given bool, name string) any {

@@ -500,16 +500,16 @@ func stepByStep(t *testing.T, a *Augmenter, src *engine.Image, p Pipeline, seed 
 	v := &Variant{Index: n, InW: src.W, InH: src.H}
 	tr := newTracker(ann, src.W, src.H)
 	cur := src.Clone()
-	firing := p.firing(seed, n)
-	for i, s := range p {
+	for _, ev := range p.firing(seed, n) {
+		s := p[ev.t]
 		e, ok := a.Vocab.Entry(s.Entry)
 		if !ok {
 			v.Skipped = append(v.Skipped, Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound})
 			continue
 		}
-		key := stepKey(seed, n, i)
+		key := repKey(stepKey(seed, n, ev.t), ev.rep)
 		values := sample(key, s, e)
-		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[i]}
+		rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: ev.fired}
 		if !rec.Fired {
 			v.Applied = append(v.Applied, rec)
 			continue

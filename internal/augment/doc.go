@@ -23,9 +23,14 @@
 // clamped). It reads the parameters' ranges the pack's check made and evaluates no
 // CUE: the call's own CUE check happened once at the server's boundary, and a range
 // found outside is said in the words of the entry's values check (Facts.Explain).
+// Steps may belong to groups (Step.Group: albumentations' OneOf, SomeOf, OneOrOther
+// and Sequential), and groups to groups (Group.Parent), at most AlbuMap.MaxGroupDepth
+// (the contract's #MaxGroupDepth) deep; group.go says how each chooses, as
+// albumentations 1.3.1 does.
 // Run then, per variant, applies the steps in the pipeline's order (not the
-// engine's stage order: an augmentation is a sequence, as in albumentations): a step
-// fires with probability p, draws its values (uniformly in each range; an integer
+// engine's stage order: an augmentation is a sequence, as in albumentations; a
+// some_of group applies its members in the order it drew them, one drawn twice
+// twice): a step fires with probability p (or when its group picked it), draws its values (uniformly in each range; an integer
 // parameter takes each whole number of its range with equal chance), resolves its
 // entry into engine edits with the function the editing path uses (resolve.Edits:
 // the entry's parameter defaults, then the catalog's argument defaults from
@@ -44,7 +49,9 @@
 // Every draw comes from the engine's counter-based hash (engine.Hash) keyed by
 // (seed, variant n, step index t): whether step t fires, each of its parameter
 // values, and the seed its render gets (which keys the engine's own random
-// operations: noise, cutout, random crops, elastic fields). Nothing else enters, so
+// operations: noise, cutout, random crops, elastic fields). A group's choices are
+// keyed by (seed, n, its first step's index, 3 + its depth), and a step a some_of
+// runs a second time draws from its key hashed with the repeat. Nothing else enters, so
 // the same seed, image and pipeline give the same bytes on any number of cores;
 // variant n is the same whether 4 or 64 variants were asked for; and a step's draws
 // do not change when a step is added before or after it. Run with the seed a result

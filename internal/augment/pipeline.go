@@ -35,7 +35,8 @@ type Step struct {
 	// Catmull-Rom, sharper, about four times the cost).
 	Interpolation string `json:"interpolation,omitempty"`
 	// Group joins consecutive steps into a container (albumentations' OneOf,
-	// SomeOf, OneOrOther, Sequential); nil for a step on its own.
+	// SomeOf, OneOrOther, Sequential), the innermost when groups nest (Group.Parent);
+	// nil for a step on its own.
 	Group *Group `json:"group,omitempty"`
 }
 
@@ -158,12 +159,16 @@ func (a *Augmenter) Check(p Pipeline) error {
 }
 
 func (a *Augmenter) check(p Pipeline) error {
+	depth := 0
+	if a.Albumentations != nil {
+		depth = a.Albumentations.MaxGroupDepth
+	}
 	for i, s := range p {
 		field := fmt.Sprintf("pipeline[%d]", i)
 		if !(s.P >= 0 && s.P <= 1) {
 			return fieldError(field+".p", "%s (%s): p %v is outside [0, 1]", field, s.Entry, s.P)
 		}
-		if err := checkGroup(p, i); err != nil {
+		if err := checkGroup(p, i, depth); err != nil {
 			return err
 		}
 		if err := s.renderOptions(0).Check(); err != nil {
@@ -252,6 +257,14 @@ func inStep(field string, err error) error {
 		out.Details["fields"] = moved
 	}
 	return out
+}
+
+// limitError is limit_exceeded naming the field.
+func limitError(path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &darkroom.Error{Code: darkroom.LimitExceeded, Message: msg, Details: map[string]any{
+		"fields": []any{map[string]any{"path": path, "message": msg}},
+	}}
 }
 
 func fieldError(path, format string, args ...any) error {

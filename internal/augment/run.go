@@ -114,31 +114,35 @@ func (a *Augmenter) checkedVariant(src *engine.Image, p Pipeline, seed uint64, n
 func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, ann *Annotations, own bool) (*Variant, error) {
 	v := &Variant{Index: n, InW: src.W, InH: src.H}
 	tr := newTracker(ann, src.W, src.H)
-	// Each step's outcome, in the recipe's order: its record when it was drawn
-	// not to fire or rendered, its skip when it could not be applied.
+	// Each drawn step's outcome: its record when it was drawn not to fire or
+	// rendered, its skip when it could not be applied.
 	type outcome struct {
 		rec     *Applied
 		skip    *Skipped
 		maps    []engine.GeoMap
 		started time.Time
+		entry   string
 	}
-	outs := make([]outcome, len(p))
-	var sent []int // the steps given to the engine and not yet reported, in order
+	// The steps as drawn, in the order they apply (a some_of's in the order it drew
+	// them, a step it drew twice twice); outs follow them.
 	firing := p.firing(seed, n)
-	t := 0
+	outs := make([]outcome, len(firing))
+	var sent []int // the outcomes given to the engine and not yet reported, in order
+	i := 0
 	next := func(w, h int) (engine.Step, bool) {
-		for ; t < len(p); t++ {
-			s := p[t]
+		for ; i < len(firing); i++ {
+			ev := firing[i]
+			s := p[ev.t]
 			e, ok := a.Vocab.Entry(s.Entry)
 			if !ok {
-				outs[t].skip = &Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound}
+				outs[i].skip = &Skipped{s.Entry, fmt.Sprintf("no vocabulary entry %q", s.Entry), darkroom.NotFound}
 				continue
 			}
-			key := stepKey(seed, n, t)
+			key := repKey(stepKey(seed, n, ev.t), ev.rep)
 			values := sample(key, s, e)
-			rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: firing[t]}
+			rec := Applied{Entry: s.Entry, Values: values, P: s.P, Fired: ev.fired}
 			if !rec.Fired {
-				outs[t].rec = &rec
+				outs[i].rec = &rec
 				continue
 			}
 			start := time.Now()
@@ -151,12 +155,12 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 				maps, err = engine.GeometryMaps(w, h, edits, opt)
 			}
 			if err != nil {
-				outs[t].skip = &Skipped{s.Entry, err.Error(), darkroom.Code(err)}
+				outs[i].skip = &Skipped{s.Entry, err.Error(), darkroom.Code(err)}
 				continue
 			}
-			outs[t] = outcome{rec: &rec, maps: maps, started: start}
-			sent = append(sent, t)
-			t++
+			outs[i] = outcome{rec: &rec, maps: maps, started: start, entry: s.Entry}
+			sent = append(sent, i)
+			i++
 			return engine.Step{Edits: edits, Opt: opt}, true
 		}
 		return engine.Step{}, false
@@ -166,7 +170,7 @@ func (a *Augmenter) variant(src *engine.Image, p Pipeline, seed uint64, n int, a
 		sent = sent[1:]
 		o := &outs[k]
 		if err != nil {
-			o.skip = &Skipped{p[k].Entry, err.Error(), darkroom.Code(err)}
+			o.skip = &Skipped{o.entry, err.Error(), darkroom.Code(err)}
 			o.rec = nil
 			return
 		}

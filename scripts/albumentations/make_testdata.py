@@ -54,8 +54,26 @@ def pipelines():
         A.RandomShadow(), A.RandomSnow(), A.CoarseDropout(), A.Cutout(), A.PixelDropout(), A.GridDropout(),
     ]
     half = len(every) // 2
+    # Containers three deep (SomeOf > Sequential > OneOrOther; OneOrOther > OneOf): a
+    # OneOf whose one member of p 1 is always the one chosen, and MedianBlur, which
+    # darkroom cannot do, inside it.
+    nested = A.Compose([
+        A.HorizontalFlip(p=0.5),
+        A.SomeOf([
+            A.OneOf([A.Blur(blur_limit=5, p=1), A.GaussianBlur(blur_limit=(3, 7), p=0), A.MedianBlur(blur_limit=5, p=0)], p=1),
+            A.Sequential([A.Rotate(limit=10, p=1), A.OneOrOther(A.RandomGamma(p=1), A.ToGray(p=1), p=0.3)], p=0.5),
+            A.RGBShift(p=0.5),
+        ], n=2, replace=False, p=0.9),
+        A.OneOrOther(A.OneOf([A.VerticalFlip(), A.Transpose()], p=1),
+                     A.OneOf([A.RandomBrightnessContrast(brightness_limit=0.2, contrast_limit=0), A.ToSepia()], p=1), p=0.6),
+    ], bbox_params=A.BboxParams(format="pascal_voc", min_visibility=0.3, label_fields=["labels"]))
+    # Five containers deep: more than darkroom's groups nest.
+    deep = A.HorizontalFlip(p=1)
+    for _ in range(5):
+        deep = A.OneOf([deep, A.VerticalFlip(p=1)], p=1)
     return {"classification": classification, "detection": detection,
-            "every-1": A.Compose(every[:half]), "every-2": A.Compose(every[half:])}
+            "every-1": A.Compose(every[:half]), "every-2": A.Compose(every[half:]),
+            "nested": nested, "too-deep": A.Compose([deep])}
 
 
 def main():

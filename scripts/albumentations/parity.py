@@ -55,6 +55,7 @@ CASES = [
     ("Crop", lambda h, w: A.Crop(x_min=10, y_min=20, x_max=w - 30, y_max=h - 40, p=1), 0.5),
     ("PadIfNeeded", lambda h, w: A.PadIfNeeded(min_height=max(h, w) + 64, min_width=max(h, w) + 64, p=1), 1),
     ("LongestMaxSize", lambda h, w: A.LongestMaxSize(max_size=max(h, w) // 2, p=1), 3),
+    ("SmallestMaxSize", lambda h, w: A.SmallestMaxSize(max_size=min(h, w) // 2 + 1, p=1), 3),
     ("RandomScale 0.5", lambda h, w: A.RandomScale(scale_limit=(-0.5, -0.5), p=1), 3),
     ("Blur 5", lambda h, w: A.Blur(blur_limit=(5, 5), p=1), 4),
     ("GaussianBlur 7", lambda h, w: A.GaussianBlur(blur_limit=(7, 7), p=1), 4),
