@@ -10,5 +10,5 @@
 // Loading and checking packs against the contract's #Manifest is
 // internal/vocab/pack's, with CUE; this package imports no CUE and no contract, so
 // the domain that uses it does not carry the CUE evaluator (TestDomainImportsNoCUE
-// in internal/catalog).
+// in internal/catalog holds every domain package to that).
 package vocab
