@@ -17,7 +17,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom/internal/compat"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 const contractDiffDoc = `usage: darkroom contract diff [--json] [--release DIR] OLD [NEW]
@@ -246,7 +246,7 @@ func examples(dir string) (compat.DiffOptions, error) {
 	if st, err := os.Stat(packDir); err != nil || !st.IsDir() {
 		return opts, nil
 	}
-	srcs, err := vocab.Dir(packDir)
+	srcs, err := pack.Dir(packDir)
 	if err != nil {
 		return compat.DiffOptions{}, usagef("contract diff: packs: %v", err)
 	}
@@ -254,7 +254,7 @@ func examples(dir string) (compat.DiffOptions, error) {
 		opts.Packs = append(opts.Packs, compat.Pack{
 			Name: path.Join("vocabulary", path.Base(filepath.ToSlash(src.Name))),
 			Check: func(c *contract.Contract) error {
-				_, err := vocab.Check(c, src)
+				_, err := pack.Check(c, src)
 				return err
 			},
 		})

@@ -33,6 +33,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/version"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 func main() {
@@ -259,17 +260,17 @@ func (m *Main) loadVocab(c *contract.Contract, dirs []string) (*vocab.Vocabulary
 	if err != nil {
 		return nil, err
 	}
-	return vocab.LoadCached(c, srcs, contract.UserCache())
+	return pack.LoadCached(c, srcs, contract.UserCache())
 }
 
 // packSources reads the built-in packs and those of every --vocab directory.
-func packSources(dirs []string) ([]vocab.Source, error) {
-	srcs, err := vocab.Builtin()
+func packSources(dirs []string) ([]pack.Source, error) {
+	srcs, err := pack.Builtin()
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "built-in vocabulary")
 	}
 	for _, d := range dirs {
-		more, err := vocab.Dir(d)
+		more, err := pack.Dir(d)
 		if err != nil {
 			return nil, darkroom.Wrap(darkroom.InvalidInput, err, "--vocab")
 		}
@@ -289,7 +290,7 @@ func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server
 	if err != nil {
 		return nil, err
 	}
-	v, err := vocab.LoadCached(c, srcs, contract.UserCache())
+	v, err := pack.LoadCached(c, srcs, contract.UserCache())
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,7 +132,7 @@ func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {
 			}
 			args[k] = x
 		}
-		checked, err := edit.CheckOperation(c, name, args)
+		checked, err := checkOperation(c, name, args)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +140,53 @@ func parseOps(c *contract.Contract, ops []string) ([]engine.Edit, error) {
 	}
 	return edits, nil
 }
+
+// checkOperation checks and completes the arguments of a catalog operation with the
+// contract (--op is the CLI's boundary: a stateless render's only check), and says a
+// number outside its range as the range it must lie in: `exposure: ev: 9 is outside
+// [-5, 5]`, not only the bound crossed.
+func checkOperation(c *contract.Contract, op string, args map[string]any) (engine.Args, error) {
+	checked, err := c.CheckOperation(op, args)
+	if err == nil {
+		return checked, nil
+	}
+	var de *darkroom.Error
+	if !errors.As(err, &de) {
+		return nil, err
+	}
+	ops, oerr := c.Operations()
+	if oerr != nil {
+		return nil, err
+	}
+	var spec *contract.Operation
+	for i := range ops {
+		if ops[i].Name == op {
+			spec = &ops[i]
+		}
+	}
+	fields, _ := de.Details["fields"].([]any)
+	if spec == nil || len(fields) == 0 {
+		return nil, err
+	}
+	for _, f := range fields {
+		fm, _ := f.(map[string]any)
+		path, _ := fm["path"].(string)
+		old, _ := fm["message"].(string)
+		for _, a := range spec.Args {
+			x, isNum := args[path].(float64)
+			if a.Name != path || a.Min == nil || a.Max == nil || !isNum || (x >= *a.Min && x <= *a.Max) {
+				continue
+			}
+			m := fmt.Sprintf("%s: %s is outside [%s, %s]", path, formatNumber(x), formatNumber(*a.Min), formatNumber(*a.Max))
+			fm["message"], fm["range"] = m, []any{*a.Min, *a.Max}
+			de.Message = strings.Replace(de.Message, old, m, 1)
+		}
+	}
+	return nil, de
+}
+
+// formatNumber prints a number as a person writes it: 5, -0.5, 1e-06.
+func formatNumber(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // splitArgs splits on commas outside brackets, so points=[[0,0],[1,1]] stays whole.
 func splitArgs(s string) []string {

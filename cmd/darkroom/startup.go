@@ -9,7 +9,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/server"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 // Start-up. Loading the contracts and the packs takes a few hundred milliseconds,
@@ -38,7 +38,7 @@ const loadAfter = 100 * time.Millisecond
 
 // startupParts are what a start-up's verdict is keyed by, beside the executable:
 // the contract's digest and every pack's name and content.
-func startupParts(digest string, srcs []vocab.Source) [][]byte {
+func startupParts(digest string, srcs []pack.Source) [][]byte {
 	parts := [][]byte{[]byte("start-up"), []byte(digest)}
 	for _, src := range srcs {
 		parts = append(parts, []byte(src.Name), src.Data)
@@ -48,7 +48,7 @@ func startupParts(digest string, srcs []vocab.Source) [][]byte {
 
 // keepStartup records that c (the embedded contract) and these packs loaded, with
 // c's snapshot, unless the cache already says so.
-func keepStartup(cache *contract.Cache, c *contract.Contract, srcs []vocab.Source) {
+func keepStartup(cache *contract.Cache, c *contract.Contract, srcs []pack.Source) {
 	if cache == nil || c.Digest() == "" {
 		return
 	}
@@ -150,12 +150,12 @@ func (m *Main) stdioServer(vocabDirs []string, ws *edit.Workspace, stop context.
 
 // complete loads the contract and the packs as newServer does and readies s with
 // them; its errors are newServer's.
-func (m *Main) complete(s *server.Server, srcs []vocab.Source, cache *contract.Cache) error {
+func (m *Main) complete(s *server.Server, srcs []pack.Source, cache *contract.Cache) error {
 	c, err := m.loadContract()
 	if err != nil {
 		return err
 	}
-	v, err := vocab.LoadCached(c, srcs, cache)
+	v, err := pack.LoadCached(c, srcs, cache)
 	if err != nil {
 		return err
 	}

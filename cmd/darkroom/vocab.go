@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 const vocabUsage = `usage: darkroom vocab list [--layer L1|L2|L3] [--category C] [--tag T]... [--vocab DIR]... [--json]
@@ -123,17 +123,17 @@ func (m *Main) vocabVet(args []string) error {
 	if err != nil {
 		return err
 	}
-	var srcs []vocab.Source
+	var srcs []pack.Source
 	failed := false
 	for _, name := range args {
-		src, err := vocab.File(name)
+		src, err := pack.File(name)
 		if err != nil {
 			fmt.Fprintf(m.Stderr, "%s\n", err)
 			failed = true
 			continue
 		}
-		if _, err := vocab.Check(c, src); err != nil {
-			var pe *vocab.PackError
+		if _, err := pack.Check(c, src); err != nil {
+			var pe *pack.Error
 			if errors.As(err, &pe) {
 				fmt.Fprint(m.Stderr, pe.Detail)
 			} else {
@@ -147,22 +147,22 @@ func (m *Main) vocabVet(args []string) error {
 	if failed {
 		return errReported{m.exitCode(darkroom.InvalidInput)}
 	}
-	builtin, err := vocab.Builtin()
+	builtin, err := pack.Builtin()
 	if err != nil {
 		return err
 	}
 	// A vetted file that is a built-in pack (or a new version of one) stands in for it.
 	vetted := map[string]bool{}
 	for _, s := range srcs {
-		vetted[vocab.PackName(c, s)] = true
+		vetted[pack.Name(c, s)] = true
 	}
 	all := srcs
 	for _, b := range builtin {
-		if !vetted[vocab.PackName(c, b)] {
+		if !vetted[pack.Name(c, b)] {
 			all = append(all, b)
 		}
 	}
-	if _, err := vocab.Load(c, all); err != nil {
+	if _, err := pack.Load(c, all); err != nil {
 		return err
 	}
 	return nil

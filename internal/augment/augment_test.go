@@ -18,6 +18,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 var testAug = sync.OnceValues(func() (*Augmenter, error) {
@@ -25,7 +26,7 @@ var testAug = sync.OnceValues(func() (*Augmenter, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := vocab.LoadBuiltin(c)
+	v, err := pack.LoadBuiltin(c)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,11 @@ func testFacts(c *contract.Contract, v *vocab.Vocabulary) (Facts, error) {
 		return Facts{}, err
 	}
 	explain := func(e *vocab.Entry, values json.RawMessage) error {
-		_, err := v.Values(c, e, values)
+		var given map[string]float64
+		if err := json.Unmarshal(values, &given); err != nil {
+			return err
+		}
+		_, err := e.DerivedValues(given)
 		return err
 	}
 	return Facts{Defaults: defs, Albumentations: m, Explain: explain}, nil

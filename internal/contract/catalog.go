@@ -6,38 +6,20 @@ import (
 	"sort"
 
 	"cuelang.org/go/cue"
+
+	"github.com/darkroom-mcp/darkroom/internal/catalog"
 )
 
-// Operation is one entry of the engine's operation catalog (contracts/operations.cue).
-type Operation struct {
-	Name        string `json:"name"`
-	Stage       string `json:"stage"`
-	Description string `json:"description"`
-	Seeded      bool   `json:"seeded"`
-	Maskable    bool   `json:"maskable"`
-	// FramingBound operations only fit their own frame (positions, framing).
-	FramingBound bool      `json:"framing_bound"`
-	Examples     []Example `json:"examples"`
-	Args         []Arg     `json:"-"`
-}
-
-// Example is a telling set of arguments for an operation, complete with defaults.
-type Example struct {
-	Label string         `json:"label"`
-	Args  map[string]any `json:"args"`
-}
-
-// Arg is one argument of an operation.
-type Arg struct {
-	Name        string   `json:"name"`
-	Type        string   `json:"type"`
-	Description string   `json:"description"`
-	Unit        string   `json:"unit,omitempty"`
-	Min         *float64 `json:"min,omitempty"`
-	Max         *float64 `json:"max,omitempty"`
-	Default     any      `json:"default"`
-	Values      []string `json:"values,omitempty"`
-}
+// The catalog's plain types live in internal/catalog, which imports no CUE; the
+// contract makes them from CUE.
+type (
+	// Operation is one entry of the engine's operation catalog.
+	Operation = catalog.Operation
+	// Example is a telling set of arguments for an operation.
+	Example = catalog.Example
+	// Arg is one argument of an operation.
+	Arg = catalog.Arg
+)
 
 // Operations returns the catalog in stage order, then by name.
 func (c *Contract) Operations() ([]Operation, error) {

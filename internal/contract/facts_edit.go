@@ -5,43 +5,16 @@ import (
 	"sync"
 
 	"cuelang.org/go/cue"
+
+	"github.com/darkroom-mcp/darkroom/internal/catalog"
 )
 
 // Contract facts the editing domain needs, as plain Go data made from CUE once
 // (never a hand-written copy): the domain completes what it builds itself without
 // evaluating CUE on a request's data.
 
-// MaskDefaults are the defaults #MaskSpec fills: those of the spec itself
-// (invert) and, by shape kind, those of each #Shape (rotation, feather).
-type MaskDefaults struct {
-	Spec  map[string]any
-	Shape map[string]map[string]any
-}
-
-// Complete returns a drawn mask spec with every default it lacks filled, as the
-// contract's check of #MaskRef completes it. It does not check the spec: the caller
-// built it from arguments the contract checked.
-func (d MaskDefaults) Complete(spec map[string]any) map[string]any {
-	out := make(map[string]any, len(spec)+len(d.Spec))
-	for k, v := range d.Spec {
-		out[k] = v
-	}
-	for k, v := range spec {
-		out[k] = v
-	}
-	if shape, ok := spec["shape"].(map[string]any); ok {
-		kind, _ := shape["kind"].(string)
-		full := make(map[string]any, len(shape)+len(d.Shape[kind]))
-		for k, v := range d.Shape[kind] {
-			full[k] = v
-		}
-		for k, v := range shape {
-			full[k] = v
-		}
-		out["shape"] = full
-	}
-	return out
-}
+// MaskDefaults are the defaults #MaskSpec fills (catalog.MaskDefaults).
+type MaskDefaults = catalog.MaskDefaults
 
 var (
 	maskDefaultsMu sync.Mutex
@@ -126,4 +99,29 @@ func fieldString(v cue.Value, name string) (string, error) {
 		}
 	}
 	return "", loadError("no field " + name)
+}
+
+// facts holds Facts' result per contract.
+var facts sync.Map // *Contract -> *catalog.Facts
+
+// Facts returns the contract's facts as the domain takes them (internal/catalog):
+// plain Go data made from this contract's CUE, each when first asked for (the
+// catalog decoded under factsMu, since decoding walks the CUE value). One value per
+// contract, so the domain may key its own caches by it.
+func (c *Contract) Facts() *catalog.Facts {
+	if f, ok := facts.Load(c); ok {
+		return f.(*catalog.Facts)
+	}
+	f, _ := facts.LoadOrStore(c, &catalog.Facts{
+		Version: c.Version,
+		Operations: func() ([]catalog.Operation, error) {
+			factsMu.Lock()
+			defer factsMu.Unlock()
+			return c.Operations()
+		},
+		OperationDefaults: c.OperationDefaults,
+		MaskDefaults:      c.MaskDefaults,
+		Albumentations:    c.AlbumentationsMap,
+	})
+	return f.(*catalog.Facts)
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 
-	"cuelang.org/go/cue/cuecontext"
-	"cuelang.org/go/encoding/yaml"
+	yaml "go.yaml.in/yaml/v3"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
@@ -190,60 +190,150 @@ func ParseClassesTxt(data []byte) []string {
 }
 
 // ParseDataYAML reads the class names and keypoint shape of an Ultralytics data.yaml:
-// names is a list or a map from index to name; kpt_shape is [count, dim].
+// names is a list or a map from index to name; kpt_shape is [count, dim]. The file
+// is one YAML document whose top level is a mapping (its other keys, such as path
+// and train, are not read); anything else is invalid_input.
 func ParseDataYAML(name string, data []byte) (names []string, kdim int, err error) {
-	// cuelang.org/go v0.17.1's YAML decoder panics on some malformed input ("\r\r0",
-	// found by FuzzLabels): a bad data.yaml is the user's error, not a crash.
+	// A YAML decoder that panics on malformed input (cuelang.org/go v0.17.1's did on
+	// "\r\r0", found by FuzzLabels) must not end the run or the server: a bad
+	// data.yaml is the user's error, not a crash.
 	defer func() {
 		if p := recover(); p != nil {
 			names, kdim, err = nil, 0, labelErr(name, "not YAML (the decoder failed: %v)", p)
 		}
 	}()
-	f, err := yaml.Extract(name, data)
+	top, err := dataYAMLTop(name, data)
 	if err != nil {
-		return nil, 0, labelErr(name, "not YAML: %v", firstLine(err.Error()))
+		return nil, 0, err
 	}
-	v := cuecontext.New().BuildFile(f)
-	if v.Err() != nil {
-		return nil, 0, labelErr(name, "not YAML: %v", firstLine(v.Err().Error()))
-	}
-	var doc struct {
-		Names    any   `json:"names"`
-		KptShape []int `json:"kpt_shape"`
-	}
-	if err := v.Decode(&doc); err != nil {
-		return nil, 0, labelErr(name, "names or kpt_shape has the wrong shape: %v", firstLine(err.Error()))
-	}
-	switch n := doc.Names.(type) {
-	case nil:
-	case []any:
-		for i, x := range n {
-			s, ok := x.(string)
-			if !ok {
-				return nil, 0, labelErr(name, "names[%d] is not a string", i)
-			}
-			names = append(names, s)
+	if n, ok := top["names"]; ok {
+		if names, err = dataYAMLNames(name, &n); err != nil {
+			return nil, 0, err
 		}
-	case map[string]any:
-		names = make([]string, len(n))
-		for k, x := range n {
-			i, err := strconv.Atoi(k)
-			s, ok := x.(string)
-			if err != nil || i < 0 || i >= len(n) || !ok {
-				return nil, 0, labelErr(name, "names: want a list, or a map from 0..%d to strings", len(n)-1)
-			}
-			names[i] = s
-		}
-	default:
-		return nil, 0, labelErr(name, "names: want a list or a map")
 	}
-	if len(doc.KptShape) == 2 {
-		kdim = doc.KptShape[1]
+	var kptShape []int
+	if n, ok := top["kpt_shape"]; ok {
+		if kptShape, err = dataYAMLInts(&n); err != nil {
+			return nil, 0, labelErr(name, "names or kpt_shape has the wrong shape: kpt_shape: %v", err)
+		}
+	}
+	if len(kptShape) == 2 {
+		kdim = kptShape[1]
 		if kdim != 2 && kdim != 3 {
 			return nil, 0, labelErr(name, "kpt_shape: dimension %d is not 2 or 3", kdim)
 		}
 	}
 	return names, kdim, nil
+}
+
+// dataYAMLTop reads data.yaml's one document, a mapping, by key. The YAML reader is
+// go.yaml.in/yaml/v3, the one cuelang.org/go reads YAML with: the same YAML 1.2
+// scalars (yes is a string, 0x10 an integer), merge keys (<<) and refusals of
+// repeated keys, without evaluating CUE to read a file of data.
+func dataYAMLTop(name string, data []byte) (map[string]yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, labelErr(name, "not YAML with names or kpt_shape: the file holds no document")
+		}
+		return nil, labelErr(name, "not YAML: %v", firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, labelErr(name, "not YAML with names or kpt_shape: want one document, not several")
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, labelErr(name, "not YAML with names or kpt_shape: the document is %s, want a mapping", nodeKind(root))
+	}
+	var top map[string]yaml.Node
+	if err := root.Decode(&top); err != nil {
+		return nil, labelErr(name, "not YAML: %v", firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	return top, nil
+}
+
+// dataYAMLNames reads names: a list of strings, or a map from 0..n-1 to strings.
+func dataYAMLNames(name string, n *yaml.Node) ([]string, error) {
+	n = unalias(n)
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return nil, nil
+	case n.Kind == yaml.SequenceNode:
+		names := make([]string, 0, len(n.Content))
+		for i, x := range n.Content {
+			x = unalias(x)
+			if x.Kind != yaml.ScalarNode || x.Tag != "!!str" {
+				return nil, labelErr(name, "names[%d] is not a string", i)
+			}
+			names = append(names, x.Value)
+		}
+		return names, nil
+	case n.Kind == yaml.MappingNode:
+		var m map[string]yaml.Node
+		if err := n.Decode(&m); err != nil {
+			return nil, labelErr(name, "not YAML: %v", firstLine(strings.TrimPrefix(err.Error(), "yaml: ")))
+		}
+		names := make([]string, len(m))
+		for k, x := range m {
+			// A key is an index as written in decimal: 0x1 or 01 is not one.
+			i, err := strconv.Atoi(k)
+			v := unalias(&x)
+			if err != nil || i < 0 || i >= len(m) || strconv.Itoa(i) != k || v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+				return nil, labelErr(name, "names: want a list, or a map from 0..%d to strings", len(m)-1)
+			}
+			names[i] = v.Value
+		}
+		return names, nil
+	}
+	return nil, labelErr(name, "names: want a list or a map")
+}
+
+// dataYAMLInts reads a list of integers.
+func dataYAMLInts(n *yaml.Node) ([]int, error) {
+	n = unalias(n)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s is not a list", nodeKind(n))
+	}
+	out := make([]int, len(n.Content))
+	for i, x := range n.Content {
+		x = unalias(x)
+		if x.Kind != yaml.ScalarNode || x.Tag != "!!int" {
+			return nil, fmt.Errorf("%d: %s is not an integer", i, nodeKind(x))
+		}
+		if err := x.Decode(&out[i]); err != nil {
+			return nil, fmt.Errorf("%d: %v", i, err)
+		}
+	}
+	return out, nil
+}
+
+func unalias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// nodeKind names what a node holds, for messages: a mapping, a list, or a
+// scalar's value and tag.
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q (%s)", n.Value, strings.TrimPrefix(n.Tag, "!!"))
+	}
+	return "empty"
 }
 
 func firstLine(s string) string {

@@ -96,6 +96,14 @@ func TestDataYAML(t *testing.T) {
 		{"kpt_shape: [17, 4]\n", nil, 0, "kpt_shape: dimension 4 is not 2 or 3"},
 		{"names: [a\n", nil, 0, "labels data.yaml: not YAML"},
 		{"\r\r0", nil, 0, "labels data.yaml: not YAML"}, // panics cue's decoder
+		// As cuelang.org/go's YAML reading read them (go.yaml.in/yaml/v3 beneath both).
+		{"names:\n  00: a\n", nil, 0, "names: want a list, or a map from 0..0 to strings"},
+		{"base: &b {names: [a, b]}\n<<: *b\n", []string{"a", "b"}, 0, ""},
+		{"names: [a]\nnames: [b]\n", nil, 0, "labels data.yaml: not YAML"},
+		{"names: [a, 1]\n", nil, 0, "names[1] is not a string"},
+		{"kpt_shape: [17.0, 3]\n", nil, 0, "kpt_shape has the wrong shape"},
+		{"", nil, 0, "labels data.yaml: not YAML with names or kpt_shape"},
+		{"names: [a]\n---\nnames: [b]\n", nil, 0, "labels data.yaml: not YAML with names or kpt_shape"},
 	} {
 		names, kdim, err := ParseDataYAML("data.yaml", []byte(tc.in))
 		if tc.err != "" {

@@ -15,7 +15,7 @@ const AlbumentationsFile = "albumentations.json"
 
 // albumentations returns the albumentations readings.
 func (s *Editor) albumentations() (*augment.AlbuMap, error) {
-	f, err := AugmentFacts(s.Contract, s.Vocab)
+	f, err := AugmentFacts(s.Facts)
 	return f.Albumentations, err
 }
 

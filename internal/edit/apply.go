@@ -56,7 +56,12 @@ func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
 	if ed.Checked != nil {
 		return s.checkedEntry(e, ed)
 	}
-	values, err := s.Vocab.Values(s.Contract, e, ed.Value)
+	// Not checked by the boundary with the call (see Judge): the boundary
+	// checks it now.
+	if s.Judge == nil {
+		return history.Entry{}, darkroom.Errorf(darkroom.InternalError, "%sprimitive_name: %s: the value was not checked, and the editor has no check", ed.Field, e.Name)
+	}
+	values, err := s.Judge.Values(e, ed.Value)
 	if err != nil {
 		return history.Entry{}, AtField(err, ed.Field)
 	}
@@ -70,7 +75,7 @@ func (s *Editor) StateEntry(ed PrimitiveEdit) (history.Entry, error) {
 				return history.Entry{}, err
 			}
 		}
-		if mask, err = s.CheckMask(mask); err != nil {
+		if mask, err = s.Judge.CheckMask(mask); err != nil {
 			return history.Entry{}, AtField(err, ed.Field)
 		}
 	}
@@ -96,7 +101,7 @@ func (s *Editor) checkedEntry(e *vocab.Entry, ed PrimitiveEdit) (history.Entry, 
 		if err := json.Unmarshal(ed.Mask, &spec); err != nil {
 			return history.Entry{}, darkroom.Wrap(darkroom.InternalError, err, "mask_spec")
 		}
-		m, err := s.finishMask(spec)
+		m, err := s.FinishMask(spec)
 		if err != nil {
 			return history.Entry{}, AtField(err, ed.Field)
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/catalog"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -135,17 +135,12 @@ func (s *Editor) Augmenter() *augment.Augmenter {
 	// The facts are made from a contract that loaded; were that to fail, the facts
 	// lacking (no defaults) make each step skipped as internal_error, naming its
 	// operation, and an albumentations pipeline fails on the same error.
-	f, _ := AugmentFacts(s.Contract, s.Vocab)
+	f, _ := AugmentFacts(s.Facts)
 	return augment.New(s.Vocab, f)
 }
 
-// augmentFacts holds AugmentFacts' result per contract and vocabulary.
-var augmentFacts sync.Map // augmentFactsKey -> *factsOnce
-
-type augmentFactsKey struct {
-	c *contract.Contract
-	v *vocab.Vocabulary
-}
+// augmentFacts holds AugmentFacts' result per contract's facts.
+var augmentFacts sync.Map // *catalog.Facts -> *factsOnce
 
 type factsOnce struct {
 	once sync.Once
@@ -155,22 +150,21 @@ type factsOnce struct {
 
 // AugmentFacts are the contract's facts augmentation needs, as plain data, made
 // once per contract: the operations' defaults, the albumentations readings, and
-// the entry values check that explains a refused range.
-func AugmentFacts(c *contract.Contract, v *vocab.Vocabulary) (augment.Facts, error) {
-	o, _ := augmentFacts.LoadOrStore(augmentFactsKey{c, v}, &factsOnce{})
+// the words of a refused range, said in plain Go from the parameters the pack's
+// check made (vocab.Entry.DerivedValues, which says it as the entry's #values
+// check would: TestDerivedValuesAgreeWithValues).
+func AugmentFacts(facts *catalog.Facts) (augment.Facts, error) {
+	o, _ := augmentFacts.LoadOrStore(facts, &factsOnce{})
 	l := o.(*factsOnce)
 	l.once.Do(func() {
-		l.f.Explain = func(e *vocab.Entry, values json.RawMessage) error {
-			_, err := v.Values(c, e, values)
-			return err
-		}
-		defs, err := c.OperationDefaults()
+		l.f.Explain = explainRange
+		defs, err := facts.OperationDefaults()
 		if err != nil {
 			l.err = darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
 			return
 		}
 		l.f.Defaults = defs
-		checked, err := c.AlbumentationsMap()
+		checked, err := facts.Albumentations()
 		if err != nil {
 			l.err = err
 			return
@@ -178,6 +172,17 @@ func AugmentFacts(c *contract.Contract, v *vocab.Vocabulary) (augment.Facts, err
 		l.f.Albumentations, l.err = augment.NewAlbuMap(checked)
 	})
 	return l.f, l.err
+}
+
+// explainRange says why an entry's parameters refuse values (a JSON object of
+// numbers by parameter name), for augment.Facts.Explain.
+func explainRange(e *vocab.Entry, values json.RawMessage) error {
+	var given map[string]float64
+	if err := json.Unmarshal(values, &given); err != nil {
+		return darkroom.Wrap(darkroom.InternalError, err, "%s: values", e.Name)
+	}
+	_, err := e.DerivedValues(given)
+	return err
 }
 
 // PromptParser is the parser of augmentation prompts over the editor's vocabulary,
@@ -301,7 +306,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	}
 	meta := augmentMeta{SessionID: out.SessionID, Source: req.source(), SourceSHA256: hex.EncodeToString(srcSum[:]),
 		Recipe: out.Recipe, Prompt: req.Prompt, Preset: req.Preset, Seed: out.Seed, Count: req.Count,
-		Format: format, Width: src.W, Height: src.H, ConfigHash: out.ConfigHash, ContractVersion: s.Contract.Version}
+		Format: format, Width: src.W, Height: src.H, ConfigHash: out.ConfigHash, ContractVersion: s.Facts.Version}
 	if format == "jpeg" {
 		meta.Quality = req.Quality
 	}

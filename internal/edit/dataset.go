@@ -225,7 +225,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	report, err := dataset.RunTo(ctx, d, out, dataset.Options{
 		// The recipe's identity includes the contract version: an upgraded darkroom
 		// does not reuse outputs an older one made.
-		Recipe:   fmt.Sprintf("darkroom %s format=%s pipeline=%s", s.Contract.Version, format, canon),
+		Recipe:   fmt.Sprintf("darkroom %s format=%s pipeline=%s", s.Facts.Version, format, canon),
 		Seed:     req.Seed,
 		Variants: req.Variants,
 		Shard:    shard,

@@ -22,7 +22,7 @@ import (
 // time of one image: the engine's own parallelism then adds nothing.
 func BenchmarkDatasetJob(b *testing.B) {
 	s := testEditor(b)
-	facts, err := AugmentFacts(s.Contract, s.Vocab)
+	facts, err := AugmentFacts(s.Facts)
 	if err != nil {
 		b.Fatal(err)
 	}

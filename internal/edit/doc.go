@@ -10,17 +10,19 @@
 // It speaks domain types (history.Entry, history.State, Mutation, Resolved,
 // Exported) and returns coded errors, *darkroom.Error, whose codes are the
 // contract's closed enum (contracts/errors.cue); only the adapter turns them into an
-// envelope. It knows nothing of MCP. It consults the contract for plain facts made
-// from CUE once (the operation catalog, the mask defaults), never to check a
-// request: apply_primitive's and apply_per_region's values and masks come to it
-// already checked (PrimitiveEdit.Checked); values a verb computes itself
-// (apply_spot's offset, wb_from_gray_card's white balance) are checked in plain Go
-// against the entry's parameters (vocab.Entry.DerivedValues) and the spot's drawn
-// mask completed with the contract's defaults (contract.MaskDefaults). The CLI
-// comes through the same check (server.Invoke), and augmentation does not make
+// envelope. It knows nothing of MCP, and imports no CUE: it works from the
+// contract's facts as plain data (Editor.Facts, a catalog.Facts the contract made
+// from CUE: the operation catalog, the operations' and the masks' defaults, the
+// albumentations readings, the version), never checking a request:
+// apply_primitive's and apply_per_region's values and masks come to it already
+// checked (PrimitiveEdit.Checked); values a verb computes itself (apply_spot's
+// offset, wb_from_gray_card's white balance) are checked in plain Go against the
+// entry's parameters (vocab.Entry.DerivedValues) and the spot's drawn mask
+// completed with the contract's defaults (catalog.MaskDefaults). The CLI comes
+// through the same check (server.Invoke), and augmentation does not make
 // PrimitiveEdits. A PrimitiveEdit without Checked comes from a call the check could
 // not name every entry of (an unknown primitive_name, which LookupEntry refuses);
-// it is still checked here by vocab.Values and CheckMask, which evaluate CUE, on
+// the editor asks the boundary to check it (Editor.Judge, the server, with CUE) on
 // the way to that refusal.
 //
 // The Workspace is where everything lives: the history store, the copies of the
@@ -43,7 +45,7 @@
 //     one CUE unification, defaults filled; ADR-079's shapes). This is the only
 //     CUE evaluation of the call (contract.Evaluations counts them). A refused call
 //     is said in terms of the entry's parameter and range (Editor.ExplainValue,
-//     vocab.Values), evaluating again only to word the error.
+//     server.Server.Values), evaluating again only to word the error.
 //  3. The handler from the one tool table (server.tools) decodes the checked
 //     arguments into its own struct (applyArgs: a misspelt field does not compile)
 //     and calls Editor.Apply with a PrimitiveEdit carrying the typed values;
@@ -69,6 +71,6 @@
 // A render reads the other way and trusts the store: ResolveEdits resolves a spec
 // to its stored state, and Edits expands each entry through its vocabulary entry
 // into engine edits (resolve.Edits), completing the operation arguments from the
-// catalog's defaults (contract.OperationDefaults) without evaluating CUE. A stored state that does not decode is a
+// catalog's defaults (catalog.Facts.OperationDefaults) without evaluating CUE. A stored state that does not decode is a
 // state_error; an entry whose pack is gone is a render_error.
 package edit

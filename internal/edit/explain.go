@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
 
 // Errors about values said in the user's terms: the parameter to fix and its range,
@@ -53,49 +51,6 @@ func (s *Editor) ExplainValue(primitive string, err error) error {
 				"fields": []any{map[string]any{"path": param, "message": m, "range": []any{p.Min, p.Max}}}}}
 	}
 	return err
-}
-
-// CheckOperation checks and completes the arguments of a catalog operation, as the
-// contract does, and says a number outside its range as the range it must lie in:
-// `exposure: ev: 9 is outside [-5, 5]`, not only the bound crossed.
-func CheckOperation(c *contract.Contract, op string, args map[string]any) (engine.Args, error) {
-	checked, err := c.CheckOperation(op, args)
-	if err == nil {
-		return checked, nil
-	}
-	var de *darkroom.Error
-	if !errors.As(err, &de) {
-		return nil, err
-	}
-	ops, oerr := c.Operations()
-	if oerr != nil {
-		return nil, err
-	}
-	var spec *contract.Operation
-	for i := range ops {
-		if ops[i].Name == op {
-			spec = &ops[i]
-		}
-	}
-	fields, _ := de.Details["fields"].([]any)
-	if spec == nil || len(fields) == 0 {
-		return nil, err
-	}
-	for _, f := range fields {
-		fm, _ := f.(map[string]any)
-		path, _ := fm["path"].(string)
-		old, _ := fm["message"].(string)
-		for _, a := range spec.Args {
-			x, isNum := args[path].(float64)
-			if a.Name != path || a.Min == nil || a.Max == nil || !isNum || (x >= *a.Min && x <= *a.Max) {
-				continue
-			}
-			m := fmt.Sprintf("%s: %s is outside [%s, %s]", path, number(x), number(*a.Min), number(*a.Max))
-			fm["message"], fm["range"] = m, []any{*a.Min, *a.Max}
-			de.Message = strings.Replace(de.Message, old, m, 1)
-		}
-	}
-	return nil, de
 }
 
 // number prints a number as a person writes it: 5, -0.5, 1e-06.

@@ -65,7 +65,7 @@ func (s *Editor) Spot(req SpotRequest) (Spotted, error) {
 	// The spot's ellipse is drawn from checked arguments that keep it inside
 	// #MaskSpec's ranges; it is completed with the contract's defaults, as the
 	// state records a checked mask, without evaluating CUE again.
-	defaults, err := s.Contract.MaskDefaults()
+	defaults, err := s.Facts.MaskDefaults()
 	if err != nil {
 		return Spotted{}, darkroom.Wrap(darkroom.InternalError, err, "mask defaults")
 	}

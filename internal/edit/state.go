@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/catalog"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
@@ -20,14 +20,16 @@ import (
 // What the editing verbs share: turning an image's edit state into engine edits,
 // resolving masks, and the state_after every mutating verb returns.
 
-// Editor is the editing service: the vocabulary it applies, the contract that
-// checks operation arguments and masks, and the workspace it edits in. The MCP
-// adapter and the CLI call it with decoded arguments; it returns domain types and
-// coded errors (*darkroom.Error), and knows nothing of MCP.
+// Editor is the editing service: the vocabulary it applies, the contract's facts
+// it works from (plain data, internal/catalog), the boundary's check for what a
+// call gave that the boundary did not complete (Judge), and the workspace it edits
+// in. The MCP adapter and the CLI call it with decoded arguments; it returns domain
+// types and coded errors (*darkroom.Error), and knows nothing of MCP or CUE.
 type Editor struct {
-	Contract *contract.Contract
-	Vocab    *vocab.Vocabulary
-	Logger   *slog.Logger
+	Facts  *catalog.Facts
+	Vocab  *vocab.Vocabulary
+	Judge  Judge
+	Logger *slog.Logger
 	// Workspace holds images and their history; the editing verbs need it.
 	Workspace *Workspace
 	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
@@ -35,19 +37,34 @@ type Editor struct {
 
 	ingestMu    sync.Mutex // see Ingest
 	catalogOnce sync.Once
-	ops         map[string]contract.Operation
+	ops         map[string]catalog.Operation
 	opsErr      error
 	parserOnce  sync.Once
 	parser      *prompt.Parser
 }
 
-// New returns an editor over a contract and a vocabulary; set Workspace before
-// calling a verb that needs one.
-func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) *Editor {
+// New returns an editor over a contract's facts and a vocabulary; set Judge before
+// applying an edit the boundary did not check, and Workspace before calling a verb
+// that needs one.
+func New(f *catalog.Facts, v *vocab.Vocabulary, logger *slog.Logger) *Editor {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Editor{Contract: c, Vocab: v, Logger: logger}
+	return &Editor{Facts: f, Vocab: v, Logger: logger}
+}
+
+// Judge is the boundary's check of a call's data with CUE (internal/server, which
+// holds the contract). The domain asks it only for what the one check of a call
+// did not complete: an edit without PrimitiveEdit.Checked, which comes from a call
+// whose every entry the check could not name (an unknown primitive_name in
+// another region, which LookupEntry then refuses), and the words of a refusal.
+type Judge interface {
+	// Values checks the value given for an entry against the entry's #values
+	// (ADR-079's shapes), returning every parameter, given or at its default.
+	Values(e *vocab.Entry, value json.RawMessage) (map[string]float64, error)
+	// CheckMask checks a mask_spec against #MaskRef and returns it completed as
+	// the state records it (FinishMask).
+	CheckMask(raw json.RawMessage) (json.RawMessage, error)
 }
 
 // RequireWorkspace returns the workspace, or unavailable when the editor has none.
@@ -150,7 +167,7 @@ func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 			return nil, err
 		}
 	}
-	defaults, err := s.Contract.OperationDefaults()
+	defaults, err := s.Facts.OperationDefaults()
 	if err != nil {
 		return nil, darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
 	}
@@ -161,7 +178,7 @@ func (s *Editor) entryEdits(e history.Entry) ([]engine.Edit, error) {
 // values were checked when their entry was applied (CheckEntry), so a render trusts
 // them and spends no CUE evaluation on them (TestCatalogDefaultsAreTheContracts
 // pins that this is what the contract's check would fill).
-func withDefaults(op contract.Operation, given map[string]any) engine.Args {
+func withDefaults(op catalog.Operation, given map[string]any) engine.Args {
 	args := make(engine.Args, len(op.Args))
 	for _, a := range op.Args {
 		if a.Default != nil {
@@ -188,20 +205,11 @@ func (s *Editor) CheckEntry(e history.Entry) error {
 	return err
 }
 
-// CheckMask validates a mask_spec as given (a named mask or a drawn one) and returns
-// it with its defaults filled: the form the state records, so equal masks compare
-// equal. A name that no pack defines, or a name given with a shape, is masking_error.
-func (s *Editor) CheckMask(raw json.RawMessage) (json.RawMessage, error) {
-	spec, err := s.Contract.CheckValue(s.Contract.Lookup("#MaskRef"), "mask_spec", raw)
-	if err != nil {
-		return nil, err
-	}
-	return s.finishMask(spec)
-}
-
-// finishMask takes a mask_spec the contract checked and completed to the form the
-// state records: a name must be a pack's mask, and comes without a shape.
-func (s *Editor) finishMask(spec map[string]any) (json.RawMessage, error) {
+// FinishMask takes a mask_spec the contract checked and completed (a named mask or
+// a drawn one, its defaults filled) to the form the state records, so equal masks
+// compare equal: a name must be a pack's mask, and comes without a shape. A name
+// that no pack defines, or a name given with a shape, is masking_error.
+func (s *Editor) FinishMask(spec map[string]any) (json.RawMessage, error) {
 	if name, ok := spec["name"].(string); ok {
 		if _, ok := s.Vocab.Mask(name); !ok {
 			names := make([]string, len(s.Vocab.Masks))
@@ -392,16 +400,16 @@ var operationsMu sync.Mutex
 // catalog returns the contract's operations by name, decoded once per editor:
 // decoding walks the CUE value, which is slow and not safe to do from several
 // goroutines at once.
-func (s *Editor) catalog() (map[string]contract.Operation, error) {
+func (s *Editor) catalog() (map[string]catalog.Operation, error) {
 	s.catalogOnce.Do(func() {
 		operationsMu.Lock()
-		list, err := s.Contract.Operations()
+		list, err := s.Facts.Operations()
 		operationsMu.Unlock()
 		if err != nil {
 			s.opsErr = darkroom.Wrap(darkroom.InternalError, err, "operation catalog")
 			return
 		}
-		s.ops = make(map[string]contract.Operation, len(list))
+		s.ops = make(map[string]catalog.Operation, len(list))
 		for _, op := range list {
 			// Defaults as the contract's check returns them, decoded from JSON
 			// (numbers are float64), so a render's arguments are the check's.

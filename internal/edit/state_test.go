@@ -10,20 +10,26 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/history"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 func testEditor(t testing.TB) *Editor {
+	s, _ := testEditorContract(t)
+	return s
+}
+
+// testEditorContract is testEditor and the contract its facts come from.
+func testEditorContract(t testing.TB) (*Editor, *contract.Contract) {
 	t.Helper()
 	c, err := contract.Load(os.DirFS("../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := vocab.LoadBuiltin(c)
+	v, err := pack.LoadBuiltin(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(c, v, nil)
+	return New(c.Facts(), v, nil), c
 }
 
 // A render trusts the store: it completes an entry's operation arguments with the
@@ -31,7 +37,7 @@ func testEditor(t testing.TB) *Editor {
 // exactly what the check fills, for every entry of the built-in vocabulary at its
 // defaults and at each parameter's bounds.
 func TestCatalogDefaultsAreTheContracts(t *testing.T) {
-	s := testEditor(t)
+	s, c := testEditorContract(t)
 	ops, err := s.catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +50,7 @@ func TestCatalogDefaultsAreTheContracts(t *testing.T) {
 		}
 		for _, values := range valueSets {
 			for _, call := range e.Calls(values) {
-				want, err := s.Contract.CheckOperation(call.Op, call.Args)
+				want, err := c.CheckOperation(call.Op, call.Args)
 				if err != nil {
 					t.Errorf("%s %v: the contract refuses %s %v: %v", e.Name, values, call.Op, call.Args, err)
 					continue

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 var (
@@ -24,7 +24,7 @@ func testParser(t testing.TB) *Parser {
 			parserErr = err
 			return
 		}
-		v, err := vocab.LoadBuiltin(c)
+		v, err := pack.LoadBuiltin(c)
 		if err != nil {
 			parserErr = err
 			return

@@ -10,6 +10,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 // Edits fills defaults one way: a value given wins, then the entry's parameter
@@ -79,7 +80,7 @@ func TestEditsAreTheContractsCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := vocab.LoadBuiltin(c)
+	v, err := pack.LoadBuiltin(c)
 	if err != nil {
 		t.Fatal(err)
 	}

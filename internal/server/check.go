@@ -109,7 +109,7 @@ func (s *Server) check(t *contract.Tool, raw json.RawMessage) (map[string]any, e
 			if r.at != "" {
 				field = r.at + "."
 			}
-			if _, verr := s.Vocab.Values(s.Contract, entries[i], r.value); verr != nil {
+			if _, verr := s.Values(entries[i], r.value); verr != nil {
 				return nil, edit.AtField(verr, field)
 			}
 			if serr := entries[i].ShapeError(r.value); serr != nil {

@@ -226,6 +226,11 @@ func TestApplyPerRegionErrors(t *testing.T) {
 		{"a region without mask_spec", map[string]any{"primitive_name": "exposure", "regions": []any{map[string]any{"value": 1}}}, darkroom.InvalidInput, "mask_spec"},
 		{"the same region twice", map[string]any{"primitive_name": "exposure", "regions": []any{sky, sky}}, darkroom.InvalidInput, "already an earlier region"},
 		{"unknown primitive", map[string]any{"regions": []any{region("primitive_name", "exposur")}}, darkroom.NotFound, "regions.0.primitive_name"},
+		// The check cannot name every entry, so the first region comes unchecked to
+		// the editor, which asks the boundary (edit.Judge): its value is refused
+		// before the unknown name is.
+		{"a bad value before an unknown primitive", map[string]any{"primitive_name": "exposure", "regions": []any{region("value", 9), region("primitive_name", "contrst", "mask_spec", map[string]any{"name": "center_spot"})}}, darkroom.InvalidInput, "regions.0: exposure: ev: 9 is outside [-4, 4]"},
+		{"a good region before an unknown primitive", map[string]any{"primitive_name": "exposure", "regions": []any{region("value", 1), region("primitive_name", "contrst", "mask_spec", map[string]any{"name": "center_spot"})}}, darkroom.NotFound, "regions.1.primitive_name"},
 		{"unknown image", map[string]any{"image_id": "nope", "primitive_name": "exposure", "regions": []any{sky}}, darkroom.NotFound, "nope"},
 		{"unknown mask", map[string]any{"primitive_name": "exposure", "regions": []any{sky, map[string]any{"mask_spec": map[string]any{"name": "moon"}}}}, darkroom.MaskingError, "regions.1"},
 		{"mask on geometry", map[string]any{"primitive_name": "exposure", "regions": []any{sky, region("primitive_name", "rotate", "value", 10)}}, darkroom.MaskingError, "regions.1.mask_spec"},

@@ -21,6 +21,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 // The contract and the vocabulary take a while to load and are safe to share.
@@ -29,7 +30,7 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 	if err != nil {
 		panic(err)
 	}
-	v, err := vocab.LoadBuiltin(c)
+	v, err := pack.LoadBuiltin(c)
 	if err != nil {
 		panic(err)
 	}

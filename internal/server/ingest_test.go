@@ -20,6 +20,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 // Fixtures of the ingest and edit tests: a server over a fresh workspace whose one
@@ -44,7 +45,7 @@ func edContract(t testing.TB) (*contract.Contract, *vocab.Vocabulary, map[string
 			edShared.err = err
 			return
 		}
-		v, err := vocab.LoadBuiltin(c)
+		v, err := pack.LoadBuiltin(c)
 		if err != nil {
 			edShared.err = err
 			return

@@ -33,10 +33,13 @@ import (
 // Server serves the contract's tools over MCP. Every tool is registered from the
 // contract (name, title, description, annotations, schemas); a handler decodes the
 // checked arguments, calls the editing service and says what it did. The embedded
-// Editor is that service (its Contract, Vocab, Workspace and Logger are the
-// server's).
+// Editor is that service (its Vocab, Workspace and Logger are the server's; its
+// Facts are the contract's, and its Judge is the server, the boundary's check).
 type Server struct {
 	*edit.Editor
+	// Contract is the loaded contract: the server is the boundary that checks
+	// calls with it (check.go); the domain gets its plain facts (Editor.Facts).
+	Contract *contract.Contract
 
 	handlers map[string]handler
 	// traits are what the dispatcher does for a tool besides its handler
@@ -82,7 +85,8 @@ func WithFault(tool, by string) Option {
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
 func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
-	s := &Server{Editor: edit.New(c, v, logger), handlers: tools()}
+	s := &Server{Editor: edit.New(c.Facts(), v, logger), Contract: c, handlers: tools()}
+	s.Editor.Judge = s
 	for _, o := range opts {
 		o(s)
 	}

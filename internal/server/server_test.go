@@ -14,6 +14,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
 )
 
 func testServer(t testing.TB) *Server {
@@ -22,7 +23,7 @@ func testServer(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := vocab.LoadBuiltin(c)
+	v, err := pack.LoadBuiltin(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,8 @@ func TestCallThroughClient(t *testing.T) {
 
 // newTestServer is a server over c and v with workspace ws, every tool wired.
 func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace) *Server {
-	s := &Server{Editor: edit.New(c, v, nil), handlers: tools()}
+	s := &Server{Editor: edit.New(c.Facts(), v, nil), Contract: c, handlers: tools()}
+	s.Judge = s
 	s.Workspace = ws
 	return s
 }

@@ -42,13 +42,13 @@ func (s *Server) Load() {
 func (s *Server) Ready(c *contract.Contract, v *vocab.Vocabulary) error {
 	if !c.SameSurface(s.Contract) {
 		old := s.Contract
-		s.Editor.Contract = c
+		s.Contract = c
 		if missing, extra := s.Unmatched(); len(missing)+len(extra) > 0 {
-			s.Editor.Contract = old
+			s.Contract = old
 			return errUnmatched(missing, extra)
 		}
 		if err := checkAliases(c); err != nil {
-			s.Editor.Contract = old
+			s.Contract = old
 			return err
 		}
 		if s.deferred != nil {
@@ -56,7 +56,8 @@ func (s *Server) Ready(c *contract.Contract, v *vocab.Vocabulary) error {
 			s.addTools(s.deferred, c)
 		}
 	}
-	s.Editor.Contract = c
+	s.Contract = c
+	s.Editor.Facts = c.Facts()
 	s.Editor.Vocab = v
 	close(s.ready)
 	return nil

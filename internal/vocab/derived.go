@@ -15,8 +15,9 @@ import (
 // wb_from_gray_card's temperature and tint), not values a client sent: in plain Go,
 // against the entry's parameters as its pack was checked by CUE at load (their
 // #value: a number inside [min, max], an integer for an integer parameter). It
-// refuses as Values does, with the same invalid_input naming the parameter, the
-// value and the range; omitted parameters take their defaults.
+// refuses as CUE's check of #values does (pack.Values), with the same invalid_input
+// naming the parameter, the value and the range; omitted parameters take their
+// defaults. Augmentation words a step's refused range with it too.
 func (e *Entry) DerivedValues(given map[string]float64) (map[string]float64, error) {
 	out := make(map[string]float64, len(e.Parameters))
 	var fields []any

@@ -56,35 +56,35 @@ type pendingPreset struct {
 
 // addPresets records the presets of one checked pack, and the declared order of its
 // entries' parameters, for resolvePresets.
-func (voc *Vocabulary) addPresets(src Source, ck *Checked) error {
-	for _, e := range ck.entries {
-		order, err := parameterOrder(e.json)
+func (voc *Vocabulary) addPresets(file string, ck *Checked) error {
+	for _, e := range ck.Entries {
+		order, err := ParameterOrderOf(e.JSON)
 		if err != nil {
-			return fmt.Errorf("%s: entries.%s: %w", src.Name, e.name, err)
+			return fmt.Errorf("%s: entries.%s: %w", file, e.Name, err)
 		}
 		if voc.paramOrder == nil {
 			voc.paramOrder = map[string][]string{}
 		}
-		if _, dup := voc.paramOrder[e.name]; !dup {
-			voc.paramOrder[e.name] = order
+		if _, dup := voc.paramOrder[e.Name]; !dup {
+			voc.paramOrder[e.Name] = order
 		}
 	}
-	if len(ck.presets) == 0 {
+	if len(ck.Presets) == 0 {
 		return nil
 	}
 	var raw map[string]rawPreset
-	if err := json.Unmarshal(ck.presets, &raw); err != nil {
-		return fmt.Errorf("%s: presets: %w", src.Name, err)
+	if err := json.Unmarshal(ck.Presets, &raw); err != nil {
+		return fmt.Errorf("%s: presets: %w", file, err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
-		voc.pendingPresets = append(voc.pendingPresets, pendingPreset{src.Name, ck.pack, name, raw[name]})
+		voc.pendingPresets = append(voc.pendingPresets, pendingPreset{file, ck.Pack, name, raw[name]})
 	}
 	return nil
 }
 
-// parameterOrder returns the keys of an entry's parameters in the order its JSON
+// ParameterOrderOf returns the keys of an entry's parameters in the order its JSON
 // (CUE's, which keeps the manifest's order) writes them.
-func parameterOrder(entry []byte) ([]string, error) {
+func ParameterOrderOf(entry []byte) ([]string, error) {
 	var e struct {
 		Parameters json.RawMessage `json:"parameters"`
 	}

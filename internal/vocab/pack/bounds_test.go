@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func bigPack(size int) []byte {
 
 func loadContract(t testing.TB) *contract.Contract {
 	t.Helper()
-	c, err := contract.Load(os.DirFS("../.."))
+	c, err := contract.Load(os.DirFS("../../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +210,8 @@ func TestCheckRemembers(t *testing.T) {
 		}
 	})
 	again := allocs(func() {
-		if name := PackName(c, src); name != "big_pack" {
-			t.Errorf("PackName = %q, want big_pack", name)
+		if name := Name(c, src); name != "big_pack" {
+			t.Errorf("Name = %q, want big_pack", name)
 		}
 	})
 	if again*10 > first {

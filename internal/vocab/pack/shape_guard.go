@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 // When the shape check may stand in for the whole check: what #Manifest reads of an entry, read from its syntax.
 

@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 // Writing an entry of a checked shape from its template, without decoding it again.
 
@@ -9,6 +9,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // entryTemplate is a checked entry's JSON taken apart once, so that every entry of
@@ -43,7 +45,7 @@ func newTemplate(entry []byte) (*entryTemplate, error) {
 	if err := json.Unmarshal(t.fields["parameters"], &t.params); err != nil {
 		return nil, err
 	}
-	order, err := parameterOrder(entry)
+	order, err := vocab.ParameterOrderOf(entry)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"encoding/json"
@@ -13,15 +13,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // summary is what a vocabulary offers, for comparing loads.
-func summary(t *testing.T, voc *Vocabulary) string {
+func summary(t *testing.T, voc *vocab.Vocabulary) string {
 	t.Helper()
 	b, err := json.Marshal(struct {
-		Packs   []Pack
-		Entries []*Entry
-		Masks   []*Mask
+		Packs   []vocab.Pack
+		Entries []*vocab.Entry
+		Masks   []*vocab.Mask
 	}{voc.Packs, voc.Entries, voc.Masks})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func summary(t *testing.T, voc *Vocabulary) string {
 
 // coldStart checks the built-in packs against the whole contract c, keeping the
 // verdicts in cache.
-func coldStart(t *testing.T) (c *contract.Contract, srcs []Source, cache *contract.Cache, cold *Vocabulary) {
+func coldStart(t *testing.T) (c *contract.Contract, srcs []Source, cache *contract.Cache, cold *vocab.Vocabulary) {
 	t.Helper()
 	c = loadContract(t)
 	srcs, err := Builtin()
@@ -49,7 +50,7 @@ func coldStart(t *testing.T) (c *contract.Contract, srcs []Source, cache *contra
 // checked entry of cold (on the whole contract c) does: at each end of every range
 // and past it, inside it, with values left out, of the wrong shape or an unknown
 // name. It returns how many values it compared.
-func sameValues(t *testing.T, c *contract.Contract, cold *Vocabulary, wc *contract.Contract, warm *Vocabulary) int {
+func sameValues(t *testing.T, c *contract.Contract, cold *vocab.Vocabulary, wc *contract.Contract, warm *vocab.Vocabulary) int {
 	t.Helper()
 	n := 0
 	for _, ce := range cold.Entries {
@@ -66,8 +67,8 @@ func sameValues(t *testing.T, c *contract.Contract, cold *Vocabulary, wc *contra
 			}
 		}
 		for _, value := range values {
-			cv, cerr := cold.Values(c, ce, json.RawMessage(value))
-			wv, werr := warm.Values(wc, we, json.RawMessage(value))
+			cv, cerr := Values(c, ce, json.RawMessage(value))
+			wv, werr := Values(wc, we, json.RawMessage(value))
 			n++
 			if diff := cmp.Diff(cv, wv); diff != "" || (cerr == nil) != (werr == nil) || cerr != nil && cerr.Error() != werr.Error() {
 				t.Errorf("%s %s: checked %v %v, warm %v %v", ce.Name, value, cv, cerr, wv, werr)
@@ -109,7 +110,7 @@ func TestCacheWarmStart(t *testing.T) {
 func TestFocusedValuesNeedNoWholeContract(t *testing.T) {
 	c, srcs, cache, cold := coldStart(t)
 	c.KeepSnapshot(cache)
-	fsys := &vanishing{FS: os.DirFS("../..")}
+	fsys := &vanishing{FS: os.DirFS("../../..")}
 	fc, ok := contract.Snapshot(fsys, cache)
 	if !ok {
 		t.Fatal("no snapshot")
@@ -173,13 +174,13 @@ func TestCacheStaleAndCorrupt(t *testing.T) {
 	}
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"cue.mod/module.cue"} {
-		b, err := os.ReadFile(filepath.Join("../..", name))
+		b, err := os.ReadFile(filepath.Join("../../..", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		fsys[name] = &fstest.MapFile{Data: b}
 	}
-	cues, _ := filepath.Glob("../../contracts/*.cue")
+	cues, _ := filepath.Glob("../../../contracts/*.cue")
 	for _, name := range cues {
 		b, err := os.ReadFile(name)
 		if err != nil {

@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"encoding/json"
@@ -11,11 +11,12 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
-func load(t *testing.T) (*contract.Contract, *Vocabulary) {
+func load(t *testing.T) (*contract.Contract, *vocab.Vocabulary) {
 	t.Helper()
-	c, err := contract.Load(os.DirFS("../.."))
+	c, err := contract.Load(os.DirFS("../../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestValues(t *testing.T) {
 		if !ok {
 			t.Fatalf("no entry %s", tt.entry)
 		}
-		got, err := v.Values(c, e, json.RawMessage(tt.value))
+		got, err := Values(c, e, json.RawMessage(tt.value))
 		if tt.wantErr != "" {
 			if err == nil || !strings.HasPrefix(tt.wantErr, tt.entry+": ") && !strings.Contains(err.Error(), tt.wantErr) ||
 				strings.HasPrefix(tt.wantErr, tt.entry+": ") && err.Error() != tt.wantErr || darkroom.Code(err) != darkroom.InvalidInput {
@@ -93,7 +94,7 @@ func TestValues(t *testing.T) {
 func TestCalls(t *testing.T) {
 	_, v := load(t)
 	e, _ := v.Entry("exposure")
-	want := []OperationCall{{Op: "exposure", Args: map[string]any{"ev": 1.5}}}
+	want := []vocab.OperationCall{{Op: "exposure", Args: map[string]any{"ev": 1.5}}}
 	if diff := cmp.Diff(want, e.Calls(map[string]float64{"ev": 1.5})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -101,7 +102,7 @@ func TestCalls(t *testing.T) {
 
 // Packs that break the cross-pack rules are refused with the pack named.
 func TestLoadRefusesDuplicatesAndMissingMasks(t *testing.T) {
-	c, err := contract.Load(os.DirFS("../.."))
+	c, err := contract.Load(os.DirFS("../../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestYAMLReaderPanicIsRefusal(t *testing.T) {
 	for _, data := range []string{"\r\r0", "\r\r0\n"} {
 		src := Source{Name: "./crash.yaml", Data: []byte(data)}
 		_, err := check(c, src)
-		var pe *PackError
+		var pe *Error
 		if !errors.As(err, &pe) || pe.File != "./crash.yaml" || !strings.HasPrefix(pe.Detail, "./crash.yaml: the YAML reader cannot read this pack") {
 			t.Errorf("check %q: %v, want a refusal naming ./crash.yaml", data, err)
 		}

@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // The verdicts of pack checks are kept between runs (see contract.Cache), so that a
@@ -77,7 +78,7 @@ func keep(cache *contract.Cache, c *contract.Contract, src Source, ck *Checked) 
 // LoadCached is Load with the verdicts of earlier runs: a pack whose verdict the
 // cache holds is not checked again; one that passes its check is kept for the next
 // run. A nil cache is Load.
-func LoadCached(c *contract.Contract, srcs []Source, cache *contract.Cache) (*Vocabulary, error) {
+func LoadCached(c *contract.Contract, srcs []Source, cache *contract.Cache) (*vocab.Vocabulary, error) {
 	return loadWith(c, srcs, func(src Source) (*Checked, error) {
 		if cache == nil {
 			return Check(c, src)

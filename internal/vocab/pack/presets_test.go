@@ -1,10 +1,12 @@
-package vocab
+package pack
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // The built-in presets: albumentations-mcp's three, its "make it vintage" chain and five more, each step resolved
@@ -23,7 +25,7 @@ func TestBuiltinPresets(t *testing.T) {
 	if !ok {
 		t.Fatal("no segmentation preset")
 	}
-	wantSeg := []Step{
+	wantSeg := []vocab.Step{
 		{Entry: "flip_horizontal", P: 0.5},
 		{Entry: "brightness_contrast", Ranges: map[string][2]float64{"brightness": {-0.14, 0.14}, "contrast": {-0.1, 0.1}}, P: 0.8},
 		{Entry: "hue_saturation_value", Ranges: map[string][2]float64{"hue": {-10, 10}, "saturation": {-0.06, 0.06}, "value": {-0.06, 0.06}}, P: 0.7},

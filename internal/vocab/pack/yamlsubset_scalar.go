@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 // The subset reader's scalars: quoted, plain, numbers and block scalars, each
 // written as CUE's YAML reader writes it (yamlsubset.go).

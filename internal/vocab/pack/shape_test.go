@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // goodPack has three entries of one shape (only their prose differs), one of
@@ -190,7 +191,7 @@ func TestShapeCheckAgrees(t *testing.T) {
 		}
 		// The pack is named by the error, each problem by its path (entries.NAME.FIELD
 		// for an entry) and, where the pack has the field, its position in the pack.
-		var pe *PackError
+		var pe *Error
 		if !errors.As(fastErr, &pe) || pe.File != src.Name {
 			t.Errorf("%s: %#v does not name the pack %s", tt.name, fastErr, src.Name)
 		}
@@ -208,15 +209,11 @@ func entriesOf(t *testing.T, ck *Checked) map[string]any {
 		if err := json.Unmarshal(e.json, &v); err != nil {
 			t.Fatal(err)
 		}
-		vals, err := e.values.MarshalJSON()
-		if err != nil {
-			vals = []byte(`"` + err.Error() + `"`)
-		}
-		order, err := parameterOrder(e.json)
+		order, err := vocab.ParameterOrderOf(e.json)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[e.name] = map[string]any{"fields": v, "values": string(vals), "parameter order": order}
+		out[e.name] = map[string]any{"fields": v, "parameter order": order}
 	}
 	return out
 }
@@ -232,8 +229,8 @@ func TestShapeCheckAgreesWithCueVet(t *testing.T) {
 	}
 	cueBin := strings.TrimSpace(string(out))
 	dir := t.TempDir()
-	copyTree(t, "../../cue.mod", filepath.Join(dir, "cue.mod"))
-	copyTree(t, "../../contracts", filepath.Join(dir, "contracts"))
+	copyTree(t, "../../../cue.mod", filepath.Join(dir, "cue.mod"))
+	copyTree(t, "../../../contracts", filepath.Join(dir, "contracts"))
 	c := loadContract(t)
 	ran := 0
 	for _, tt := range badPacks {
@@ -381,7 +378,7 @@ func TestShapeCheckJSON(t *testing.T) {
 			}
 			// ParameterOrder reads the manifest's order from the checked JSON.
 			for i, e := range fast.entries {
-				got, _ := parameterOrder(e.json)
+				got, _ := vocab.ParameterOrderOf(e.json)
 				if want := []string{"zeta", "amount"}; !slices.Equal(got, want) {
 					t.Errorf("%s: entry %d (%s): parameter order %v, want %v", tt.name, i, e.name, got, want)
 				}

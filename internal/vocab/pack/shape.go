@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	cueerrors "cuelang.org/go/cue/errors"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // Checking entries one shape at a time.
@@ -33,7 +34,7 @@ import (
 //   - every other entry's free values, each distinct one once, against its field's
 //     schema as #Manifest gives it, a batch of values to a unification.
 // An entry whose shape was checked and whose own prose passed has the verdict (and
-// the #values schema) of the entry that stood for its shape. An entry this path
+// the checked fields) of the entry that stood for its shape. An entry this path
 // cannot take apart, or whose prose failed, goes into the first part on its own
 // account; when the entry standing for a shape fails, its shape's entries are
 // checked again with it, so a bad pack's message is what cue vet prints for the
@@ -63,9 +64,15 @@ type Checked struct {
 type checkedEntry struct {
 	name string
 	json []byte // the entry's fields as checked
-	// values is its #values schema; a verdict from the cache has none, and
-	// Entry.valuesSchema works it out when it is first needed.
-	values cue.Value
+}
+
+// plain is the verdict as the vocabulary is built from it.
+func (ck *Checked) plain() *vocab.Checked {
+	out := &vocab.Checked{Pack: ck.pack, Description: ck.description, Masks: ck.masks, Presets: ck.presets}
+	for _, e := range ck.entries {
+		out.Entries = append(out.Entries, vocab.CheckedEntry{Name: e.name, JSON: e.json})
+	}
+	return out
 }
 
 // wholeChecked is a pack checked as one value.
@@ -103,11 +110,7 @@ func (ck *Checked) addEntries(entries cue.Value) error {
 		if err != nil {
 			return err
 		}
-		ck.entries = append(ck.entries, checkedEntry{
-			name:   it.Selector().Unquoted(),
-			json:   b,
-			values: it.Value().LookupPath(cue.MakePath(cue.Def("values"))),
-		})
+		ck.entries = append(ck.entries, checkedEntry{name: it.Selector().Unquoted(), json: b})
 	}
 	return nil
 }
@@ -543,14 +546,14 @@ func checkShapes(c *contract.Contract, src Source, decls []ast.Decl, build func(
 		if err != nil {
 			return nil, fmt.Errorf("%s: entries.%s: %w", src.Name, e.name, err)
 		}
-		ck.entries = append(ck.entries, checkedEntry{name: e.name, json: b, values: rep.values})
+		ck.entries = append(ck.entries, checkedEntry{name: e.name, json: b})
 	}
 	return ck, nil
 }
 
 // failedEntries returns the names of the entries a check's errors are in.
 func failedEntries(err error) map[string]bool {
-	var pe *PackError
+	var pe *Error
 	if !errors.As(err, &pe) || pe.cause == nil {
 		return nil
 	}

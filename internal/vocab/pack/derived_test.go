@@ -1,4 +1,4 @@
-package vocab
+package pack
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ func TestDerivedValuesAgreeWithValues(t *testing.T) {
 			t.Fatalf("no entry %s", tt.entry)
 		}
 		raw, _ := json.Marshal(tt.values)
-		want, werr := voc.Values(c, e, raw)
+		want, werr := Values(c, e, raw)
 		got, gerr := e.DerivedValues(tt.values)
 		if (werr == nil) != (gerr == nil) {
 			t.Errorf("%s %s: error %v, the contract's check says %v", tt.entry, raw, gerr, werr)
