@@ -28,7 +28,7 @@ func (s *Editor) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.
 		return nil, nil
 	}
 	if req.Prompt != "" || req.Preset != "" {
-		return nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return nil, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	m, err := s.albumentations()
 	if err != nil {
@@ -54,11 +54,11 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 	if b := ann.Boxes; b != nil {
 		switch {
 		case b.Format == "" && imp.BoxFormat == "":
-			return FieldError("annotations.bboxes.format", "annotations.bboxes.format is required (the pipeline has no bbox_params format)")
+			return darkroom.FieldError("annotations.bboxes.format", "annotations.bboxes.format is required (the pipeline has no bbox_params format)")
 		case b.Format == "":
 			b.Format = imp.BoxFormat
 		case imp.BoxFormat != "" && b.Format != imp.BoxFormat:
-			return FieldError("annotations.bboxes.format", "annotations.bboxes.format %s differs from the pipeline's bbox_params format %s", b.Format, imp.BoxFormat)
+			return darkroom.FieldError("annotations.bboxes.format", "annotations.bboxes.format %s differs from the pipeline's bbox_params format %s", b.Format, imp.BoxFormat)
 		}
 	}
 	if ann.MinVisibility == 0 && imp.MinVisibility != nil {

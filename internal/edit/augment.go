@@ -404,7 +404,7 @@ func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline,
 		}
 	}
 	if given != 1 {
-		return "", nil, nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return "", nil, nil, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	switch {
 	case req.Preset != "":

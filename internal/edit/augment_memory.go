@@ -48,7 +48,7 @@ func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput,
 		}
 	}
 	if given != 1 {
-		return nil, FieldError("image_id", "give exactly one of image_id, path or image_b64")
+		return nil, darkroom.FieldError("image_id", "give exactly one of image_id, path or image_b64")
 	}
 	in := &augmentInput{req: req, data: req.Data, what: "image_b64"}
 	switch {
@@ -188,7 +188,7 @@ func checkMaskHeader(data []byte, w, h int) error {
 	_, err := engine.CheckLabelMask(data, w, h, 0)
 	var e *darkroom.Error
 	if errors.As(err, &e) && e.Details["mask_width"] != nil {
-		return FieldError("annotations.mask_b64", "the mask is %vx%v, the image %dx%d", e.Details["mask_width"], e.Details["mask_height"], w, h)
+		return darkroom.FieldError("annotations.mask_b64", "the mask is %vx%v, the image %dx%d", e.Details["mask_width"], e.Details["mask_height"], w, h)
 	}
 	if err != nil {
 		return maskFieldError(err)
@@ -202,7 +202,7 @@ func maskFieldError(err error) error {
 	if darkroom.Code(err) != darkroom.InvalidInput {
 		return darkroom.Wrap(darkroom.Code(err), err, "annotations.mask_b64")
 	}
-	return FieldError("annotations.mask_b64", "%s", err.Error())
+	return darkroom.FieldError("annotations.mask_b64", "%s", err.Error())
 }
 
 // variantSink is what a variant's encoder writes besides its file: the size, the

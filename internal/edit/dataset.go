@@ -59,10 +59,10 @@ type DatasetResult struct {
 // it. Errors are coded as ReadAllowed's.
 func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, FieldError("input", "empty or has a NUL byte")
+		return nil, darkroom.FieldError("input", "empty or has a NUL byte")
 	}
 	if isURL(p) {
-		return nil, FieldError("input", "%s is a URL; give a folder under an allowed root", p)
+		return nil, darkroom.FieldError("input", "%s is a URL; give a folder under an allowed root", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == ".." {
@@ -71,7 +71,7 @@ func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, FieldError("input", "%s cannot be made absolute", p)
+		return nil, darkroom.FieldError("input", "%s cannot be made absolute", p)
 	}
 	if err := w.checkNameLength("input", p, abs); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 	case errors.Is(err, fs.ErrPermission):
 		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s: the folder cannot be read (permission denied)", p)
 	}
-	return nil, FieldError("input", "%s is not a folder darkroom can read: %v", p, w.scrub(err))
+	return nil, darkroom.FieldError("input", "%s is not a folder darkroom can read: %v", p, w.scrub(err))
 }
 
 // datasetOutput resolves augment_dataset's output: a folder under an
@@ -108,11 +108,11 @@ func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
 // relative path of plain names under the workspace's datasets/.
 func (w *Workspace) datasetOutput(p string) (string, error) {
 	if strings.ContainsRune(p, 0) || isURL(p) {
-		return "", FieldError("output", "%s is not a folder path", p)
+		return "", darkroom.FieldError("output", "%s is not a folder path", p)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", FieldError("output", "%s cannot be made absolute", p)
+		return "", darkroom.FieldError("output", "%s cannot be made absolute", p)
 	}
 	if err := w.checkNameLength("output", p, abs); err != nil {
 		return "", err
@@ -146,7 +146,7 @@ func (w *Workspace) datasetOutput(p string) (string, error) {
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, ".") {
-			return "", FieldError("output", "%q: a folder under the workspace's datasets/ is named by plain relative names, without ., .. or hidden parts", p)
+			return "", darkroom.FieldError("output", "%q: a folder under the workspace's datasets/ is named by plain relative names, without ., .. or hidden parts", p)
 		}
 	}
 	return filepath.Join(w.Root, DatasetDir, filepath.FromSlash(p)), nil
@@ -185,7 +185,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	var albu *albuRecipe
 	if req.Albumentations != nil {
 		if req.Prompt != "" || req.Preset != "" {
-			return DatasetResult{}, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+			return DatasetResult{}, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 		}
 		if albu, err = s.newAlbuRecipe(req.Albumentations); err != nil {
 			return DatasetResult{}, err

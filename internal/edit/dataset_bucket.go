@@ -95,7 +95,7 @@ func (w *Workspace) datasetStore(ctx context.Context, output, input string) (st 
 		if !dataset.IsBucketURL(input) {
 			if inAbs, _ := filepath.Abs(input); inAbs != "" {
 				if real, err := filepath.EvalSymlinks(inAbs); err == nil && (within(outDir, real) || outDir == real) {
-					return nil, "", nil, FieldError("output", "%s lies inside the input folder: the run would read its own outputs", output)
+					return nil, "", nil, darkroom.FieldError("output", "%s lies inside the input folder: the run would read its own outputs", output)
 				}
 			}
 		}
@@ -114,7 +114,7 @@ func (w *Workspace) datasetStore(ctx context.Context, output, input string) (st 
 	}
 	if dataset.IsBucketURL(input) {
 		if in, err := dataset.ParseBucketURL(input); err == nil && (u.Within(dataset.BucketURL{Scheme: in.Scheme, Bucket: in.Bucket, Prefix: in.Prefix, Query: u.Query})) {
-			return nil, "", nil, FieldError("output", "%s lies inside the input prefix: the run would read its own outputs", u)
+			return nil, "", nil, darkroom.FieldError("output", "%s lies inside the input prefix: the run would read its own outputs", u)
 		}
 	}
 	b, err := dataset.OpenBucket(ctx, u)

@@ -53,7 +53,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 		return Ingested{}, err
 	}
 	if (req.Path == "") == (req.Data == nil) {
-		return Ingested{}, FieldError("path", "give exactly one of path or image_b64")
+		return Ingested{}, darkroom.FieldError("path", "give exactly one of path or image_b64")
 	}
 	data, name, id := req.Data, "", req.ImageID
 	if req.Path != "" {
@@ -179,7 +179,7 @@ func DecodeImageB64(b64 string) ([]byte, error) {
 	if err != nil {
 		var rerr error
 		if data, rerr = base64.RawStdEncoding.DecodeString(b64); rerr != nil {
-			return nil, FieldError("image_b64", "not valid base64: %v", err)
+			return nil, darkroom.FieldError("image_b64", "not valid base64: %v", err)
 		}
 	}
 	if len(data) > MaxImageB64Bytes {

@@ -195,10 +195,10 @@ func (w *Workspace) AllowedRoots() []string {
 // invalid_input: only local files are read.
 func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, "", FieldError("path", "empty or has a NUL byte")
+		return nil, "", darkroom.FieldError("path", "empty or has a NUL byte")
 	}
 	if isURL(p) {
-		return nil, "", FieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
+		return nil, "", darkroom.FieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == ".." {
@@ -207,7 +207,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", FieldError("path", "%s cannot be made absolute", p)
+		return nil, "", darkroom.FieldError("path", "%s cannot be made absolute", p)
 	}
 	root, rel, ok := w.locate(abs)
 	if !ok {
@@ -237,7 +237,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, "", FieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
+		return nil, "", darkroom.FieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
 	}
 	tooBig := func(n int64) error {
 		return &darkroom.Error{Code: darkroom.LimitExceeded,
@@ -270,7 +270,7 @@ func nameTooLong(field, p string) error {
 	if r := []rune(p); len(r) > 80 {
 		shown = fmt.Sprintf("%s... (%d characters)", string(r[:60]), len(r))
 	}
-	return FieldError(field, "%s is longer than the file system allows (the whole path, or one name in it)", shown)
+	return darkroom.FieldError(field, "%s is longer than the file system allows (the whole path, or one name in it)", shown)
 }
 
 // checkNameLength reports a path over the system's limits as nameTooLong, asking

@@ -214,7 +214,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		}
 	}
 	if a.RefOrHash != "" && a.ImageID == "" {
-		return nil, "", edit.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
+		return nil, "", darkroom.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
 	}
 	var verify []string
 	if a.Options != nil {
@@ -230,7 +230,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 				return nil, "", err
 			}
 			if ok && req.Seed != nil && *req.Seed != st.Seed {
-				return nil, "", edit.FieldError("seed", "%d is not the seed %d of the call this one answers (requestState)", *req.Seed, st.Seed)
+				return nil, "", darkroom.FieldError("seed", "%d is not the seed %d of the call this one answers (requestState)", *req.Seed, st.Seed)
 			}
 			if ok {
 				req.Seed, req.SeedSource = &st.Seed, st.SeedSource
@@ -282,7 +282,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 		req.Annotations = &ann
 		if an.MaskB64 != "" {
 			if req.MaskPNG, err = base64.StdEncoding.DecodeString(an.MaskB64); err != nil {
-				return nil, edit.FieldError("annotations.mask_b64", "not base64: %v", err)
+				return nil, darkroom.FieldError("annotations.mask_b64", "not base64: %v", err)
 			}
 		}
 	}
