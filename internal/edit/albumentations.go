@@ -7,6 +7,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // AlbumentationsFile is the pipeline every augmentation session also writes for
@@ -68,7 +69,7 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 }
 
 // writeAlbumentations writes albumentations.json into a session folder.
-func (s *Editor) writeAlbumentations(ws *Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
+func (s *Editor) writeAlbumentations(ws *workspace.Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
 	m, err := s.albumentations()
 	if err != nil {
 		return err

@@ -18,12 +18,8 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
-
-// AugmentDir is the workspace directory of augmentation sessions:
-// augment/<session_id>/ holds original.<ext>, result-<n>.<ext>, metadata.json and
-// config.json.
-const AugmentDir = "augment"
 
 // AugmentRequest is one augment_image call in domain terms: the image (exactly one
 // of ImageID, Path and Data), the recipe (exactly one of Prompt, Preset and
@@ -289,7 +285,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	key.Write(annJSON)
 	key.Write(req.MaskPNG)
 	out.SessionID = hex.EncodeToString(key.Sum(nil))[:16]
-	dir := filepath.Join(ws.Root, AugmentDir, out.SessionID)
+	dir := filepath.Join(ws.Root, workspace.AugmentDir, out.SessionID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Augmented{}, ws.FSError(err, "create %s", ws.Rel(dir))
 	}

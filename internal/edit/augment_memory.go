@@ -12,6 +12,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // What an augment_image call holds, and how it is kept within the decode budget.
@@ -40,7 +41,7 @@ type augmentInput struct {
 }
 
 // augmentInput reads the request's image and its header.
-func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput, error) {
+func (s *Editor) augmentInput(ws *workspace.Workspace, req AugmentRequest) (*augmentInput, error) {
 	given := 0
 	for _, ok := range []bool{req.ImageID != "", req.Path != "", req.Data != nil} {
 		if ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The context tools keep what an agent should know beyond the pixels, as files under
@@ -71,15 +72,15 @@ func (p Proposal) sameTarget(q Proposal) bool {
 
 // contextPath is a context file: tastes and the logs at the top, a brief or notes
 // under the image's directory.
-func contextPath(ws *Workspace, imageID, name string) string {
+func contextPath(ws *workspace.Workspace, imageID, name string) string {
 	if imageID == "" {
-		return filepath.Join(ws.Root, ContextDir, name)
+		return filepath.Join(ws.Root, workspace.ContextDir, name)
 	}
-	return filepath.Join(ws.Root, ContextDir, history.DirName(imageID), name)
+	return filepath.Join(ws.Root, workspace.ContextDir, history.DirName(imageID), name)
 }
 
 // readContextFile returns a context file's text, "" when it does not exist.
-func readContextFile(ws *Workspace, path string) (string, error) {
+func readContextFile(ws *workspace.Workspace, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -92,7 +93,7 @@ func readContextFile(ws *Workspace, path string) (string, error) {
 
 // writeContextFile replaces a context file atomically and durably, creating its
 // directory.
-func writeContextFile(ws *Workspace, path, text string) error {
+func writeContextFile(ws *workspace.Workspace, path, text string) error {
 	if err := mkdirDurable(ws, filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func writeContextFile(ws *Workspace, path, text string) error {
 // mkdirDurable creates dir (and its parents) and fsyncs the parent of each directory
 // it made, so a file written and fsynced in it is not lost with its directory after a
 // power cut.
-func mkdirDurable(ws *Workspace, dir string) error {
+func mkdirDurable(ws *workspace.Workspace, dir string) error {
 	var made []string
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
@@ -126,7 +127,7 @@ func contextTime() string { return time.Now().UTC().Format(time.RFC3339) }
 // readGaps returns the last limit gaps logged for an image, newest first, and how
 // many it has in all. A line a crash left torn is skipped. The caller holds
 // contextMu.
-func readGaps(ws *Workspace, id string, limit int) ([]Gap, int, error) {
+func readGaps(ws *workspace.Workspace, id string, limit int) ([]Gap, int, error) {
 	path := contextPath(ws, "", gapsFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -159,7 +160,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]Gap, int, error) {
 // appendGap appends one line to the gap log and fsyncs it. If a crash left the last
 // line without its newline, one is written first so the new line stays whole. The
 // caller holds contextMu.
-func appendGap(ws *Workspace, g Gap) error {
+func appendGap(ws *workspace.Workspace, g Gap) error {
 	path := contextPath(ws, "", gapsFile)
 	line, err := json.Marshal(g)
 	if err != nil {
@@ -198,7 +199,7 @@ func appendGap(ws *Workspace, g Gap) error {
 
 // readProposals returns the pending proposals, oldest first. The caller holds
 // contextMu.
-func readProposals(ws *Workspace) ([]Proposal, error) {
+func readProposals(ws *workspace.Workspace) ([]Proposal, error) {
 	path := contextPath(ws, "", proposalsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -227,7 +228,7 @@ func readProposals(ws *Workspace) ([]Proposal, error) {
 	return ps, nil
 }
 
-func writeProposals(ws *Workspace, ps []Proposal) error {
+func writeProposals(ws *workspace.Workspace, ps []Proposal) error {
 	b, err := json.MarshalIndent(ps, "", "  ")
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode proposals")
@@ -245,7 +246,7 @@ func newProposalID() (string, error) {
 
 // addProposal records p as pending, superseding a pending proposal for the same
 // text, and returns it with its id and time, and the id of the one it superseded.
-func addProposal(ws *Workspace, p Proposal) (Proposal, *string, error) {
+func addProposal(ws *workspace.Workspace, p Proposal) (Proposal, *string, error) {
 	id, err := newProposalID()
 	if err != nil {
 		return Proposal{}, nil, err
@@ -273,7 +274,7 @@ func addProposal(ws *Workspace, p Proposal) (Proposal, *string, error) {
 
 // confirmProposal applies a pending proposal whose target is one of targets (the other
 // confirm tool handles the rest) and removes it.
-func confirmProposal(ws *Workspace, id string, targets ...string) (Proposal, error) {
+func confirmProposal(ws *workspace.Workspace, id string, targets ...string) (Proposal, error) {
 	contextMu.Lock()
 	defer contextMu.Unlock()
 	ps, err := readProposals(ws)

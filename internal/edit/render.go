@@ -11,6 +11,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Rendering: previews and comparisons draw from the cached proxy; an export renders
@@ -54,7 +55,7 @@ func ResourceFailure(err error) bool {
 // edits of its state.
 type Resolved struct {
 	Version
-	Meta  SourceMeta
+	Meta  workspace.SourceMeta
 	Load  engine.Loader
 	Edits []engine.Edit
 }
@@ -177,7 +178,7 @@ func Abbrev(hash string) string {
 
 // writePreview encodes img as a preview JPEG and writes it atomically under the
 // image's previews.
-func (s *Editor) writePreview(ws *Workspace, id, name string, img *engine.Image) (Picture, error) {
+func (s *Editor) writePreview(ws *workspace.Workspace, id, name string, img *engine.Image) (Picture, error) {
 	var buf bytes.Buffer
 	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "jpeg", Quality: PreviewQuality}); err != nil {
 		return Picture{}, RenderFailure(err, "encode preview of %s", id)

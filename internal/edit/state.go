@@ -15,6 +15,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // What the editing verbs share: turning an image's edit state into engine edits,
@@ -29,7 +30,7 @@ type Editor struct {
 	Vocab    *vocab.Vocabulary
 	Logger   *slog.Logger
 	// Workspace holds images and their history; the editing verbs need it.
-	Workspace *Workspace
+	Workspace *workspace.Workspace
 	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
 	WorkspaceErr error
 
@@ -51,7 +52,7 @@ func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger) *Editor
 }
 
 // RequireWorkspace returns the workspace, or unavailable when the editor has none.
-func (s *Editor) RequireWorkspace() (*Workspace, error) {
+func (s *Editor) RequireWorkspace() (*workspace.Workspace, error) {
 	if s.Workspace == nil {
 		if s.WorkspaceErr != nil {
 			return nil, s.WorkspaceErr

@@ -12,6 +12,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Question is one sampling request verify_augmentation needs answered: an id
@@ -83,7 +84,7 @@ type VerifyRequest struct {
 }
 
 type verifySession struct {
-	ws   *Workspace
+	ws   *workspace.Workspace
 	dir  string
 	meta augmentMeta
 }
@@ -93,7 +94,7 @@ func (s *Editor) verifySession(id string) (*verifySession, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(ws.Root, AugmentDir, id)
+	dir := filepath.Join(ws.Root, workspace.AugmentDir, id)
 	metaJSON, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
 	if err != nil {
 		if os.IsNotExist(err) {

@@ -21,6 +21,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The contract and the vocabulary take a while to load and are safe to share.
@@ -41,7 +42,7 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 func editServer(t testing.TB) *Server {
 	t.Helper()
 	c, v := loaded()
-	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func addImage(t testing.TB, s *Server, id string, data []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := json.Marshal(edit.SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
+	meta, err := json.Marshal(workspace.SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 func testServer(t testing.TB) *Server {
@@ -201,7 +202,7 @@ func TestCallThroughClient(t *testing.T) {
 }
 
 // newTestServer is a server over c and v with workspace ws, every tool wired.
-func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace) *Server {
+func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *workspace.Workspace) *Server {
 	s := &Server{Editor: edit.New(c, v, nil), handlers: tools()}
 	s.Workspace = ws
 	return s

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // A file inside the allowed root is swapped, again and again, for a symbolic link to
@@ -61,7 +61,7 @@ func TestReadAllowedSwapRace(t *testing.T) {
 			if err := os.Link(real, photo); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := edit.OpenWorkspace(t.TempDir(), []string{root})
+			ws, err := workspace.OpenWorkspace(t.TempDir(), []string{root})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestReadAllowedFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo.jpg"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := edit.OpenWorkspace(t.TempDir(), []string{root})
+	ws, err := workspace.OpenWorkspace(t.TempDir(), []string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,10 +291,10 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 	check("a directory", err)
 	blocker := filepath.Join(t.TempDir(), "blocker")
 	os.WriteFile(blocker, nil, 0o644)
-	_, err = edit.OpenWorkspace(filepath.Join(blocker, "ws"), nil)
+	_, err = workspace.OpenWorkspace(filepath.Join(blocker, "ws"), nil)
 	check("bad workspace", err)
 	// An unwritable context: the gap log's place is taken by a directory.
-	if err := os.MkdirAll(filepath.Join(ws.Root, edit.ContextDir, "gaps.jsonl"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(ws.Root, workspace.ContextDir, "gaps.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e := f.call("log_vocabulary_gap", map[string]any{"image_id": "cup", "description": "no dodge tool"})["error"].(map[string]any)
@@ -317,7 +317,7 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 // (the RFC's example, an unwritable gap log), unavailable when the disk is full,
 // internal_error for the rest.
 func TestFSErrorCodes(t *testing.T) {
-	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestFSErrorCodes(t *testing.T) {
 	}
 	f := newEdFixture(t)
 	f.ingest("coffee.png", "cup")
-	ctx := filepath.Join(f.s.Workspace.Root, edit.ContextDir)
+	ctx := filepath.Join(f.s.Workspace.Root, workspace.ContextDir)
 	os.MkdirAll(ctx, 0o755)
 	if err := os.Chmod(ctx, 0o555); err != nil {
 		t.Fatal(err)
@@ -381,7 +381,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 	if err := fsx.Lock(owned, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := edit.OpenWorkspace(root, nil); err != nil {
+	if _, err := workspace.OpenWorkspace(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, removed := range files {
@@ -395,7 +395,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 // A write leaves its file whole under its name and no temporary file beside it; a
 // write that fails leaves nothing.
 func TestWriteFileFrom(t *testing.T) {
-	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

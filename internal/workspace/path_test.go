@@ -1,6 +1,6 @@
 //go:build unix
 
-package edit
+package workspace
 
 import (
 	"errors"
@@ -269,28 +269,14 @@ func TestDatasetOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := f.ws.datasetOutput(tt.path)
+			out, err := f.ws.DatasetOutput(tt.path)
 			if err == nil {
 				out, _ = filepath.Rel(f.tmp, out)
 				out = filepath.ToSlash(out)
 			}
 			if diff := cmp.Diff(tt.want, f.outcome(t, tt.path, out, err)); diff != "" {
-				t.Errorf("datasetOutput(%.60q) (-want +got):\n%s", tt.path, diff)
+				t.Errorf("DatasetOutput(%.60q) (-want +got):\n%s", tt.path, diff)
 			}
 		})
-	}
-}
-
-// An output name over the system's limits is the caller's mistake, found when the
-// run creates the folder: invalid_input, not internal_error.
-func TestAugmentDatasetOutputTooLong(t *testing.T) {
-	f := newPathFixture(t)
-	s := testEditor(t)
-	s.Workspace = f.ws
-	for _, out := range []string{"cats/" + longName, longPath, filepath.Join(f.tmp, "write", longName)} {
-		_, err := s.AugmentDataset(t.Context(), DatasetRequest{Input: filepath.Join(f.tmp, "allowed"), Output: out, Preset: "classification_light", Variants: 1})
-		if diff := cmp.Diff(pathOutcome{Code: darkroom.InvalidInput}, f.outcome(t, out, "", err)); diff != "" {
-			t.Errorf("AugmentDataset(output %.60q) (-want +got):\n%s", out, diff)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package edit
+package workspace
 
 import (
 	"bytes"
@@ -552,8 +552,8 @@ type SourceEXIF struct {
 	FocalLength float64 `json:"focal_length"` // millimetres
 }
 
-// sourceEXIF is the record of an engine EXIF summary.
-func sourceEXIF(x engine.EXIFSummary) SourceEXIF {
+// NewSourceEXIF is the record of an engine EXIF summary.
+func NewSourceEXIF(x engine.EXIFSummary) SourceEXIF {
 	return SourceEXIF{Orientation: x.Orientation, Make: x.Make, Model: x.Model, LensModel: x.LensModel, FocalLength: x.FocalLength}
 }
 
@@ -606,3 +606,11 @@ func (w *Workspace) StoreSource(imageID, name string, data []byte) (string, stri
 // ContextDir is the workspace directory of the context files (tastes, briefs, notes,
 // gaps, proposals).
 const ContextDir = "context"
+
+// AugmentDir is the workspace directory of augmentation sessions:
+// augment/<session_id>/ holds original.<ext>, result-<n>.<ext>, metadata.json and
+// config.json.
+const AugmentDir = "augment"
+
+// DatasetDir is the workspace directory augment_dataset writes its outputs under.
+const DatasetDir = "datasets"
