@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/darkroom-mcp/darkroom/internal/contextfile"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
@@ -22,9 +23,9 @@ func TestWorkspaceFileFormats(t *testing.T) {
 			Width: 6000, Height: 4000, Name: "IMG_1234.JPG",
 			EXIF: workspace.SourceEXIF{Orientation: 6, Make: "Fujifilm", Model: "X-T5", LensModel: "XF23mmF2 R WR", FocalLength: 23}},
 		"state_templates": st.Extra[templatesKey],
-		"gap": Gap{Time: "2026-01-02T10:00:00Z", ImageID: "cup", SnapshotHash: "0123456789abcdef",
+		"gap": contextfile.Gap{Time: "2026-01-02T10:00:00Z", ImageID: "cup", SnapshotHash: "0123456789abcdef",
 			Description: "no dodge tool", Workaround: s("exposure with a mask"), Desired: s("a dodge brush")},
-		"proposal": Proposal{ID: "p-0123", Target: "notes", ImageID: s("cup"), Content: "The cup is the subject.",
+		"proposal": contextfile.Proposal{ID: "p-0123", Target: "notes", ImageID: s("cup"), Content: "The cup is the subject.",
 			Reason: s("the user said so"), Time: "2026-01-02T10:00:00Z"},
 	} {
 		got, err := json.MarshalIndent(v, "", "  ")

@@ -1,4 +1,4 @@
-package edit
+package contextfile
 
 import (
 	"bufio"
@@ -322,14 +322,13 @@ type Context struct {
 	Pending              []Proposal
 }
 
-// ReadContext reads image id's context. Returns not_found for an unknown image and
+// Read reads image id's context. Returns not_found for an unknown image and
 // internal_error when proposals.json is damaged.
-func (s *Editor) ReadContext(id string) (Context, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
+func Read(ws *workspace.Workspace, id string) (Context, error) {
+	if _, err := ws.History.Head(id); err != nil { // not_found for an unknown image
 		return Context{}, err
 	}
-	_, recent, err := s.Log(id, recentContext) // not_found for an unknown image
+	recent, err := ws.History.Log(id, recentContext)
 	if err != nil {
 		return Context{}, err
 	}
@@ -363,11 +362,7 @@ func (s *Editor) ReadContext(id string) (Context, error) {
 
 // LogGap appends a vocabulary gap for image id at its HEAD and returns it with how
 // many gaps the image has logged. Returns not_found for an unknown image.
-func (s *Editor) LogGap(id, description string, workaround, desired *string) (Gap, int, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Gap{}, 0, err
-	}
+func LogGap(ws *workspace.Workspace, id, description string, workaround, desired *string) (Gap, int, error) {
 	head, err := ws.History.Head(id)
 	if err != nil {
 		return Gap{}, 0, err
@@ -387,21 +382,13 @@ func (s *Editor) LogGap(id, description string, workaround, desired *string) (Ga
 
 // ProposeTastes records a pending proposal to replace the tastes and returns it
 // with the id of the pending one it superseded, if any.
-func (s *Editor) ProposeTastes(content string, reason *string) (Proposal, *string, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, nil, err
-	}
+func ProposeTastes(ws *workspace.Workspace, content string, reason *string) (Proposal, *string, error) {
 	return addProposal(ws, Proposal{Target: "tastes", Content: content, Reason: reason})
 }
 
 // ProposeNotes records a pending proposal to replace section (brief or notes) of
 // image id, as ProposeTastes. Returns not_found for an unknown image.
-func (s *Editor) ProposeNotes(id, section, content string, reason *string) (Proposal, *string, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, nil, err
-	}
+func ProposeNotes(ws *workspace.Workspace, id, section, content string, reason *string) (Proposal, *string, error) {
 	if _, err := ws.History.Head(id); err != nil {
 		return Proposal{}, nil, err
 	}
@@ -411,10 +398,6 @@ func (s *Editor) ProposeNotes(id, section, content string, reason *string) (Prop
 // Confirm writes the text of pending proposal id, whose target must be one of
 // targets, and removes it. Returns not_found for no such pending proposal and
 // invalid_input for one the other confirm verb handles.
-func (s *Editor) Confirm(id string, targets ...string) (Proposal, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, err
-	}
+func Confirm(ws *workspace.Workspace, id string, targets ...string) (Proposal, error) {
 	return confirmProposal(ws, id, targets...)
 }
