@@ -21,9 +21,6 @@ import (
 // Ingest: a photo's bytes become an image of the workspace, with its source copy,
 // its metadata and a history whose baseline is the empty state.
 
-// sourceExt is the extension of a source copy, by decoded format.
-var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
-
 // IngestRequest names the photo to ingest: a path (read only under the allowed
 // roots) or its bytes, and the image_id to give it (empty: from the file name, or
 // from the content hash for bytes).
@@ -101,7 +98,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 	if err := checkNewImage(ws, id); err != nil {
 		return Ingested{}, err
 	}
-	file, _, err := ws.StoreSource(id, "source"+sourceExt[proxy.Format], data)
+	file, _, err := ws.StoreSource(id, "source"+workspace.SourceExt[proxy.Format], data)
 	if err != nil {
 		return Ingested{}, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -37,6 +38,9 @@ import (
 // server's).
 type Server struct {
 	*edit.Editor
+	// aug runs augment_image, augment_dataset and the prompts over the editor's
+	// workspace (internal/augmentation).
+	aug *augmentation.Service
 
 	handlers map[string]handler
 	// traits are what the dispatcher does for a tool besides its handler
@@ -82,7 +86,8 @@ func WithFault(tool, by string) Option {
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
 func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
-	s := &Server{Editor: edit.New(c, v, logger), handlers: tools()}
+	e := edit.New(c, v, logger)
+	s := &Server{Editor: e, aug: augmentation.New(e), handlers: tools()}
 	for _, o := range opts {
 		o(s)
 	}

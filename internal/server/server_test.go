@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -203,7 +204,8 @@ func TestCallThroughClient(t *testing.T) {
 
 // newTestServer is a server over c and v with workspace ws, every tool wired.
 func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *workspace.Workspace) *Server {
-	s := &Server{Editor: edit.New(c, v, nil), handlers: tools()}
+	e := edit.New(c, v, nil)
+	s := &Server{Editor: e, aug: augmentation.New(e), handlers: tools()}
 	s.Workspace = ws
 	return s
 }

@@ -578,6 +578,9 @@ func (w *Workspace) Source(imageID string) (SourceMeta, engine.Loader, error) {
 	return m, load, nil
 }
 
+// SourceExt is the extension of a source copy, by decoded format.
+var SourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
+
 // StoreSource copies a photo's bytes into the workspace and returns its relative
 // path and content hash. The copy is named by its content (source-<hash prefix>.ext),
 // so two processes racing to ingest one image_id never overwrite each other's file.

@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/raw"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
@@ -73,7 +74,7 @@ func TestAugmentImageDNG(t *testing.T) {
 	if err := os.WriteFile(file, rawDNG(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ing, err := s.Ingest(IngestRequest{Path: file})
+	ing, err := s.Ingest(edit.IngestRequest{Path: file})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ type DatasetResult struct {
 
 // AugmentDataset augments every image of a folder (dataset.Run) with the recipe,
 // writing under the workspace's datasets/<Output>/.
-func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
+func (s *Service) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
 	start := time.Now()
 	ws, err := s.RequireWorkspace()
 	if err != nil {

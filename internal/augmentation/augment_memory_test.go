@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
-func augmentEditor(t *testing.T) *Editor {
+func augmentEditor(t *testing.T) *Service {
 	t.Helper()
 	s := testEditor(t)
 	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)

@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"path/filepath"
@@ -15,7 +15,7 @@ import (
 const AlbumentationsFile = "albumentations.json"
 
 // albumentations returns the albumentations readings.
-func (s *Editor) albumentations() (*augment.AlbuMap, error) {
+func (s *Service) albumentations() (*augment.AlbuMap, error) {
 	f, err := AugmentFacts(s.Contract, s.Vocab)
 	return f.Albumentations, err
 }
@@ -24,7 +24,7 @@ func (s *Editor) albumentations() (*augment.AlbuMap, error) {
 // image into req.Pipeline, and its bbox_params into the annotations: a box format the
 // request leaves out is the pipeline's, and its min_visibility counts when the
 // request's is 0. It returns what darkroom cannot do, to report.
-func (s *Editor) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.Skipped, error) {
+func (s *Service) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.Skipped, error) {
 	if req.Albumentations == nil {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 }
 
 // writeAlbumentations writes albumentations.json into a session folder.
-func (s *Editor) writeAlbumentations(ws *workspace.Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
+func (s *Service) writeAlbumentations(ws *workspace.Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
 	m, err := s.albumentations()
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (s *Editor) writeAlbumentations(ws *workspace.Workspace, dir string, p augm
 // albuRecipe is an albumentations pipeline a dataset runs: read once at a nominal
 // size to check it, and again at each image's size when a value is in pixels.
 type albuRecipe struct {
-	s       *Editor
+	s       *Service
 	raw     []byte
 	nominal *augment.Imported
 	mu      sync.Mutex
@@ -106,7 +106,7 @@ type albuRecipe struct {
 // albuNominal is the size a dataset's albumentations pipeline is checked at.
 const albuNominal = 1024
 
-func (s *Editor) newAlbuRecipe(raw []byte) (*albuRecipe, error) {
+func (s *Service) newAlbuRecipe(raw []byte) (*albuRecipe, error) {
 	m, err := s.albumentations()
 	if err != nil {
 		return nil, err
