@@ -12,7 +12,6 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
-	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
@@ -38,8 +37,6 @@ type Editor struct {
 	catalogOnce sync.Once
 	ops         map[string]contract.Operation
 	opsErr      error
-	parserOnce  sync.Once
-	parser      *prompt.Parser
 }
 
 // New returns an editor over a contract and a vocabulary; set Workspace before
