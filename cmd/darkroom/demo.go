@@ -66,7 +66,7 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: write the sample photo")
 	}
 	// No --allow-root: the photo is readable because the client offers DIR as a root.
-	ws, err := workspace.OpenWorkspace(wsDir, nil)
+	ws, err := workspace.Open(wsDir, nil)
 	if err != nil {
 		return err
 	}

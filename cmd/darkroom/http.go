@@ -150,7 +150,7 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 		if name != "" {
 			dir = filepath.Join(root, "workspaces", name)
 		}
-		ws, err := workspace.OpenWorkspace(dir, wf.allow)
+		ws, err := workspace.Open(dir, wf.allow)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func (w *workspaceFlags) register(fs *flag.FlagSet, allowDoc string) {
 }
 
 // workspaceDir is the workspace a command uses: --workspace, else
-// $DARKROOM_WORKSPACE, else workspace.DefaultWorkspace.
+// $DARKROOM_WORKSPACE, else workspace.Default.
 func (w *workspaceFlags) workspaceDir() (string, error) {
 	if w.dir != "" {
 		return w.dir, nil
@@ -31,7 +31,7 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 	if d := os.Getenv("DARKROOM_WORKSPACE"); d != "" {
 		return d, nil
 	}
-	d, err := workspace.DefaultWorkspace()
+	d, err := workspace.Default()
 	if err != nil {
 		return "", darkroom.Wrap(darkroom.Unavailable, err, "no default workspace: give --workspace DIR")
 	}
@@ -49,7 +49,7 @@ func (w *workspaceFlags) open(defaultAllow []string) (*workspace.Workspace, erro
 	if len(allow) == 0 {
 		allow = defaultAllow
 	}
-	ws, err := workspace.OpenWorkspace(dir, allow)
+	ws, err := workspace.Open(dir, allow)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 func augmentEditor(t *testing.T) *Service {
 	t.Helper()
 	s := testEditor(t)
-	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestAugmentDatasetOutputTooLong(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := workspace.OpenWorkspace(filepath.Join(tmp, "ws"), []string{allowed})
+	ws, err := workspace.Open(filepath.Join(tmp, "ws"), []string{allowed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func pngSize(t *testing.T, b []byte) (int, int) {
 func TestAugmentImageDNG(t *testing.T) {
 	s := augmentEditor(t)
 	dir := t.TempDir()
-	ws, err := workspace.OpenWorkspace(filepath.Join(dir, "ws"), []string{dir})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestAugmentDatasetDNG(t *testing.T) {
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.OpenWorkspace(filepath.Join(dir, "ws"), []string{in})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{in})
 	if err != nil {
 		t.Fatal(err)
 	}

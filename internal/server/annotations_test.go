@@ -116,7 +116,7 @@ func contextFixture(t *testing.T, o fixtureOptions) (*Server, []string) {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join(dir, "photos"))
-	ws, err := workspace.OpenWorkspace(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -507,7 +507,7 @@ func TestWBFromGrayCardErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.s.Workspace.Root, filepath.FromSlash(meta.File)), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
+	ws, err := workspace.Open(f.s.Workspace.Root, []string{f.photos})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 func editServer(t testing.TB) *Server {
 	t.Helper()
 	c, v := loaded()
-	ws, err := workspace.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

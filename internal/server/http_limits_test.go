@@ -45,7 +45,7 @@ func newLocalHTTP(t *testing.T, configure func(*HTTPOptions)) string {
 	o := HTTPOptions{
 		Resource: ts.URL + "/mcp", Sessions: sessions, MaxInputBytes: defaults.MaxInputBytes, Version: "test",
 		Server: func(string) (*Server, error) {
-			ws, err := workspace.OpenWorkspace(root, nil)
+			ws, err := workspace.Open(root, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -76,7 +76,7 @@ func newHTTPFixtureWith(t *testing.T, root string, scale float64, configure func
 		Policy:   p,
 		Version:  "test",
 		Server: func(name string) (*Server, error) {
-			ws, err := workspace.OpenWorkspace(filepath.Join(root, "workspaces", name), nil)
+			ws, err := workspace.Open(filepath.Join(root, "workspaces", name), nil)
 			if err != nil {
 				return nil, err
 			}

@@ -113,7 +113,7 @@ func newEdFixture(t testing.TB) *edFixture {
 	if err := os.WriteFile(filepath.Join(photos, "notes.txt"), []byte("not a photo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.OpenWorkspace(filepath.Join(t.TempDir(), "ws"), []string{photos})
+	ws, err := workspace.Open(filepath.Join(t.TempDir(), "ws"), []string{photos})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestErrorsNameNoAbsolutePath(t *testing.T) {
 	check("a directory", err)
 	blocker := filepath.Join(t.TempDir(), "blocker")
 	os.WriteFile(blocker, nil, 0o644)
-	_, err = workspace.OpenWorkspace(filepath.Join(blocker, "ws"), nil)
+	_, err = workspace.Open(filepath.Join(blocker, "ws"), nil)
 	check("bad workspace", err)
 	// An unwritable context: the gap log's place is taken by a directory.
 	if err := os.MkdirAll(filepath.Join(ws.Root, workspace.ContextDir, "gaps.jsonl"), 0o755); err != nil {

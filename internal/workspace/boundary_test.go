@@ -184,7 +184,7 @@ func TestRoots(t *testing.T) {
 	if err := os.Symlink("real", filepath.Join(tmp, "alias")); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(filepath.Join(tmp, "ws"), nil)
+	ws, err := Open(filepath.Join(tmp, "ws"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestRelAndRedact(t *testing.T) {
 	if err := os.MkdirAll(inner, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(filepath.Join(tmp, "ws"), []string{photos, inner})
+	ws, err := Open(filepath.Join(tmp, "ws"), []string{photos, inner})
 	if err != nil {
 		t.Fatal(err)
 	}

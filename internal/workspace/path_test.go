@@ -85,7 +85,7 @@ func newPathFixture(t *testing.T) pathFixture {
 			t.Fatal(err)
 		}
 	}
-	ws, err := OpenWorkspace(filepath.Join(tmp, "ws"), []string{allowed})
+	ws, err := Open(filepath.Join(tmp, "ws"), []string{allowed})
 	if err != nil {
 		t.Fatal(err)
 	}

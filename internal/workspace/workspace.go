@@ -55,9 +55,9 @@ const (
 	previewCacheBytes = 512 << 20
 )
 
-// DefaultWorkspace is the per-user data directory: $XDG_DATA_HOME/darkroom, or
+// Default is the per-user data directory: $XDG_DATA_HOME/darkroom, or
 // ~/.local/share/darkroom (~/Library/Application Support/darkroom on macOS).
-func DefaultWorkspace() (string, error) {
+func Default() (string, error) {
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "darkroom"), nil
 	}
@@ -71,11 +71,11 @@ func DefaultWorkspace() (string, error) {
 	return filepath.Join(home, ".local", "share", "darkroom"), nil
 }
 
-// OpenWorkspace opens (creating if needed) the workspace at root. allowRoots are the
+// Open opens (creating if needed) the workspace at root. allowRoots are the
 // directories ingest may read photos from. Temporary files that writes interrupted by
 // a crash left behind are removed. A workspace that cannot be created or used is
 // unavailable: the server stays up without it, and says so on the tools that need it.
-func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
+func Open(root string, allowRoots []string) (*Workspace, error) {
 	unusable := func(err error) error {
 		// Named as the user gave it when relative; an absolute path is the server's
 		// own and stays out of what a client sees.
@@ -407,7 +407,7 @@ func (w *Workspace) WriteFile(name string, data []byte) error {
 // history uses too (fsx): a temporary file in the same directory, fsynced, renamed
 // over name, and the directory fsynced so the rename survives a power cut. A crash
 // leaves the old file or the new one, and at worst a temporary file the next
-// OpenWorkspace removes. An error write returns as a *darkroom.Error is returned as
+// Open removes. An error write returns as a *darkroom.Error is returned as
 // it is; nothing is left under name.
 func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) error {
 	err := fsx.WriteFileFrom(name, write, nil)

@@ -60,7 +60,7 @@ func TestReadAllowedSwapRace(t *testing.T) {
 			if err := os.Link(real, photo); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := OpenWorkspace(t.TempDir(), []string{root})
+			ws, err := Open(t.TempDir(), []string{root})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func TestReadAllowedFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo.jpg"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(t.TempDir(), []string{root})
+	ws, err := Open(t.TempDir(), []string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 	if err := fsx.Lock(owned, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenWorkspace(root, nil); err != nil {
+	if _, err := Open(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, removed := range files {
@@ -303,7 +303,7 @@ func TestWorkspaceRemovesStaleTemps(t *testing.T) {
 // A write leaves its file whole under its name and no temporary file beside it; a
 // write that fails leaves nothing.
 func TestWriteFileFrom(t *testing.T) {
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func TestWriteFileFrom(t *testing.T) {
 // (or the disk is read-only), unavailable when the disk is full, internal_error for
 // the rest.
 func TestFSErrorCodes(t *testing.T) {
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
