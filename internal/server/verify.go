@@ -20,8 +20,8 @@ import (
 
 // Verification through the client's own model (MCP sampling): verify_augmentation,
 // and augment_image's options.verify, which asks the same questions about the
-// session it has just written. internal/edit makes the questions (VerifyQuestions)
-// and reads the answers (VerifyAnswers); this file carries them over MCP.
+// session it has just written. internal/verify makes the questions (verify.Questions)
+// and reads the answers (verify.Answers); this file carries them over MCP.
 //
 // A tool asks a client the way the protocol says (SEP-2322, multi round-trip
 // requests): the call answers with the sampling requests as inputRequests, and the
