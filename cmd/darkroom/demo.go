@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/version"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 const demoSynopsis = `demo [--dir DIR] [--photo FILE]
@@ -62,11 +62,11 @@ func (m *Main) demo(ctx context.Context, args []string) error {
 		}
 		photo = filepath.Join(absDir, "photo"+strings.ToLower(filepath.Ext(*photoFile)))
 	}
-	if err := edit.WriteFile(photo, photoData); err != nil {
+	if err := workspace.WriteFile(photo, photoData); err != nil {
 		return darkroom.Wrap(darkroom.PermissionError, err, "demo: write the sample photo")
 	}
 	// No --allow-root: the photo is readable because the client offers DIR as a root.
-	ws, err := edit.OpenWorkspace(wsDir, nil)
+	ws, err := workspace.Open(wsDir, nil)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 const docsSynopsis = `docs [--root DIR]
@@ -42,7 +42,7 @@ func (m *Main) docs(args []string) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := edit.WriteFile(p, files[n]); err != nil {
+		if err := workspace.WriteFile(p, files[n]); err != nil {
 			return darkroom.Wrap(darkroom.InternalError, err, "write %s", p)
 		}
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)

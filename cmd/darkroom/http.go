@@ -14,9 +14,9 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/auth"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/version"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // httpFlags are serve's flags for the Streamable HTTP transport.
@@ -150,7 +150,7 @@ func (m *Main) serveHTTP(ctx context.Context, h *httpFlags, wf *workspaceFlags, 
 		if name != "" {
 			dir = filepath.Join(root, "workspaces", name)
 		}
-		ws, err := edit.OpenWorkspace(dir, wf.allow)
+		ws, err := workspace.Open(dir, wf.allow)
 		if err != nil {
 			return nil, err
 		}

@@ -28,12 +28,12 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/version"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 func main() {
@@ -281,7 +281,7 @@ func packSources(dirs []string) ([]pack.Source, error) {
 
 // newServer loads the contract and the vocabulary and returns the server, with ws
 // (nil: none) as its workspace.
-func (m *Main) newServer(vocabDirs []string, ws *edit.Workspace) (*server.Server, error) {
+func (m *Main) newServer(vocabDirs []string, ws *workspace.Workspace) (*server.Server, error) {
 	c, err := m.loadContract()
 	if err != nil {
 		return nil, err

@@ -14,8 +14,8 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 const renderSynopsis = `render IN OUT [--size N] [--op NAME[:ARG=V,ARG=V...]]... [--seed N] [--quality Q] [--format jpeg|png|tiff] [--depth 8|16]
@@ -65,7 +65,7 @@ func (m *Main) render(args []string) error {
 	if *size == 0 {
 		// Full size: the engine's export, which streams pixel-by-pixel edits
 		// through the encoder in strips instead of holding full-size float images.
-		err = edit.WriteFileFrom(out, func(wr io.Writer) error {
+		err = workspace.WriteFileFrom(out, func(wr io.Writer) error {
 			res, err := engine.Export(wr, data, edits, engine.ExportOptions{Encode: eo, Seed: *seed})
 			w, h, warnings = res.Width, res.Height, res.Warnings
 			return err
@@ -108,7 +108,7 @@ func renderSized(out string, data []byte, edits []engine.Edit, eo engine.EncodeO
 	if err := engine.Encode(&buf, img, eo); err != nil {
 		return 0, 0, src.Warnings, err
 	}
-	if err := edit.WriteFile(out, buf.Bytes()); err != nil {
+	if err := workspace.WriteFile(out, buf.Bytes()); err != nil {
 		return 0, 0, src.Warnings, darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
 	return img.W, img.H, src.Warnings, nil

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 const sheetSynopsis = `contact-sheet IN OUT [--cell N] [--quality Q]
@@ -64,7 +64,7 @@ func (m *Main) contactSheet(args []string) error {
 	if err := engine.Encode(&buf, sheet, engine.EncodeOptions{Format: f, Quality: *quality}); err != nil {
 		return err
 	}
-	if err := edit.WriteFile(out, buf.Bytes()); err != nil {
+	if err := workspace.WriteFile(out, buf.Bytes()); err != nil {
 		return darkroom.Wrap(darkroom.RenderError, err, "write %s", out)
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s (%dx%d, %d panels) in %s\n", out, sheet.W, sheet.H, len(panels), time.Since(start).Round(time.Millisecond))

@@ -7,9 +7,9 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Start-up. Loading the contracts and the packs takes a few hundred milliseconds,
@@ -96,7 +96,7 @@ func (m *Main) snapshot() *contract.Contract {
 // ended with. Without a snapshot and a verdict for this start-up it loads them
 // first (newServer); with them it returns a deferred server at once, loads them
 // in the background, and calls stop with the error when that fails.
-func (m *Main) stdioServer(vocabDirs []string, ws *edit.Workspace, stop context.CancelCauseFunc) (*server.Server, func() error, error) {
+func (m *Main) stdioServer(vocabDirs []string, ws *workspace.Workspace, stop context.CancelCauseFunc) (*server.Server, func() error, error) {
 	// The first replies allocate a few MiB (the snapshot, the SDK's copies of the
 	// schemas) on a heap that starts small: at Go's default the collector runs
 	// several times before them. It goes back to the default before CUE loads.

@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // System tests: the real binary, driven over stdio by the SDK's MCP client (a client
@@ -228,7 +228,7 @@ func TestPathSafety(t *testing.T) {
 	})
 	// Last: if the server cannot take the payload, the session may not survive it.
 	t.Run("image_b64_over_limit", func(t *testing.T) {
-		big := base64.StdEncoding.EncodeToString(make([]byte, edit.MaxImageB64Bytes+1))
+		big := base64.StdEncoding.EncodeToString(make([]byte, workspace.MaxImageB64Bytes+1))
 		r := callTool(t, cs, "ingest", map[string]any{"image_b64": big, "image_id": "big"})
 		if r.code() != darkroom.LimitExceeded {
 			t.Fatalf("code %q, want limit_exceeded (%+v)", r.code(), r.Error)

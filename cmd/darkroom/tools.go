@@ -21,10 +21,10 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/dataset"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/server"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Every contract tool is also a CLI verb: its name in kebab-case (apply_primitive is
@@ -506,7 +506,7 @@ func (m *Main) runTool(ctx context.Context, verb string, t *contract.Tool, args 
 		call["image_b64"] = base64.StdEncoding.EncodeToString(data)
 	}
 
-	var ws *edit.Workspace
+	var ws *workspace.Workspace
 	if stateful {
 		// The user named the photo on their own command line, so the CLI may read
 		// under the working directory unless told otherwise.
@@ -776,7 +776,7 @@ func (m *Main) readInput(name string) ([]byte, error) {
 
 // copyExport copies the file an export wrote under the workspace to out (relative
 // to the working directory), atomically: a reader never sees half of it.
-func copyExport(ws *edit.Workspace, data any, out string) error {
+func copyExport(ws *workspace.Workspace, data any, out string) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "export: result")

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // workspaceFlags are the flags of every command that keeps state: where the
@@ -23,7 +23,7 @@ func (w *workspaceFlags) register(fs *flag.FlagSet, allowDoc string) {
 }
 
 // workspaceDir is the workspace a command uses: --workspace, else
-// $DARKROOM_WORKSPACE, else edit.DefaultWorkspace.
+// $DARKROOM_WORKSPACE, else workspace.Default.
 func (w *workspaceFlags) workspaceDir() (string, error) {
 	if w.dir != "" {
 		return w.dir, nil
@@ -31,7 +31,7 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 	if d := os.Getenv("DARKROOM_WORKSPACE"); d != "" {
 		return d, nil
 	}
-	d, err := edit.DefaultWorkspace()
+	d, err := workspace.Default()
 	if err != nil {
 		return "", darkroom.Wrap(darkroom.Unavailable, err, "no default workspace: give --workspace DIR")
 	}
@@ -40,7 +40,7 @@ func (w *workspaceFlags) workspaceDir() (string, error) {
 
 // open opens the workspace with the --allow-root directories, or defaultAllow
 // when none was given.
-func (w *workspaceFlags) open(defaultAllow []string) (*edit.Workspace, error) {
+func (w *workspaceFlags) open(defaultAllow []string) (*workspace.Workspace, error) {
 	dir, err := w.workspaceDir()
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (w *workspaceFlags) open(defaultAllow []string) (*edit.Workspace, error) {
 	if len(allow) == 0 {
 		allow = defaultAllow
 	}
-	ws, err := edit.OpenWorkspace(dir, allow)
+	ws, err := workspace.Open(dir, allow)
 	if err != nil {
 		return nil, err
 	}

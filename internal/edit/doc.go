@@ -25,10 +25,15 @@
 // the editor asks the boundary to check it (Editor.Judge, the server, with CUE) on
 // the way to that refusal.
 //
-// The Workspace is where everything lives: the history store, the copies of the
-// sources, previews, exports and context files, all written by one atomic and
-// durable writer, the history's too (internal/fsx: a temporary file, fsync, rename,
-// fsync of the directory). Paths in results are relative to the workspace.
+// It edits in a workspace (internal/workspace): the history store, the copies of
+// the sources, previews and exports, all written by one atomic and durable writer,
+// the history's too (internal/fsx: a temporary file, fsync, rename, fsync of the
+// directory), and the one gate through which a client's path is read. Paths in
+// results are relative to the workspace. The other concerns that share the
+// workspace have their own packages: the context files (internal/contextfile),
+// augmentation sessions and dataset runs (internal/augmentation, whose Service
+// embeds the Editor to render workspace images) and verification
+// (internal/verify).
 //
 // # One apply_primitive, from the transport to the commit
 //

@@ -122,7 +122,7 @@ func (s *Editor) Reset(id string) (Mutation, error) {
 // layer, and not_found for a name the vocabulary does not know.
 func (s *Editor) BindLayers(id, l1, l2 string) (Mutation, Templates, error) {
 	if l1 == "" && l2 == "" {
-		return Mutation{}, Templates{}, FieldError("l1_template", "give l1_template, l2_template or both (null leaves a template as it is)")
+		return Mutation{}, Templates{}, darkroom.FieldError("l1_template", "give l1_template, l2_template or both (null leaves a template as it is)")
 	}
 	for _, b := range []struct{ field, name, layer string }{{"l1_template", l1, "L1"}, {"l2_template", l2, "L2"}} {
 		if b.name == "" {
@@ -133,7 +133,7 @@ func (s *Editor) BindLayers(id, l1, l2 string) (Mutation, Templates, error) {
 			return Mutation{}, Templates{}, err
 		}
 		if e.Layer != b.layer {
-			return Mutation{}, Templates{}, FieldError(b.field, "%s is an %s entry; an %s template must be an %s entry (list_vocabulary with layer %s lists them)", e.Name, e.Layer, b.layer, b.layer, b.layer)
+			return Mutation{}, Templates{}, darkroom.FieldError(b.field, "%s is an %s entry; an %s template must be an %s entry (list_vocabulary with layer %s lists them)", e.Name, e.Layer, b.layer, b.layer, b.layer)
 		}
 		if err := s.CheckEntry(history.Entry{Primitive: e.Name, Strength: 1}); err != nil {
 			return Mutation{}, Templates{}, AtField(err, b.field+".")

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/darkroom-mcp/darkroom/internal/contextfile"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The files darkroom keeps under the workspace are formats: renaming a Go field
@@ -17,13 +19,13 @@ func TestWorkspaceFileFormats(t *testing.T) {
 	st := history.State{Entries: []history.Entry{}}
 	SetStateTemplates(&st, Templates{L1: "auto_exposure", L2: "film_noir"})
 	for name, v := range map[string]any{
-		"meta": SourceMeta{File: "sources/cup/source-0123456789abcdef.jpg", SHA256: "0123456789abcdef", Format: "jpeg",
+		"meta": workspace.SourceMeta{File: "sources/cup/source-0123456789abcdef.jpg", SHA256: "0123456789abcdef", Format: "jpeg",
 			Width: 6000, Height: 4000, Name: "IMG_1234.JPG",
-			EXIF: SourceEXIF{Orientation: 6, Make: "Fujifilm", Model: "X-T5", LensModel: "XF23mmF2 R WR", FocalLength: 23}},
+			EXIF: workspace.SourceEXIF{Orientation: 6, Make: "Fujifilm", Model: "X-T5", LensModel: "XF23mmF2 R WR", FocalLength: 23}},
 		"state_templates": st.Extra[templatesKey],
-		"gap": Gap{Time: "2026-01-02T10:00:00Z", ImageID: "cup", SnapshotHash: "0123456789abcdef",
+		"gap": contextfile.Gap{Time: "2026-01-02T10:00:00Z", ImageID: "cup", SnapshotHash: "0123456789abcdef",
 			Description: "no dodge tool", Workaround: s("exposure with a mask"), Desired: s("a dodge brush")},
-		"proposal": Proposal{ID: "p-0123", Target: "notes", ImageID: s("cup"), Content: "The cup is the subject.",
+		"proposal": contextfile.Proposal{ID: "p-0123", Target: "notes", ImageID: s("cup"), Content: "The cup is the subject.",
 			Reason: s("the user said so"), Time: "2026-01-02T10:00:00Z"},
 	} {
 		got, err := json.MarshalIndent(v, "", "  ")

@@ -15,13 +15,11 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Ingest: a photo's bytes become an image of the workspace, with its source copy,
 // its metadata and a history whose baseline is the empty state.
-
-// sourceExt is the extension of a source copy, by decoded format.
-var sourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
 
 // IngestRequest names the photo to ingest: a path (read only under the allowed
 // roots) or its bytes, and the image_id to give it (empty: from the file name, or
@@ -53,7 +51,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 		return Ingested{}, err
 	}
 	if (req.Path == "") == (req.Data == nil) {
-		return Ingested{}, FieldError("path", "give exactly one of path or image_b64")
+		return Ingested{}, darkroom.FieldError("path", "give exactly one of path or image_b64")
 	}
 	data, name, id := req.Data, "", req.ImageID
 	if req.Path != "" {
@@ -100,12 +98,12 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 	if err := checkNewImage(ws, id); err != nil {
 		return Ingested{}, err
 	}
-	file, _, err := ws.StoreSource(id, "source"+sourceExt[proxy.Format], data)
+	file, _, err := ws.StoreSource(id, "source"+workspace.SourceExt[proxy.Format], data)
 	if err != nil {
 		return Ingested{}, err
 	}
-	meta, err := json.Marshal(SourceMeta{File: file, SHA256: hash, Format: proxy.Format,
-		Width: proxy.Width, Height: proxy.Height, EXIF: sourceEXIF(proxy.Meta), Name: name})
+	meta, err := json.Marshal(workspace.SourceMeta{File: file, SHA256: hash, Format: proxy.Format,
+		Width: proxy.Width, Height: proxy.Height, EXIF: workspace.NewSourceEXIF(proxy.Meta), Name: name})
 	if err != nil {
 		return Ingested{}, darkroom.Wrap(darkroom.InternalError, err, "ingest %s: metadata", id)
 	}
@@ -142,7 +140,7 @@ func (s *Editor) Ingest(req IngestRequest) (Ingested, error) {
 }
 
 // checkNewImage returns versioning_error when image id exists (damaged or not).
-func checkNewImage(ws *Workspace, id string) error {
+func checkNewImage(ws *workspace.Workspace, id string) error {
 	_, err := ws.History.Head(id)
 	switch code := darkroom.Code(err); {
 	case err == nil || code == darkroom.StateError:
@@ -170,22 +168,22 @@ func DecodeImageB64(b64 string) ([]byte, error) {
 		}
 	}
 	n := len(b64) - strings.Count(b64, "\n") - strings.Count(b64, "\r")
-	if n > base64.StdEncoding.EncodedLen(MaxImageB64Bytes) {
+	if n > base64.StdEncoding.EncodedLen(workspace.MaxImageB64Bytes) {
 		return nil, &darkroom.Error{Code: darkroom.LimitExceeded,
-			Message: fmt.Sprintf("image_b64: about %d bytes decoded, over the limit of %d (8 MiB); ingest a large photo by path", n/4*3, MaxImageB64Bytes),
-			Details: map[string]any{"field": "image_b64", "limit": MaxImageB64Bytes}}
+			Message: fmt.Sprintf("image_b64: about %d bytes decoded, over the limit of %d (8 MiB); ingest a large photo by path", n/4*3, workspace.MaxImageB64Bytes),
+			Details: map[string]any{"field": "image_b64", "limit": workspace.MaxImageB64Bytes}}
 	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		var rerr error
 		if data, rerr = base64.RawStdEncoding.DecodeString(b64); rerr != nil {
-			return nil, FieldError("image_b64", "not valid base64: %v", err)
+			return nil, darkroom.FieldError("image_b64", "not valid base64: %v", err)
 		}
 	}
-	if len(data) > MaxImageB64Bytes {
+	if len(data) > workspace.MaxImageB64Bytes {
 		return nil, &darkroom.Error{Code: darkroom.LimitExceeded,
-			Message: fmt.Sprintf("image_b64: %d bytes decoded, over the limit of %d (8 MiB)", len(data), MaxImageB64Bytes),
-			Details: map[string]any{"field": "image_b64", "limit": MaxImageB64Bytes}}
+			Message: fmt.Sprintf("image_b64: %d bytes decoded, over the limit of %d (8 MiB)", len(data), workspace.MaxImageB64Bytes),
+			Details: map[string]any{"field": "image_b64", "limit": workspace.MaxImageB64Bytes}}
 	}
 	return data, nil
 }
@@ -233,7 +231,7 @@ const (
 // exposure, if any brings it closer. ingest never suggests an L2 look: a look is a
 // matter of taste that pixel statistics cannot guess, so suggested.l2_template is
 // always null.
-func (s *Editor) suggestL1(ws *Workspace, key string, load engine.Loader) (string, error) {
+func (s *Editor) suggestL1(ws *workspace.Workspace, key string, load engine.Loader) (string, error) {
 	preview := func(edits []engine.Edit) (float64, error) {
 		img, err := ws.Previews.Preview(engine.PreviewRequest{Key: key, Load: load, Edits: edits, LongEdge: suggestSize})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
@@ -35,10 +36,10 @@ func (s *Editor) Propagate(req PropagateRequest) (Propagated, error) {
 	for i, t := range targets {
 		field := fmt.Sprintf("target_image_ids.%d", i)
 		if t == src {
-			return Propagated{}, FieldError(field, "%s is the source image", t)
+			return Propagated{}, darkroom.FieldError(field, "%s is the source image", t)
 		}
 		if j := slices.Index(targets, t); j < i {
-			return Propagated{}, FieldError(field, "%s is already target_image_ids.%d", t, j)
+			return Propagated{}, darkroom.FieldError(field, "%s is already target_image_ids.%d", t, j)
 		}
 	}
 	_, source, err := s.StateAfter(src)

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Rendering: previews and comparisons draw from the cached proxy; an export renders
@@ -54,7 +58,7 @@ func ResourceFailure(err error) bool {
 // edits of its state.
 type Resolved struct {
 	Version
-	Meta  SourceMeta
+	Meta  workspace.SourceMeta
 	Load  engine.Loader
 	Edits []engine.Edit
 }
@@ -175,9 +179,42 @@ func Abbrev(hash string) string {
 	return hash
 }
 
+// NewestPreview names the newest preview of image id, relative to the workspace
+// (comparisons are not previews of it); false when it has none, or there is no
+// workspace.
+func (s *Editor) NewestPreview(id string) (string, bool) {
+	if s.Workspace == nil {
+		return "", false
+	}
+	rel := filepath.ToSlash(filepath.Join("previews", history.DirName(id)))
+	des, err := os.ReadDir(filepath.Join(s.Workspace.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", false
+	}
+	var newest string
+	var newestTime int64
+	for _, de := range des {
+		name := de.Name()
+		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".jpg") || strings.HasPrefix(name, "compare-") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue
+		}
+		if t := fi.ModTime().UnixNano(); newest == "" || t > newestTime || t == newestTime && name > newest {
+			newest, newestTime = name, t
+		}
+	}
+	if newest == "" {
+		return "", false
+	}
+	return rel + "/" + newest, true
+}
+
 // writePreview encodes img as a preview JPEG and writes it atomically under the
 // image's previews.
-func (s *Editor) writePreview(ws *Workspace, id, name string, img *engine.Image) (Picture, error) {
+func (s *Editor) writePreview(ws *workspace.Workspace, id, name string, img *engine.Image) (Picture, error) {
 	var buf bytes.Buffer
 	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "jpeg", Quality: PreviewQuality}); err != nil {
 		return Picture{}, RenderFailure(err, "encode preview of %s", id)

@@ -8,6 +8,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The retouching verbs that place an entry from where it lies in the frame:
@@ -109,7 +110,7 @@ func (s *Editor) Spot(req SpotRequest) (Spotted, error) {
 // frameSize returns the full-size frame the detail stage sees for state st: the
 // source's size after st's geometry edits, told by the geometry maps without
 // rendering anything.
-func (s *Editor) frameSize(meta SourceMeta, st history.State) (int, int, error) {
+func (s *Editor) frameSize(meta workspace.SourceMeta, st history.State) (int, int, error) {
 	edits, err := s.Edits(st)
 	if err != nil {
 		return 0, 0, err

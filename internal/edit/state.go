@@ -12,9 +12,9 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/catalog"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
-	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // What the editing verbs share: turning an image's edit state into engine edits,
@@ -31,7 +31,7 @@ type Editor struct {
 	Judge  Judge
 	Logger *slog.Logger
 	// Workspace holds images and their history; the editing verbs need it.
-	Workspace *Workspace
+	Workspace *workspace.Workspace
 	// WorkspaceErr, when Workspace is nil, says why the workspace could not be opened.
 	WorkspaceErr error
 
@@ -39,8 +39,6 @@ type Editor struct {
 	catalogOnce sync.Once
 	ops         map[string]catalog.Operation
 	opsErr      error
-	parserOnce  sync.Once
-	parser      *prompt.Parser
 }
 
 // New returns an editor over a contract's facts and a vocabulary; set Judge before
@@ -68,7 +66,7 @@ type Judge interface {
 }
 
 // RequireWorkspace returns the workspace, or unavailable when the editor has none.
-func (s *Editor) RequireWorkspace() (*Workspace, error) {
+func (s *Editor) RequireWorkspace() (*workspace.Workspace, error) {
 	if s.Workspace == nil {
 		if s.WorkspaceErr != nil {
 			return nil, s.WorkspaceErr

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // A tool that replaces text the user wrote (their tastes, an image's brief or notes)
@@ -116,7 +116,7 @@ func contextFixture(t *testing.T, o fixtureOptions) (*Server, []string) {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join(dir, "photos"))
-	ws, err := edit.OpenWorkspace(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{filepath.Join(dir, "photos")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
 	"github.com/darkroom-mcp/darkroom/internal/dataset"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
@@ -200,7 +201,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		return nil, "", err
 	}
 	warnings = append(warnings, promptVariants(s, a.Prompt, max(a.Count, 1))...)
-	req := edit.AugmentRequest{
+	req := augmentation.AugmentRequest{
 		ImageID: a.ImageID, Spec: a.RefOrHash, Path: a.Path,
 		Prompt: a.Prompt, Preset: a.Preset,
 		Seed: a.Seed, SeedSource: "argument", Count: max(a.Count, 1), Format: "png",
@@ -214,7 +215,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 		}
 	}
 	if a.RefOrHash != "" && a.ImageID == "" {
-		return nil, "", edit.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
+		return nil, "", darkroom.FieldError("ref_or_hash", "ref_or_hash picks a version of image_id: give image_id too")
 	}
 	var verify []string
 	if a.Options != nil {
@@ -230,7 +231,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 				return nil, "", err
 			}
 			if ok && req.Seed != nil && *req.Seed != st.Seed {
-				return nil, "", edit.FieldError("seed", "%d is not the seed %d of the call this one answers (requestState)", *req.Seed, st.Seed)
+				return nil, "", darkroom.FieldError("seed", "%d is not the seed %d of the call this one answers (requestState)", *req.Seed, st.Seed)
 			}
 			if ok {
 				req.Seed, req.SeedSource = &st.Seed, st.SeedSource
@@ -259,7 +260,7 @@ func augmentImage(ctx context.Context, s *Server, args map[string]any) (any, str
 }
 
 // renderAugment draws and writes the variants of an augment_image call.
-func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.AugmentRequest) (*augmentData, error) {
+func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req augmentation.AugmentRequest) (*augmentData, error) {
 	var err error
 	if req.Seed == nil {
 		if v, ok := s.seeds.get(sessionKey(ctx)); ok {
@@ -282,7 +283,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 		req.Annotations = &ann
 		if an.MaskB64 != "" {
 			if req.MaskPNG, err = base64.StdEncoding.DecodeString(an.MaskB64); err != nil {
-				return nil, edit.FieldError("annotations.mask_b64", "not base64: %v", err)
+				return nil, darkroom.FieldError("annotations.mask_b64", "not base64: %v", err)
 			}
 		}
 	}
@@ -292,7 +293,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 	req.Progress = func(done, total int) {
 		s.progress(ctx, float64(done), float64(total), fmt.Sprintf("variant %d of %d written", done, total))
 	}
-	out, err := s.Augment(ctx, req)
+	out, err := s.aug.Augment(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +341,7 @@ func (s *Server) renderAugment(ctx context.Context, a augmentArgs, req edit.Augm
 		}
 		d.Variants = append(d.Variants, vv)
 	}
-	d.links = append(d.links, s.variantLink(out.Dir+"/"+edit.AlbumentationsFile, -1))
+	d.links = append(d.links, s.variantLink(out.Dir+"/"+augmentation.AlbumentationsFile, -1))
 	for _, sk := range d.Skipped {
 		s.notify(ctx, "warning", fmt.Sprintf("step %s skipped: %s", sk.Entry, sk.Reason), map[string]any{"tool": "augment_image", "code": sk.Code})
 	}
@@ -357,7 +358,7 @@ func nonNilMap(m map[string]float64) map[string]float64 {
 	return m
 }
 
-func viewAnnotations(v edit.AugmentedVariant) *annotationsView {
+func viewAnnotations(v augmentation.AugmentedVariant) *annotationsView {
 	out := &annotationsView{}
 	a := v.Annotations
 	if a == nil {
@@ -426,7 +427,7 @@ func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, str
 	if err != nil {
 		return nil, "", err
 	}
-	r := s.PromptParser().Parse(a.Prompt, prompt.Options{Strict: a.StrictMode, Width: a.Width, Height: a.Height,
+	r := s.aug.PromptParser().Parse(a.Prompt, prompt.Options{Strict: a.StrictMode, Width: a.Width, Height: a.Height,
 		EstimateWidth: a.Width, EstimateHeight: a.Height})
 	d := map[string]any{
 		"valid": r.Valid, "pipeline": augment.Pipeline{}, "parsed_transforms": []parsedView{},
@@ -434,7 +435,7 @@ func validatePrompt(_ context.Context, s *Server, args map[string]any) (any, str
 		"complexity_score": r.Complexity, "estimated_ms": ms(r.Estimate.Seconds),
 	}
 	if r.Valid {
-		d["pipeline"] = edit.PromptPipeline(s.Vocab, r)
+		d["pipeline"] = augmentation.PromptPipeline(s.Vocab, r)
 	}
 	parsed := []parsedView{}
 	for _, t := range r.Transforms {
@@ -488,7 +489,7 @@ type presetView struct {
 func listAvailablePresets(_ context.Context, s *Server, _ map[string]any) (any, string, error) {
 	views := []presetView{}
 	for _, p := range s.Vocab.Presets {
-		views = append(views, presetView{p.Name, p.Pack, p.Description, edit.PresetPipeline(p)})
+		views = append(views, presetView{p.Name, p.Pack, p.Description, augmentation.PresetPipeline(p)})
 	}
 	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
 	return map[string]any{"count": len(views), "presets": views}, fmt.Sprintf("%d presets", len(views)), nil
@@ -503,8 +504,8 @@ func setDefaultSeed(ctx context.Context, s *Server, args map[string]any) (any, s
 	if err != nil {
 		return nil, "", err
 	}
-	if a.Seed != nil && *a.Seed > edit.MaxSeed {
-		return nil, "", darkroom.Errorf(darkroom.InvalidInput, "seed: %d is above %d", *a.Seed, uint64(edit.MaxSeed))
+	if a.Seed != nil && *a.Seed > augmentation.MaxSeed {
+		return nil, "", darkroom.Errorf(darkroom.InvalidInput, "seed: %d is above %d", *a.Seed, uint64(augmentation.MaxSeed))
 	}
 	prev := s.seeds.set(sessionKey(ctx), a.Seed)
 	summary := "default seed cleared: each augment_image call without a seed draws one"
@@ -535,7 +536,7 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := s.AugmentDataset(ctx, edit.DatasetRequest{
+	res, err := s.aug.AugmentDataset(ctx, augmentation.DatasetRequest{
 		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: pipeline, Albumentations: albu,
 		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
 		Progress: func(p dataset.Progress) {

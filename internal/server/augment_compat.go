@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	darkroom "github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
 // albumentations-mcp's request shape, read into darkroom's. A client written to its
@@ -20,19 +20,19 @@ func (a *augmentArgs) compat() ([]string, error) {
 	var warnings []string
 	if a.Image != "" {
 		if a.ImageB64 != "" && a.ImageB64 != a.Image {
-			return nil, edit.FieldError("image", "give one of image and image_b64 (image is albumentations-mcp's name for image_b64)")
+			return nil, darkroom.FieldError("image", "give one of image and image_b64 (image is albumentations-mcp's name for image_b64)")
 		}
 		a.ImageB64 = a.Image
 	}
 	if a.ImagePath != "" {
 		if a.Path != "" && a.Path != a.ImagePath {
-			return nil, edit.FieldError("image_path", "give one of image_path and path (image_path is albumentations-mcp's name for path)")
+			return nil, darkroom.FieldError("image_path", "give one of image_path and path (image_path is albumentations-mcp's name for path)")
 		}
 		a.Path = a.ImagePath
 	}
 	if a.SessionID != "" {
 		if a.Path == "" && a.ImageB64 == "" && a.ImageID == "" {
-			return nil, edit.FieldError("session_id", "darkroom has no albumentations-mcp load_image_for_processing session: give the image as image_path, image_b64 or image_id")
+			return nil, darkroom.FieldError("session_id", "darkroom has no albumentations-mcp load_image_for_processing session: give the image as image_path, image_b64 or image_id")
 		}
 		warnings = append(warnings, fmt.Sprintf("session_id %q is not used: it names albumentations-mcp's load_image_for_processing session; the image given is used", a.SessionID))
 	}
@@ -77,7 +77,7 @@ func pipelineArg(raw json.RawMessage) (augment.Pipeline, []byte, error) {
 	}
 	var p augment.Pipeline
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, nil, edit.FieldError("pipeline", "not a list of steps: %v", err)
+		return nil, nil, darkroom.FieldError("pipeline", "not a list of steps: %v", err)
 	}
 	return p, nil, nil
 }

@@ -13,7 +13,7 @@ func promptVariants(s *Server, text string, count int) []string {
 	if text == "" {
 		return nil
 	}
-	v := s.PromptParser().Parse(text, prompt.Options{}).Variants
+	v := s.aug.PromptParser().Parse(text, prompt.Options{}).Variants
 	if v == 0 || v == count {
 		return nil
 	}

@@ -4,20 +4,23 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/contextfile"
 )
 
 // The context tools: read_context, log_vocabulary_gap and the proposals to update
 // the tastes, a brief or notes, which the user confirms. The files and their rules
-// are the editing layer's (internal/edit/context.go); these handlers decode, call it
-// and shape the data.
+// are internal/contextfile's; these handlers decode, call it and shape the data.
 
 func readContext(_ context.Context, s *Server, args map[string]any) (any, string, error) {
 	a, err := decodeArgs[imageArgs](args)
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := s.ReadContext(a.ImageID)
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := contextfile.Read(ws, a.ImageID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -45,7 +48,11 @@ func logVocabularyGap(_ context.Context, s *Server, args map[string]any) (any, s
 	if err != nil {
 		return nil, "", err
 	}
-	g, count, err := s.LogGap(a.ImageID, a.Description, a.Workaround, a.Desired)
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	g, count, err := contextfile.LogGap(ws, a.ImageID, a.Description, a.Workaround, a.Desired)
 	if err != nil {
 		return nil, "", err
 	}
@@ -55,8 +62,8 @@ func logVocabularyGap(_ context.Context, s *Server, args map[string]any) (any, s
 
 // proposalData is #ProposalData.
 type proposalData struct {
-	Proposal   edit.Proposal `json:"proposal"`
-	Superseded *string       `json:"superseded"`
+	Proposal   contextfile.Proposal `json:"proposal"`
+	Superseded *string              `json:"superseded"`
 }
 
 type tasteArgs struct {
@@ -69,7 +76,11 @@ func proposeTasteUpdate(_ context.Context, s *Server, args map[string]any) (any,
 	if err != nil {
 		return nil, "", err
 	}
-	p, sup, err := s.ProposeTastes(a.Content, a.Reason)
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	p, sup, err := contextfile.ProposeTastes(ws, a.Content, a.Reason)
 	if err != nil {
 		return nil, "", err
 	}
@@ -89,7 +100,11 @@ func proposeNotesUpdate(_ context.Context, s *Server, args map[string]any) (any,
 	if err != nil {
 		return nil, "", err
 	}
-	p, sup, err := s.ProposeNotes(a.ImageID, a.Section, a.Content, a.Reason)
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	p, sup, err := contextfile.ProposeNotes(ws, a.ImageID, a.Section, a.Content, a.Reason)
 	if err != nil {
 		return nil, "", err
 	}
@@ -126,7 +141,11 @@ func confirmTasteUpdate(_ context.Context, s *Server, args map[string]any) (any,
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := s.Confirm(a.ProposalID, "tastes")
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := contextfile.Confirm(ws, a.ProposalID, "tastes")
 	if err != nil {
 		return nil, "", err
 	}
@@ -139,7 +158,11 @@ func confirmNotesUpdate(_ context.Context, s *Server, args map[string]any) (any,
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := s.Confirm(a.ProposalID, "notes", "brief")
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := contextfile.Confirm(ws, a.ProposalID, "notes", "brief")
 	if err != nil {
 		return nil, "", err
 	}

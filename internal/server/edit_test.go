@@ -18,6 +18,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // stateView is a state entry as the tests compare it: the mask decoded so key order
@@ -511,7 +512,7 @@ func TestWBFromGrayCardErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.s.Workspace.Root, filepath.FromSlash(meta.File)), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := edit.OpenWorkspace(f.s.Workspace.Root, []string{f.photos})
+	ws, err := workspace.Open(f.s.Workspace.Root, []string{f.photos})
 	if err != nil {
 		t.Fatal(err)
 	}

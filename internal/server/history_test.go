@@ -22,6 +22,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The contract and the vocabulary take a while to load and are safe to share.
@@ -42,7 +43,7 @@ var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
 func editServer(t testing.TB) *Server {
 	t.Helper()
 	c, v := loaded()
-	ws, err := edit.OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func addImage(t testing.TB, s *Server, id string, data []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := json.Marshal(edit.SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
+	meta, err := json.Marshal(workspace.SourceMeta{File: rel, SHA256: sum, Format: "jpeg", Width: cfg.Width, Height: cfg.Height, Name: "photo.jpg"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // newLocalHTTP serves the root workspace without authentication, as serve --http
@@ -45,7 +45,7 @@ func newLocalHTTP(t *testing.T, configure func(*HTTPOptions)) string {
 	o := HTTPOptions{
 		Resource: ts.URL + "/mcp", Sessions: sessions, MaxInputBytes: defaults.MaxInputBytes, Version: "test",
 		Server: func(string) (*Server, error) {
-			ws, err := edit.OpenWorkspace(root, nil)
+			ws, err := workspace.Open(root, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -19,7 +19,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/auth"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // httpFixture is a Streamable HTTP server with file tokens, its principals working
@@ -76,7 +76,7 @@ func newHTTPFixtureWith(t *testing.T, root string, scale float64, configure func
 		Policy:   p,
 		Version:  "test",
 		Server: func(name string) (*Server, error) {
-			ws, err := edit.OpenWorkspace(filepath.Join(root, "workspaces", name), nil)
+			ws, err := workspace.Open(filepath.Join(root, "workspaces", name), nil)
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	darkroom "github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 )
 
@@ -72,7 +73,7 @@ func ingest(ctx context.Context, s *Server, args map[string]any) (any, string, e
 	req := edit.IngestRequest{Path: a.Path, ImageID: a.ImageID}
 	if a.ImageB64 != "" {
 		if a.Path != "" {
-			return nil, "", edit.FieldError("path", "give exactly one of path or image_b64")
+			return nil, "", darkroom.FieldError("path", "give exactly one of path or image_b64")
 		}
 		if req.Data, err = edit.DecodeImageB64(a.ImageB64); err != nil {
 			return nil, "", err

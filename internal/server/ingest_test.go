@@ -21,6 +21,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Fixtures of the ingest and edit tests: a server over a fresh workspace whose one
@@ -113,7 +114,7 @@ func newEdFixture(t testing.TB) *edFixture {
 	if err := os.WriteFile(filepath.Join(photos, "notes.txt"), []byte("not a photo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := edit.OpenWorkspace(filepath.Join(t.TempDir(), "ws"), []string{photos})
+	ws, err := workspace.Open(filepath.Join(t.TempDir(), "ws"), []string{photos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,9 +389,9 @@ func TestDecodeImageB64(t *testing.T) {
 			t.Errorf("%s: %q, %v", name, got, err)
 		}
 	}
-	over := strings.Repeat("A", base64.StdEncoding.EncodedLen(edit.MaxImageB64Bytes)+4)
+	over := strings.Repeat("A", base64.StdEncoding.EncodedLen(workspace.MaxImageB64Bytes)+4)
 	if _, err := edit.DecodeImageB64(over); darkroom.Code(err) != darkroom.LimitExceeded {
-		t.Errorf("payload over %d bytes: %v, want limit_exceeded", edit.MaxImageB64Bytes, err)
+		t.Errorf("payload over %d bytes: %v, want limit_exceeded", workspace.MaxImageB64Bytes, err)
 	}
 	if _, err := edit.DecodeImageB64("a!b"); darkroom.Code(err) != darkroom.InvalidInput {
 		t.Errorf("bad base64: %v, want invalid_input", err)

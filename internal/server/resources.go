@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/darkroom-mcp/darkroom/internal/history"
 )
 
 // Each image of the workspace is two resources: its state (what get_state returns,
@@ -111,31 +107,11 @@ func (s *Server) readImagePreview(ctx context.Context, req *mcp.ReadResourceRequ
 	if !ok || s.Workspace == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	// The newest preview of the image (comparisons are not previews of it).
-	rel := filepath.ToSlash(filepath.Join("previews", history.DirName(id)))
-	des, err := os.ReadDir(filepath.Join(s.Workspace.Root, filepath.FromSlash(rel)))
-	if err != nil {
+	rel, ok := s.NewestPreview(id)
+	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	var newest string
-	var newestTime int64
-	for _, de := range des {
-		name := de.Name()
-		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".jpg") || strings.HasPrefix(name, "compare-") || strings.HasPrefix(name, ".") {
-			continue
-		}
-		fi, err := de.Info()
-		if err != nil {
-			continue
-		}
-		if t := fi.ModTime().UnixNano(); newest == "" || t > newestTime || t == newestTime && name > newest {
-			newest, newestTime = name, t
-		}
-	}
-	if newest == "" {
-		return nil, mcp.ResourceNotFoundError(uri)
-	}
-	fileURI, ok := s.resourceURI(rel + "/" + newest)
+	fileURI, ok := s.resourceURI(rel)
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

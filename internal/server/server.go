@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -40,6 +41,9 @@ type Server struct {
 	// Contract is the loaded contract: the server is the boundary that checks
 	// calls with it (check.go); the domain gets its plain facts (Editor.Facts).
 	Contract *contract.Contract
+	// aug runs augment_image, augment_dataset and the prompts over the editor's
+	// workspace (internal/augmentation).
+	aug *augmentation.Service
 
 	handlers map[string]handler
 	// traits are what the dispatcher does for a tool besides its handler
@@ -85,7 +89,8 @@ func WithFault(tool, by string) Option {
 // New checks that every contract tool has a handler and every handler a contract
 // tool, and returns the server.
 func New(c *contract.Contract, v *vocab.Vocabulary, logger *slog.Logger, opts ...Option) (*Server, error) {
-	s := &Server{Editor: edit.New(c.Facts(), v, logger), Contract: c, handlers: tools()}
+	e := edit.New(c.Facts(), v, logger)
+	s := &Server{Editor: e, Contract: c, aug: augmentation.New(e), handlers: tools()}
 	s.Editor.Judge = s
 	for _, o := range opts {
 		o(s)

@@ -11,10 +11,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 func testServer(t testing.TB) *Server {
@@ -202,8 +204,9 @@ func TestCallThroughClient(t *testing.T) {
 }
 
 // newTestServer is a server over c and v with workspace ws, every tool wired.
-func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *edit.Workspace) *Server {
-	s := &Server{Editor: edit.New(c.Facts(), v, nil), Contract: c, handlers: tools()}
+func newTestServer(c *contract.Contract, v *vocab.Vocabulary, ws *workspace.Workspace) *Server {
+	e := edit.New(c.Facts(), v, nil)
+	s := &Server{Editor: e, Contract: c, aug: augmentation.New(e), handlers: tools()}
 	s.Judge = s
 	s.Workspace = ws
 	return s

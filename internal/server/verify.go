@@ -14,13 +14,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
+	"github.com/darkroom-mcp/darkroom/internal/verify"
 )
 
 // Verification through the client's own model (MCP sampling): verify_augmentation,
 // and augment_image's options.verify, which asks the same questions about the
-// session it has just written. internal/edit makes the questions (VerifyQuestions)
-// and reads the answers (VerifyAnswers); this file carries them over MCP.
+// session it has just written. internal/verify makes the questions (verify.Questions)
+// and reads the answers (verify.Answers); this file carries them over MCP.
 //
 // A tool asks a client the way the protocol says (SEP-2322, multi round-trip
 // requests): the call answers with the sampling requests as inputRequests, and the
@@ -41,10 +42,10 @@ type verifyArgs struct {
 }
 
 // verifyRequest reads verify_augmentation's arguments, defaults filled.
-func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
+func verifyRequest(raw json.RawMessage) (verify.VerifyRequest, bool) {
 	var a verifyArgs
 	if json.Unmarshal(raw, &a) != nil || a.SessionID == "" {
-		return edit.VerifyRequest{}, false
+		return verify.VerifyRequest{}, false
 	}
 	if len(a.Checks) == 0 {
 		a.Checks = []string{"visual", "label"}
@@ -52,7 +53,7 @@ func verifyRequest(raw json.RawMessage) (edit.VerifyRequest, bool) {
 	if a.MaxVariants == 0 {
 		a.MaxVariants = verifyVariants
 	}
-	return edit.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants, PathsOnly: true}, true
+	return verify.VerifyRequest{SessionID: a.SessionID, Checks: a.Checks, MaxVariants: a.MaxVariants, PathsOnly: true}, true
 }
 
 // verifyInputs asks the client's model verify_augmentation's questions before the
@@ -86,7 +87,7 @@ func (s *Server) verifyInputs(ctx context.Context, req *mcp.CallToolRequest) *mc
 	if !ok {
 		return nil
 	}
-	qs, err := s.VerifyQuestions(vr)
+	qs, err := s.verifyQuestions(vr)
 	if err != nil {
 		return nil
 	}
@@ -100,7 +101,7 @@ func (s *Server) verifyInputs(ctx context.Context, req *mcp.CallToolRequest) *mc
 // samplingRequests are the sampling/createMessage requests for the questions the
 // client has not answered yet in responses, keyed by question id: the original and
 // the variant as image content (previews, previewQuestions), then the prompt.
-func (s *Server) samplingRequests(ctx context.Context, qs []edit.Question, responses mcp.InputResponseMap) (mcp.InputRequestMap, error) {
+func (s *Server) samplingRequests(ctx context.Context, qs []verify.Question, responses mcp.InputResponseMap) (mcp.InputRequestMap, error) {
 	qs, err := s.previewQuestions(ctx, qs, func(id string) bool {
 		_, answered := sampled(responses[id])
 		return !answered
@@ -124,8 +125,8 @@ func (s *Server) samplingRequests(ctx context.Context, qs []edit.Question, respo
 // sampled reads a sampling result the client sent back: the SDK decodes one as a
 // CreateMessageWithToolsResult (its content a list), a handler may hold a
 // CreateMessageResult.
-func sampled(r mcp.InputResponse) (edit.Answer, bool) {
-	var a edit.Answer
+func sampled(r mcp.InputResponse) (verify.Answer, bool) {
+	var a verify.Answer
 	var content []mcp.Content
 	switch res := r.(type) {
 	case *mcp.CreateMessageResult:
@@ -145,8 +146,8 @@ func sampled(r mcp.InputResponse) (edit.Answer, bool) {
 }
 
 // sampledAnswers are the answers among a retried call's inputResponses.
-func sampledAnswers(req *mcp.CallToolRequest) map[string]edit.Answer {
-	answers := map[string]edit.Answer{}
+func sampledAnswers(req *mcp.CallToolRequest) map[string]verify.Answer {
+	answers := map[string]verify.Answer{}
 	for id, r := range req.Params.InputResponses {
 		if a, ok := sampled(r); ok {
 			answers[id] = a
@@ -177,7 +178,7 @@ func samplingClient(ctx context.Context, tool string) (*mcp.CallToolRequest, err
 }
 
 // verifiedData is verify_augmentation's data (#VerifyData) and summary.
-func verifiedData(v edit.Verified) (map[string]any, string) {
+func verifiedData(v verify.Verified) (map[string]any, string) {
 	changed := 0
 	for _, vv := range v.Variants {
 		if vv.Label != nil && vv.Label.LabelChanged != nil && *vv.Label.LabelChanged {
@@ -195,7 +196,7 @@ func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (an
 	if err != nil {
 		return nil, "", err
 	}
-	qs, err := s.VerifyQuestions(vr)
+	qs, err := s.verifyQuestions(vr)
 	if err != nil {
 		return nil, "", err
 	}
@@ -213,7 +214,7 @@ func verifyAugmentation(ctx context.Context, s *Server, args map[string]any) (an
 			maps.Copy(answers, got)
 		}
 	}
-	v, err := s.VerifyAnswers(vr, answers)
+	v, err := s.verifyAnswers(vr, answers)
 	if err != nil {
 		return nil, "", err
 	}
@@ -267,7 +268,7 @@ func readAugmentState(state string) (st augmentState, ok bool, err error) {
 	if !found {
 		return st, false, nil
 	}
-	if json.Unmarshal([]byte(rest), &st) != nil || st.Seed > edit.MaxSeed ||
+	if json.Unmarshal([]byte(rest), &st) != nil || st.Seed > augmentation.MaxSeed ||
 		(st.SeedSource != "argument" && st.SeedSource != "session_default" && st.SeedSource != "random") {
 		return st, false, darkroom.Errorf(darkroom.InvalidInput, "requestState: not the state augment_image sent: call again without it")
 	}
@@ -296,8 +297,8 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 	if err != nil {
 		return fail(err)
 	}
-	vr := edit.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants, PathsOnly: true}
-	qs, err := s.VerifyQuestions(vr)
+	vr := verify.VerifyRequest{SessionID: d.SessionID, Checks: checks, MaxVariants: verifyVariants, PathsOnly: true}
+	qs, err := s.verifyQuestions(vr)
 	if err != nil {
 		return fail(err)
 	}
@@ -322,7 +323,7 @@ func (s *Server) augmentVerification(ctx context.Context, d *augmentData, checks
 			return fail(darkroom.Errorf(darkroom.Unavailable, "options.verify: this call cannot ask the client"))
 		}
 	}
-	v, err := s.VerifyAnswers(vr, answers)
+	v, err := s.verifyAnswers(vr, answers)
 	if err != nil {
 		return fail(err)
 	}
@@ -393,4 +394,22 @@ func (p *pendingAugments) take(key string) *augmentData {
 func pendingKey(ctx context.Context, sessionID string, call *mcp.CallToolRequest) string {
 	sum := sha256.Sum256(call.Params.Arguments)
 	return sessionKey(ctx) + "\x00" + sessionID + "\x00" + hex.EncodeToString(sum[:])
+}
+
+// verifyQuestions and verifyAnswers ask internal/verify about a session of the
+// editor's workspace: unavailable when there is none.
+func (s *Server) verifyQuestions(vr verify.VerifyRequest) ([]verify.Question, error) {
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	return verify.Questions(ws, vr)
+}
+
+func (s *Server) verifyAnswers(vr verify.VerifyRequest, answers map[string]verify.Answer) (verify.Verified, error) {
+	ws, err := s.RequireWorkspace()
+	if err != nil {
+		return verify.Verified{}, err
+	}
+	return verify.Answers(ws, vr, answers)
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/verify"
 )
 
 // What waiting for the client's model may cost. A call that asks (verify_augmentation,
@@ -104,14 +104,14 @@ var previewMu sync.Mutex
 // reading each file (SampleImage.Path, VerifyRequest.PathsOnly) when its preview is
 // made; questions sharing an image (the original) share its preview. Only the
 // questions ask keeps are kept: those still to be asked.
-func (s *Server) previewQuestions(ctx context.Context, qs []edit.Question, ask func(id string) bool) ([]edit.Question, error) {
+func (s *Server) previewQuestions(ctx context.Context, qs []verify.Question, ask func(id string) bool) ([]verify.Question, error) {
 	done := map[string][]byte{}
-	var out []edit.Question
+	var out []verify.Question
 	for _, q := range qs {
 		if !ask(q.ID) {
 			continue
 		}
-		imgs := make([]edit.SampleImage, len(q.Images))
+		imgs := make([]verify.SampleImage, len(q.Images))
 		for i, im := range q.Images {
 			p, ok := done[im.Path]
 			if !ok || im.Path == "" {
@@ -121,15 +121,15 @@ func (s *Server) previewQuestions(ctx context.Context, qs []edit.Question, ask f
 				}
 				done[im.Path] = p
 			}
-			imgs[i] = edit.SampleImage{Data: p, MIME: "image/jpeg"}
+			imgs[i] = verify.SampleImage{Data: p, MIME: "image/jpeg"}
 		}
-		out = append(out, edit.Question{ID: q.ID, Prompt: q.Prompt, Images: imgs})
+		out = append(out, verify.Question{ID: q.ID, Prompt: q.Prompt, Images: imgs})
 	}
 	return out, nil
 }
 
 // preview makes one image's preview (see previewMu).
-func (s *Server) preview(ctx context.Context, im edit.SampleImage) ([]byte, error) {
+func (s *Server) preview(ctx context.Context, im verify.SampleImage) ([]byte, error) {
 	previewMu.Lock()
 	defer previewMu.Unlock()
 	data := im.Data
@@ -155,13 +155,13 @@ func (s *Server) preview(ctx context.Context, im edit.SampleImage) ([]byte, erro
 // each naming the question; a wait ended by sampling_ms unavailable; one ended by
 // the call's own time limit or cancellation returns the context's error, which the
 // policy turns into timeout.
-func (s *Server) askSampling(ctx context.Context, ss *mcp.ServerSession, pending mcp.InputRequestMap) (map[string]edit.Answer, error) {
+func (s *Server) askSampling(ctx context.Context, ss *mcp.ServerSession, pending mcp.InputRequestMap) (map[string]verify.Answer, error) {
 	wait := s.samplingWait()
 	ctx, cancel := context.WithTimeoutCause(ctx, wait, errSamplingWait{wait})
 	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	answers := map[string]edit.Answer{}
+	answers := map[string]verify.Answer{}
 	var firstErr error
 	for id, ir := range pending {
 		params, ok := ir.(*mcp.CreateMessageParams)
@@ -170,7 +170,7 @@ func (s *Server) askSampling(ctx context.Context, ss *mcp.ServerSession, pending
 		}
 		wg.Go(func() {
 			res, err := ss.CreateMessage(ctx, params)
-			a, ok := edit.Answer{}, false
+			a, ok := verify.Answer{}, false
 			if err == nil {
 				if a, ok = sampled(res); !ok {
 					err = darkroom.Errorf(darkroom.InvalidInput, "question %s: the client's sampling result has no text", id)

@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/darkroom-mcp/darkroom/internal/edit"
-
+	darkroom "github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -155,7 +154,7 @@ func listAvailableTransforms(_ context.Context, s *Server, args map[string]any) 
 		}
 	}
 	if len(entries) == 0 {
-		return nil, "", edit.FieldError("category", "no transform has category or tag %q; the categories are %s (or \"all\")",
+		return nil, "", darkroom.FieldError("category", "no transform has category or tag %q; the categories are %s (or \"all\")",
 			category, strings.Join(s.Vocab.Categories(), ", "))
 	}
 	views := make([]transformView, len(entries))

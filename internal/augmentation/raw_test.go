@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/raw"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // rawDNG synthesizes a DNG the way internal/raw's tests do (raw.Synth): a
@@ -63,7 +65,7 @@ func pngSize(t *testing.T, b []byte) (int, int) {
 func TestAugmentImageDNG(t *testing.T) {
 	s := augmentEditor(t)
 	dir := t.TempDir()
-	ws, err := OpenWorkspace(filepath.Join(dir, "ws"), []string{dir})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestAugmentImageDNG(t *testing.T) {
 	if err := os.WriteFile(file, rawDNG(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ing, err := s.Ingest(IngestRequest{Path: file})
+	ing, err := s.Ingest(edit.IngestRequest{Path: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestAugmentDatasetDNG(t *testing.T) {
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := OpenWorkspace(filepath.Join(dir, "ws"), []string{in})
+	ws, err := workspace.Open(filepath.Join(dir, "ws"), []string{in})
 	if err != nil {
 		t.Fatal(err)
 	}

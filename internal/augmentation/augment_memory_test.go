@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -16,12 +16,13 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
-func augmentEditor(t *testing.T) *Editor {
+func augmentEditor(t *testing.T) *Service {
 	t.Helper()
 	s := testEditor(t)
-	ws, err := OpenWorkspace(t.TempDir(), nil)
+	ws, err := workspace.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,11 @@
-package edit
+package darkroom
 
-import (
-	"fmt"
-
-	darkroom "github.com/darkroom-mcp/darkroom"
-)
+import "fmt"
 
 // FieldError is invalid_input about one argument, named by its path, with the
 // details the contract's own argument errors carry.
 func FieldError(field, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return &darkroom.Error{Code: darkroom.InvalidInput, Message: field + ": " + msg,
+	return &Error{Code: InvalidInput, Message: field + ": " + msg,
 		Details: map[string]any{"fields": []any{map[string]any{"path": field, "message": msg}}}}
 }

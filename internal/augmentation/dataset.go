@@ -1,17 +1,12 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/darkroom-mcp/darkroom"
@@ -19,9 +14,6 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/dataset"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 )
-
-// DatasetDir is the workspace directory augment_dataset writes its outputs under.
-const DatasetDir = "datasets"
 
 // DatasetRequest is one augment_dataset call in domain terms.
 type DatasetRequest struct {
@@ -54,107 +46,9 @@ type DatasetResult struct {
 	Skipped []augment.Skipped
 }
 
-// OpenAllowedDir opens a folder under an allowed root as an os.Root, which no path
-// inside it (a symbolic link, "..") can leave: the dataset's files are read through
-// it. Errors are coded as ReadAllowed's.
-func (w *Workspace) OpenAllowedDir(p string) (*os.Root, error) {
-	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, FieldError("input", "empty or has a NUL byte")
-	}
-	if isURL(p) {
-		return nil, FieldError("input", "%s is a URL; give a folder under an allowed root", p)
-	}
-	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if part == ".." {
-			return nil, darkroom.Errorf(darkroom.PermissionError, "input %s: .. is not allowed", p)
-		}
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return nil, FieldError("input", "%s cannot be made absolute", p)
-	}
-	if err := w.checkNameLength("input", p, abs); err != nil {
-		return nil, err
-	}
-	root, rel, ok := w.locate(abs)
-	if !ok {
-		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s is outside the allowed roots (the --allow-root directories and the client's roots)", p)
-	}
-	if filepath.IsAbs(p) {
-		p = w.Rel(abs)
-	}
-	r, err := os.OpenRoot(root)
-	if err == nil && rel != "" && rel != "." {
-		var sub *os.Root
-		sub, err = r.OpenRoot(rel)
-		r.Close()
-		r = sub
-	}
-	switch {
-	case err == nil:
-		return r, nil
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid) && !strings.Contains(err.Error(), "escapes"):
-		return nil, darkroom.Errorf(darkroom.NotFound, "input %s: no such folder under the allowed roots", p)
-	case strings.Contains(err.Error(), "escapes"):
-		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s leads outside the allowed roots through a symbolic link", p)
-	case errors.Is(err, fs.ErrPermission):
-		return nil, darkroom.Errorf(darkroom.PermissionError, "input %s: the folder cannot be read (permission denied)", p)
-	}
-	return nil, FieldError("input", "%s is not a folder darkroom can read: %v", p, w.scrub(err))
-}
-
-// datasetOutput resolves augment_dataset's output: a folder under an
-// --allow-write-root directory (symbolic links resolved, so none leads out), or a
-// relative path of plain names under the workspace's datasets/.
-func (w *Workspace) datasetOutput(p string) (string, error) {
-	if strings.ContainsRune(p, 0) || isURL(p) {
-		return "", FieldError("output", "%s is not a folder path", p)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", FieldError("output", "%s cannot be made absolute", p)
-	}
-	if err := w.checkNameLength("output", p, abs); err != nil {
-		return "", err
-	}
-	w.mu.RLock()
-	roots := slices.Clone(w.write)
-	w.mu.RUnlock()
-	for _, r := range roots {
-		if abs != r && !within(abs, r) {
-			continue
-		}
-		// The deepest existing ancestor must still lie in the root once resolved.
-		probe := abs
-		for {
-			if real, err := filepath.EvalSymlinks(probe); err == nil {
-				if real != r && !within(real, r) {
-					return "", darkroom.Errorf(darkroom.PermissionError, "output %s leads outside the write roots through a symbolic link", p)
-				}
-				rest, _ := filepath.Rel(probe, abs)
-				return filepath.Join(real, rest), nil
-			}
-			parent := filepath.Dir(probe)
-			if parent == probe {
-				break
-			}
-			probe = parent
-		}
-	}
-	if filepath.IsAbs(p) {
-		return "", darkroom.Errorf(darkroom.PermissionError, "output %s is not under an --allow-write-root directory; give a relative name to write under the workspace's datasets/", p)
-	}
-	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, ".") {
-			return "", FieldError("output", "%q: a folder under the workspace's datasets/ is named by plain relative names, without ., .. or hidden parts", p)
-		}
-	}
-	return filepath.Join(w.Root, DatasetDir, filepath.FromSlash(p)), nil
-}
-
 // AugmentDataset augments every image of a folder (dataset.Run) with the recipe,
 // writing under the workspace's datasets/<Output>/.
-func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
+func (s *Service) AugmentDataset(ctx context.Context, req DatasetRequest) (DatasetResult, error) {
 	start := time.Now()
 	ws, err := s.RequireWorkspace()
 	if err != nil {
@@ -166,12 +60,12 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 			return DatasetResult{}, err
 		}
 	}
-	in, inCloser, err := ws.datasetInput(ctx, req.Input)
+	in, inCloser, err := ws.DatasetInput(ctx, req.Input)
 	if err != nil {
 		return DatasetResult{}, err
 	}
 	defer inCloser.Close()
-	out, shown, outCloser, err := ws.datasetStore(ctx, req.Output, req.Input)
+	out, shown, outCloser, err := ws.DatasetStore(ctx, req.Output, req.Input)
 	if err != nil {
 		return DatasetResult{}, err
 	}
@@ -185,7 +79,7 @@ func (s *Editor) AugmentDataset(ctx context.Context, req DatasetRequest) (Datase
 	var albu *albuRecipe
 	if req.Albumentations != nil {
 		if req.Prompt != "" || req.Preset != "" {
-			return DatasetResult{}, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+			return DatasetResult{}, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 		}
 		if albu, err = s.newAlbuRecipe(req.Albumentations); err != nil {
 			return DatasetResult{}, err

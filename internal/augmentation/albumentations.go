@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"path/filepath"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // AlbumentationsFile is the pipeline every augmentation session also writes for
@@ -14,7 +15,7 @@ import (
 const AlbumentationsFile = "albumentations.json"
 
 // albumentations returns the albumentations readings.
-func (s *Editor) albumentations() (*augment.AlbuMap, error) {
+func (s *Service) albumentations() (*augment.AlbuMap, error) {
 	f, err := AugmentFacts(s.Facts)
 	return f.Albumentations, err
 }
@@ -23,12 +24,12 @@ func (s *Editor) albumentations() (*augment.AlbuMap, error) {
 // image into req.Pipeline, and its bbox_params into the annotations: a box format the
 // request leaves out is the pipeline's, and its min_visibility counts when the
 // request's is 0. It returns what darkroom cannot do, to report.
-func (s *Editor) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.Skipped, error) {
+func (s *Service) importAlbumentations(req *AugmentRequest, w, h int) ([]augment.Skipped, error) {
 	if req.Albumentations == nil {
 		return nil, nil
 	}
 	if req.Prompt != "" || req.Preset != "" {
-		return nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return nil, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	m, err := s.albumentations()
 	if err != nil {
@@ -54,11 +55,11 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 	if b := ann.Boxes; b != nil {
 		switch {
 		case b.Format == "" && imp.BoxFormat == "":
-			return FieldError("annotations.bboxes.format", "annotations.bboxes.format is required (the pipeline has no bbox_params format)")
+			return darkroom.FieldError("annotations.bboxes.format", "annotations.bboxes.format is required (the pipeline has no bbox_params format)")
 		case b.Format == "":
 			b.Format = imp.BoxFormat
 		case imp.BoxFormat != "" && b.Format != imp.BoxFormat:
-			return FieldError("annotations.bboxes.format", "annotations.bboxes.format %s differs from the pipeline's bbox_params format %s", b.Format, imp.BoxFormat)
+			return darkroom.FieldError("annotations.bboxes.format", "annotations.bboxes.format %s differs from the pipeline's bbox_params format %s", b.Format, imp.BoxFormat)
 		}
 	}
 	if ann.MinVisibility == 0 && imp.MinVisibility != nil {
@@ -68,7 +69,7 @@ func applyBoxParams(ann *augment.Annotations, imp *augment.Imported) error {
 }
 
 // writeAlbumentations writes albumentations.json into a session folder.
-func (s *Editor) writeAlbumentations(ws *Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
+func (s *Service) writeAlbumentations(ws *workspace.Workspace, dir string, p augment.Pipeline, w, h int, ann *augment.Annotations) error {
 	m, err := s.albumentations()
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func (s *Editor) writeAlbumentations(ws *Workspace, dir string, p augment.Pipeli
 // albuRecipe is an albumentations pipeline a dataset runs: read once at a nominal
 // size to check it, and again at each image's size when a value is in pixels.
 type albuRecipe struct {
-	s       *Editor
+	s       *Service
 	raw     []byte
 	nominal *augment.Imported
 	mu      sync.Mutex
@@ -105,7 +106,7 @@ type albuRecipe struct {
 // albuNominal is the size a dataset's albumentations pipeline is checked at.
 const albuNominal = 1024
 
-func (s *Editor) newAlbuRecipe(raw []byte) (*albuRecipe, error) {
+func (s *Service) newAlbuRecipe(raw []byte) (*albuRecipe, error) {
 	m, err := s.albumentations()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package edit
+package workspace
 
 import "os"
 

@@ -1,4 +1,4 @@
-package edit
+package contextfile
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
 	"github.com/darkroom-mcp/darkroom/internal/history"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // The context tools keep what an agent should know beyond the pixels, as files under
@@ -71,15 +72,15 @@ func (p Proposal) sameTarget(q Proposal) bool {
 
 // contextPath is a context file: tastes and the logs at the top, a brief or notes
 // under the image's directory.
-func contextPath(ws *Workspace, imageID, name string) string {
+func contextPath(ws *workspace.Workspace, imageID, name string) string {
 	if imageID == "" {
-		return filepath.Join(ws.Root, ContextDir, name)
+		return filepath.Join(ws.Root, workspace.ContextDir, name)
 	}
-	return filepath.Join(ws.Root, ContextDir, history.DirName(imageID), name)
+	return filepath.Join(ws.Root, workspace.ContextDir, history.DirName(imageID), name)
 }
 
 // readContextFile returns a context file's text, "" when it does not exist.
-func readContextFile(ws *Workspace, path string) (string, error) {
+func readContextFile(ws *workspace.Workspace, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -92,7 +93,7 @@ func readContextFile(ws *Workspace, path string) (string, error) {
 
 // writeContextFile replaces a context file atomically and durably, creating its
 // directory.
-func writeContextFile(ws *Workspace, path, text string) error {
+func writeContextFile(ws *workspace.Workspace, path, text string) error {
 	if err := mkdirDurable(ws, filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func writeContextFile(ws *Workspace, path, text string) error {
 // mkdirDurable creates dir (and its parents) and fsyncs the parent of each directory
 // it made, so a file written and fsynced in it is not lost with its directory after a
 // power cut.
-func mkdirDurable(ws *Workspace, dir string) error {
+func mkdirDurable(ws *workspace.Workspace, dir string) error {
 	var made []string
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
@@ -126,7 +127,7 @@ func contextTime() string { return time.Now().UTC().Format(time.RFC3339) }
 // readGaps returns the last limit gaps logged for an image, newest first, and how
 // many it has in all. A line a crash left torn is skipped. The caller holds
 // contextMu.
-func readGaps(ws *Workspace, id string, limit int) ([]Gap, int, error) {
+func readGaps(ws *workspace.Workspace, id string, limit int) ([]Gap, int, error) {
 	path := contextPath(ws, "", gapsFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -159,7 +160,7 @@ func readGaps(ws *Workspace, id string, limit int) ([]Gap, int, error) {
 // appendGap appends one line to the gap log and fsyncs it. If a crash left the last
 // line without its newline, one is written first so the new line stays whole. The
 // caller holds contextMu.
-func appendGap(ws *Workspace, g Gap) error {
+func appendGap(ws *workspace.Workspace, g Gap) error {
 	path := contextPath(ws, "", gapsFile)
 	line, err := json.Marshal(g)
 	if err != nil {
@@ -198,7 +199,7 @@ func appendGap(ws *Workspace, g Gap) error {
 
 // readProposals returns the pending proposals, oldest first. The caller holds
 // contextMu.
-func readProposals(ws *Workspace) ([]Proposal, error) {
+func readProposals(ws *workspace.Workspace) ([]Proposal, error) {
 	path := contextPath(ws, "", proposalsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -227,7 +228,7 @@ func readProposals(ws *Workspace) ([]Proposal, error) {
 	return ps, nil
 }
 
-func writeProposals(ws *Workspace, ps []Proposal) error {
+func writeProposals(ws *workspace.Workspace, ps []Proposal) error {
 	b, err := json.MarshalIndent(ps, "", "  ")
 	if err != nil {
 		return darkroom.Wrap(darkroom.InternalError, err, "encode proposals")
@@ -245,7 +246,7 @@ func newProposalID() (string, error) {
 
 // addProposal records p as pending, superseding a pending proposal for the same
 // text, and returns it with its id and time, and the id of the one it superseded.
-func addProposal(ws *Workspace, p Proposal) (Proposal, *string, error) {
+func addProposal(ws *workspace.Workspace, p Proposal) (Proposal, *string, error) {
 	id, err := newProposalID()
 	if err != nil {
 		return Proposal{}, nil, err
@@ -273,7 +274,7 @@ func addProposal(ws *Workspace, p Proposal) (Proposal, *string, error) {
 
 // confirmProposal applies a pending proposal whose target is one of targets (the other
 // confirm tool handles the rest) and removes it.
-func confirmProposal(ws *Workspace, id string, targets ...string) (Proposal, error) {
+func confirmProposal(ws *workspace.Workspace, id string, targets ...string) (Proposal, error) {
 	contextMu.Lock()
 	defer contextMu.Unlock()
 	ps, err := readProposals(ws)
@@ -321,14 +322,13 @@ type Context struct {
 	Pending              []Proposal
 }
 
-// ReadContext reads image id's context. Returns not_found for an unknown image and
+// Read reads image id's context. Returns not_found for an unknown image and
 // internal_error when proposals.json is damaged.
-func (s *Editor) ReadContext(id string) (Context, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
+func Read(ws *workspace.Workspace, id string) (Context, error) {
+	if _, err := ws.History.Head(id); err != nil { // not_found for an unknown image
 		return Context{}, err
 	}
-	_, recent, err := s.Log(id, recentContext) // not_found for an unknown image
+	recent, err := ws.History.Log(id, recentContext)
 	if err != nil {
 		return Context{}, err
 	}
@@ -362,11 +362,7 @@ func (s *Editor) ReadContext(id string) (Context, error) {
 
 // LogGap appends a vocabulary gap for image id at its HEAD and returns it with how
 // many gaps the image has logged. Returns not_found for an unknown image.
-func (s *Editor) LogGap(id, description string, workaround, desired *string) (Gap, int, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Gap{}, 0, err
-	}
+func LogGap(ws *workspace.Workspace, id, description string, workaround, desired *string) (Gap, int, error) {
 	head, err := ws.History.Head(id)
 	if err != nil {
 		return Gap{}, 0, err
@@ -386,21 +382,13 @@ func (s *Editor) LogGap(id, description string, workaround, desired *string) (Ga
 
 // ProposeTastes records a pending proposal to replace the tastes and returns it
 // with the id of the pending one it superseded, if any.
-func (s *Editor) ProposeTastes(content string, reason *string) (Proposal, *string, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, nil, err
-	}
+func ProposeTastes(ws *workspace.Workspace, content string, reason *string) (Proposal, *string, error) {
 	return addProposal(ws, Proposal{Target: "tastes", Content: content, Reason: reason})
 }
 
 // ProposeNotes records a pending proposal to replace section (brief or notes) of
 // image id, as ProposeTastes. Returns not_found for an unknown image.
-func (s *Editor) ProposeNotes(id, section, content string, reason *string) (Proposal, *string, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, nil, err
-	}
+func ProposeNotes(ws *workspace.Workspace, id, section, content string, reason *string) (Proposal, *string, error) {
 	if _, err := ws.History.Head(id); err != nil {
 		return Proposal{}, nil, err
 	}
@@ -410,10 +398,6 @@ func (s *Editor) ProposeNotes(id, section, content string, reason *string) (Prop
 // Confirm writes the text of pending proposal id, whose target must be one of
 // targets, and removes it. Returns not_found for no such pending proposal and
 // invalid_input for one the other confirm verb handles.
-func (s *Editor) Confirm(id string, targets ...string) (Proposal, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return Proposal{}, err
-	}
+func Confirm(ws *workspace.Workspace, id string, targets ...string) (Proposal, error) {
 	return confirmProposal(ws, id, targets...)
 }

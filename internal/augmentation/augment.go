@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"context"
@@ -15,15 +15,12 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
 	"github.com/darkroom-mcp/darkroom/internal/catalog"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
-
-// AugmentDir is the workspace directory of augmentation sessions:
-// augment/<session_id>/ holds original.<ext>, result-<n>.<ext>, metadata.json and
-// config.json.
-const AugmentDir = "augment"
 
 // AugmentRequest is one augment_image call in domain terms: the image (exactly one
 // of ImageID, Path and Data), the recipe (exactly one of Prompt, Preset and
@@ -98,27 +95,28 @@ type Augmented struct {
 // MaxSeed is the largest seed a JSON number carries exactly (the contract's #Seed).
 const MaxSeed = 1<<53 - 1
 
-// augmentMeta is metadata.json: what a session was made from, so a person or a
+// SessionMeta is metadata.json: what a session was made from, so a person or a
 // script can tell how to reproduce it (config.json with seed).
-type augmentMeta struct {
-	SessionID       string          `json:"session_id"`
-	Source          string          `json:"source"`
-	SourceSHA256    string          `json:"source_sha256"`
-	Recipe          string          `json:"recipe"`
-	Prompt          string          `json:"prompt,omitempty"`
-	Preset          string          `json:"preset,omitempty"`
-	Seed            uint64          `json:"seed"`
-	Count           int             `json:"count"`
-	Format          string          `json:"format"`
-	Quality         int             `json:"quality,omitempty"`
-	Width           int             `json:"width"`
-	Height          int             `json:"height"`
-	ConfigHash      string          `json:"config_hash"`
-	ContractVersion string          `json:"contract_version"`
-	Variants        []augmentResult `json:"variants"`
+type SessionMeta struct {
+	SessionID       string           `json:"session_id"`
+	Source          string           `json:"source"`
+	SourceSHA256    string           `json:"source_sha256"`
+	Recipe          string           `json:"recipe"`
+	Prompt          string           `json:"prompt,omitempty"`
+	Preset          string           `json:"preset,omitempty"`
+	Seed            uint64           `json:"seed"`
+	Count           int              `json:"count"`
+	Format          string           `json:"format"`
+	Quality         int              `json:"quality,omitempty"`
+	Width           int              `json:"width"`
+	Height          int              `json:"height"`
+	ConfigHash      string           `json:"config_hash"`
+	ContractVersion string           `json:"contract_version"`
+	Variants        []SessionVariant `json:"variants"`
 }
 
-type augmentResult struct {
+// SessionVariant is one variant of metadata.json.
+type SessionVariant struct {
 	Index   int               `json:"index"`
 	File    string            `json:"file"`
 	SHA256  string            `json:"sha256"`
@@ -131,7 +129,7 @@ type augmentResult struct {
 // Augmenter is the editor's augmentation engine: the vocabulary's entries rendered
 // through the engine, as the editing path renders them, with the contract's facts
 // (AugmentFacts).
-func (s *Editor) Augmenter() *augment.Augmenter {
+func (s *Service) Augmenter() *augment.Augmenter {
 	// The facts are made from a contract that loaded; were that to fail, the facts
 	// lacking (no defaults) make each step skipped as internal_error, naming its
 	// operation, and an albumentations pipeline fails on the same error.
@@ -187,7 +185,7 @@ func explainRange(e *vocab.Entry, values json.RawMessage) error {
 
 // PromptParser is the parser of augmentation prompts over the editor's vocabulary,
 // built once.
-func (s *Editor) PromptParser() *prompt.Parser {
+func (s *Service) PromptParser() *prompt.Parser {
 	s.parserOnce.Do(func() { s.parser = prompt.New(s.Vocab) })
 	return s.parser
 }
@@ -196,7 +194,7 @@ func (s *Editor) PromptParser() *prompt.Parser {
 // session id is a hash of everything the bytes depend on (the source, the pipeline,
 // the seed, count, format and quality, the annotations), so the same call writes the
 // same folder again. ctx stops the work between variants.
-func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, error) {
+func (s *Service) Augment(ctx context.Context, req AugmentRequest) (Augmented, error) {
 	start := time.Now()
 	ws, err := s.RequireWorkspace()
 	if err != nil {
@@ -294,7 +292,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	key.Write(annJSON)
 	key.Write(req.MaskPNG)
 	out.SessionID = hex.EncodeToString(key.Sum(nil))[:16]
-	dir := filepath.Join(ws.Root, AugmentDir, out.SessionID)
+	dir := filepath.Join(ws.Root, workspace.AugmentDir, out.SessionID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Augmented{}, ws.FSError(err, "create %s", ws.Rel(dir))
 	}
@@ -304,7 +302,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 	if err := ws.WriteFile(filepath.Join(dir, "original."+srcName), srcData); err != nil {
 		return Augmented{}, err
 	}
-	meta := augmentMeta{SessionID: out.SessionID, Source: req.source(), SourceSHA256: hex.EncodeToString(srcSum[:]),
+	meta := SessionMeta{SessionID: out.SessionID, Source: req.source(), SourceSHA256: hex.EncodeToString(srcSum[:]),
 		Recipe: out.Recipe, Prompt: req.Prompt, Preset: req.Preset, Seed: out.Seed, Count: req.Count,
 		Format: format, Width: src.W, Height: src.H, ConfigHash: out.ConfigHash, ContractVersion: s.Facts.Version}
 	if format == "jpeg" {
@@ -327,7 +325,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		sink := newVariantSink(keep)
 		err = ws.WriteFileFrom(name, func(w io.Writer) error {
 			if err := augment.Encode(io.MultiWriter(w, sink), v.Image, format, req.Quality); err != nil {
-				return RenderFailure(err, "encode variant %d", n)
+				return edit.RenderFailure(err, "encode variant %d", n)
 			}
 			return nil
 		})
@@ -341,7 +339,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 		if v.Annotations != nil && v.Annotations.Mask != nil {
 			png, err := v.Annotations.Mask.PNG()
 			if err != nil {
-				return Augmented{}, RenderFailure(err, "encode the mask of variant %d", n)
+				return Augmented{}, edit.RenderFailure(err, "encode the mask of variant %d", n)
 			}
 			mname := filepath.Join(dir, fmt.Sprintf("mask-%d.png", n))
 			if err := ws.WriteFile(mname, png); err != nil {
@@ -353,7 +351,7 @@ func (s *Editor) Augment(ctx context.Context, req AugmentRequest) (Augmented, er
 			v.Annotations = &moved
 		}
 		out.Variants = append(out.Variants, av)
-		meta.Variants = append(meta.Variants, augmentResult{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
+		meta.Variants = append(meta.Variants, SessionVariant{Index: n, File: filepath.Base(name), SHA256: av.SHA256,
 			Width: v.OutW, Height: v.OutH, Applied: nonNilSlice(v.Applied), Skipped: nonNilSlice(v.Skipped)})
 		if req.Progress != nil {
 			req.Progress(n+1, req.Count)
@@ -401,7 +399,7 @@ func (req AugmentRequest) source() string {
 // recipe turns the request's recipe into a pipeline: a prompt parsed at the image's
 // size (an invalid prompt is invalid_input carrying the parser's errors), a preset
 // by name or alias, or the pipeline as given.
-func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, []augment.Skipped, error) {
+func (s *Service) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline, []augment.Skipped, error) {
 	given := 0
 	for _, ok := range []bool{req.Prompt != "", req.Preset != "", req.Pipeline != nil} {
 		if ok {
@@ -409,7 +407,7 @@ func (s *Editor) recipe(req AugmentRequest, w, h int) (string, augment.Pipeline,
 		}
 	}
 	if given != 1 {
-		return "", nil, nil, FieldError("prompt", "give exactly one of prompt, preset or pipeline")
+		return "", nil, nil, darkroom.FieldError("prompt", "give exactly one of prompt, preset or pipeline")
 	}
 	switch {
 	case req.Preset != "":

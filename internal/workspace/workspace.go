@@ -1,4 +1,4 @@
-package edit
+package workspace
 
 import (
 	"bytes"
@@ -55,9 +55,9 @@ const (
 	previewCacheBytes = 512 << 20
 )
 
-// DefaultWorkspace is the per-user data directory: $XDG_DATA_HOME/darkroom, or
+// Default is the per-user data directory: $XDG_DATA_HOME/darkroom, or
 // ~/.local/share/darkroom (~/Library/Application Support/darkroom on macOS).
-func DefaultWorkspace() (string, error) {
+func Default() (string, error) {
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "darkroom"), nil
 	}
@@ -71,11 +71,11 @@ func DefaultWorkspace() (string, error) {
 	return filepath.Join(home, ".local", "share", "darkroom"), nil
 }
 
-// OpenWorkspace opens (creating if needed) the workspace at root. allowRoots are the
+// Open opens (creating if needed) the workspace at root. allowRoots are the
 // directories ingest may read photos from. Temporary files that writes interrupted by
 // a crash left behind are removed. A workspace that cannot be created or used is
 // unavailable: the server stays up without it, and says so on the tools that need it.
-func OpenWorkspace(root string, allowRoots []string) (*Workspace, error) {
+func Open(root string, allowRoots []string) (*Workspace, error) {
 	unusable := func(err error) error {
 		// Named as the user gave it when relative; an absolute path is the server's
 		// own and stays out of what a client sees.
@@ -195,10 +195,10 @@ func (w *Workspace) AllowedRoots() []string {
 // invalid_input: only local files are read.
 func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
-		return nil, "", FieldError("path", "empty or has a NUL byte")
+		return nil, "", darkroom.FieldError("path", "empty or has a NUL byte")
 	}
 	if isURL(p) {
-		return nil, "", FieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
+		return nil, "", darkroom.FieldError("path", "%s is a URL; URLs are not accepted: give the path of a file under an allowed root, or the bytes as image_b64", p)
 	}
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
 		if part == ".." {
@@ -207,7 +207,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", FieldError("path", "%s cannot be made absolute", p)
+		return nil, "", darkroom.FieldError("path", "%s cannot be made absolute", p)
 	}
 	root, rel, ok := w.locate(abs)
 	if !ok {
@@ -237,7 +237,7 @@ func (w *Workspace) ReadAllowed(p string) ([]byte, string, error) {
 		return nil, "", darkroom.Wrap(darkroom.InternalError, w.scrub(err), "path %s", p)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, "", FieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
+		return nil, "", darkroom.FieldError("path", "%s is not a regular file but %s", p, fileKind(info.Mode()))
 	}
 	tooBig := func(n int64) error {
 		return &darkroom.Error{Code: darkroom.LimitExceeded,
@@ -270,7 +270,7 @@ func nameTooLong(field, p string) error {
 	if r := []rune(p); len(r) > 80 {
 		shown = fmt.Sprintf("%s... (%d characters)", string(r[:60]), len(r))
 	}
-	return FieldError(field, "%s is longer than the file system allows (the whole path, or one name in it)", shown)
+	return darkroom.FieldError(field, "%s is longer than the file system allows (the whole path, or one name in it)", shown)
 }
 
 // checkNameLength reports a path over the system's limits as nameTooLong, asking
@@ -407,7 +407,7 @@ func (w *Workspace) WriteFile(name string, data []byte) error {
 // history uses too (fsx): a temporary file in the same directory, fsynced, renamed
 // over name, and the directory fsynced so the rename survives a power cut. A crash
 // leaves the old file or the new one, and at worst a temporary file the next
-// OpenWorkspace removes. An error write returns as a *darkroom.Error is returned as
+// Open removes. An error write returns as a *darkroom.Error is returned as
 // it is; nothing is left under name.
 func (w *Workspace) WriteFileFrom(name string, write func(io.Writer) error) error {
 	err := fsx.WriteFileFrom(name, write, nil)
@@ -552,8 +552,8 @@ type SourceEXIF struct {
 	FocalLength float64 `json:"focal_length"` // millimetres
 }
 
-// sourceEXIF is the record of an engine EXIF summary.
-func sourceEXIF(x engine.EXIFSummary) SourceEXIF {
+// NewSourceEXIF is the record of an engine EXIF summary.
+func NewSourceEXIF(x engine.EXIFSummary) SourceEXIF {
 	return SourceEXIF{Orientation: x.Orientation, Make: x.Make, Model: x.Model, LensModel: x.LensModel, FocalLength: x.FocalLength}
 }
 
@@ -577,6 +577,9 @@ func (w *Workspace) Source(imageID string) (SourceMeta, engine.Loader, error) {
 	}
 	return m, load, nil
 }
+
+// SourceExt is the extension of a source copy, by decoded format.
+var SourceExt = map[string]string{"jpeg": ".jpg", "png": ".png", "tiff": ".tif", "webp": ".webp", "gif": ".gif", "dng": ".dng", "raw": ".raw"}
 
 // StoreSource copies a photo's bytes into the workspace and returns its relative
 // path and content hash. The copy is named by its content (source-<hash prefix>.ext),
@@ -606,3 +609,11 @@ func (w *Workspace) StoreSource(imageID, name string, data []byte) (string, stri
 // ContextDir is the workspace directory of the context files (tastes, briefs, notes,
 // gaps, proposals).
 const ContextDir = "context"
+
+// AugmentDir is the workspace directory of augmentation sessions:
+// augment/<session_id>/ holds original.<ext>, result-<n>.<ext>, metadata.json and
+// config.json.
+const AugmentDir = "augment"
+
+// DatasetDir is the workspace directory augment_dataset writes its outputs under.
+const DatasetDir = "datasets"

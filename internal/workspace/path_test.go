@@ -1,11 +1,12 @@
 //go:build unix
 
-package edit
+package workspace
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ import (
 // directory that is neither:
 //
 //	tmp/allowed/photo.jpg        "photo"
+//	tmp/allowed/a..b.jpg         "dots": ".." inside a name, not a component
 //	tmp/allowed/sub/             a folder
 //	tmp/allowed/fifo             a named pipe
 //	tmp/allowed/huge.jpg         a sparse file over MaxSourceBytes
@@ -56,6 +58,7 @@ func newPathFixture(t *testing.T) pathFixture {
 		}
 	}
 	write("allowed/photo.jpg", "photo")
+	write("allowed/a..b.jpg", "dots")
 	write("secret/s.jpg", "secret")
 	huge, err := os.Create(filepath.Join(allowed, "huge.jpg"))
 	if err != nil {
@@ -82,7 +85,7 @@ func newPathFixture(t *testing.T) pathFixture {
 			t.Fatal(err)
 		}
 	}
-	ws, err := OpenWorkspace(filepath.Join(tmp, "ws"), []string{allowed})
+	ws, err := Open(filepath.Join(tmp, "ws"), []string{allowed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +164,19 @@ func TestReadAllowed(t *testing.T) {
 		{"NUL byte", abs("allowed/photo.jpg") + "\x00.png", pathOutcome{Code: darkroom.InvalidInput}},
 		{"a URL", "https://example.com/photo.jpg", pathOutcome{Code: darkroom.InvalidInput}},
 		{"a file URL", "file://" + abs("allowed/photo.jpg"), pathOutcome{Code: darkroom.InvalidInput}},
+		{"a file: path without slashes", "file:allowed/photo.jpg", pathOutcome{Code: darkroom.InvalidInput}},
+		{".. inside a name is a name", abs("allowed/a..b.jpg"), pathOutcome{Got: "dots"}},
+		{"a . component", abs("allowed/./photo.jpg"), pathOutcome{Got: "photo"}},
+		{"a doubled slash", abs("allowed") + "//photo.jpg", pathOutcome{Got: "photo"}},
+		{"relative dot-dot", "allowed/../secret/s.jpg", pathOutcome{Code: darkroom.PermissionError}},
+		// On Unix a backslash is a character of a name, never a separator: no climb.
+		{"backslash dot-dot is one name", abs("allowed/sub") + `\..\..\secret\s.jpg`, pathOutcome{Code: darkroom.NotFound}},
+		{"backslash dot-dot beside the root", abs("allowed") + `\..\secret\s.jpg`, pathOutcome{Code: darkroom.PermissionError}},
+		// Roots match exactly as the file system spells them: another case is
+		// outside, even where the file system would find the file.
+		{"the root in another case", filepath.Join(f.tmp, "ALLOWED", "photo.jpg"), pathOutcome{Code: darkroom.PermissionError}},
+		{"the root itself", abs("allowed"), pathOutcome{Code: darkroom.InvalidInput}},
+		{"a sibling whose name extends the root's", abs("allowed-not") + "/photo.jpg", pathOutcome{Code: darkroom.PermissionError}},
 	}
 	t.Chdir(f.tmp)
 	for _, tt := range tests {
@@ -196,7 +212,7 @@ func TestOpenAllowedDir(t *testing.T) {
 		name, path string
 		want       pathOutcome
 	}{
-		{"the root", abs("allowed"), pathOutcome{Got: "huge.jpg,photo.jpg"}},
+		{"the root", abs("allowed"), pathOutcome{Got: "a..b.jpg,huge.jpg,photo.jpg"}},
 		{"a folder under it", abs("allowed/sub"), pathOutcome{Got: ""}},
 		{"dot-dot", abs("allowed") + "/../secret", pathOutcome{Code: darkroom.PermissionError}},
 		{"absolute path elsewhere", abs("secret"), pathOutcome{Code: darkroom.PermissionError}},
@@ -207,6 +223,10 @@ func TestOpenAllowedDir(t *testing.T) {
 		{"a path over PATH_MAX", abs("allowed/" + longPath), pathOutcome{Code: darkroom.InvalidInput}},
 		{"a URL", "s3://bucket/photos", pathOutcome{Code: darkroom.InvalidInput}},
 		{"empty", "", pathOutcome{Code: darkroom.InvalidInput}},
+		{"NUL byte", abs("allowed") + "\x00/sub", pathOutcome{Code: darkroom.InvalidInput}},
+		{"the root in another case", filepath.Join(f.tmp, "ALLOWED"), pathOutcome{Code: darkroom.PermissionError}},
+		{"backslash dot-dot is one name", abs("allowed") + `\..\secret`, pathOutcome{Code: darkroom.PermissionError}},
+		{"a link to a file", abs("allowed/link-in"), pathOutcome{Code: darkroom.InvalidInput}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,7 +248,7 @@ func TestOpenAllowedDir(t *testing.T) {
 	}
 }
 
-// fsReadDir lists the regular files directly in r.
+// fsReadDir lists the regular files directly in r, sorted.
 func fsReadDir(r *os.Root) ([]string, error) {
 	d, err := r.Open(".")
 	if err != nil {
@@ -245,6 +265,7 @@ func fsReadDir(r *os.Root) ([]string, error) {
 			names = append(names, de.Name())
 		}
 	}
+	slices.Sort(names)
 	return names, nil
 }
 
@@ -266,31 +287,23 @@ func TestDatasetOutput(t *testing.T) {
 		{"an allowed root that is read-only to the run", abs("allowed/out"), pathOutcome{Code: darkroom.PermissionError}},
 		{"through a link out of the write root", abs("write/out-link/run"), pathOutcome{Code: darkroom.PermissionError}},
 		{"a URL", "s3://bucket/out", pathOutcome{Code: darkroom.InvalidInput}},
+		{"NUL byte", "cats\x00/aug", pathOutcome{Code: darkroom.InvalidInput}},
+		{"empty part", "cats//aug", pathOutcome{Code: darkroom.InvalidInput}},
+		{"a . part", "./cats", pathOutcome{Code: darkroom.InvalidInput}},
+		{"the write root in another case", abs("WRITE/run1"), pathOutcome{Code: darkroom.PermissionError}},
+		// A backslash is a character of a name on Unix: one odd folder under datasets/.
+		{"backslash dot-dot is one name", `cats\..\..\escape`, pathOutcome{Got: `ws/datasets/cats\..\..\escape`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := f.ws.datasetOutput(tt.path)
+			out, err := f.ws.DatasetOutput(tt.path)
 			if err == nil {
 				out, _ = filepath.Rel(f.tmp, out)
 				out = filepath.ToSlash(out)
 			}
 			if diff := cmp.Diff(tt.want, f.outcome(t, tt.path, out, err)); diff != "" {
-				t.Errorf("datasetOutput(%.60q) (-want +got):\n%s", tt.path, diff)
+				t.Errorf("DatasetOutput(%.60q) (-want +got):\n%s", tt.path, diff)
 			}
 		})
-	}
-}
-
-// An output name over the system's limits is the caller's mistake, found when the
-// run creates the folder: invalid_input, not internal_error.
-func TestAugmentDatasetOutputTooLong(t *testing.T) {
-	f := newPathFixture(t)
-	s := testEditor(t)
-	s.Workspace = f.ws
-	for _, out := range []string{"cats/" + longName, longPath, filepath.Join(f.tmp, "write", longName)} {
-		_, err := s.AugmentDataset(t.Context(), DatasetRequest{Input: filepath.Join(f.tmp, "allowed"), Output: out, Preset: "classification_light", Variants: 1})
-		if diff := cmp.Diff(pathOutcome{Code: darkroom.InvalidInput}, f.outcome(t, out, "", err)); diff != "" {
-			t.Errorf("AugmentDataset(output %.60q) (-want +got):\n%s", out, diff)
-		}
 	}
 }

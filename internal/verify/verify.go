@@ -1,4 +1,4 @@
-package edit
+package verify
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/augment"
+	"github.com/darkroom-mcp/darkroom/internal/augmentation"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // Question is one sampling request verify_augmentation needs answered: an id
@@ -77,23 +79,19 @@ type VerifyRequest struct {
 	SessionID   string
 	Checks      []string
 	MaxVariants int
-	// PathsOnly makes VerifyQuestions name each image's file (SampleImage.Path)
+	// PathsOnly makes Questions name each image's file (SampleImage.Path)
 	// instead of reading it.
 	PathsOnly bool
 }
 
 type verifySession struct {
-	ws   *Workspace
+	ws   *workspace.Workspace
 	dir  string
-	meta augmentMeta
+	meta augmentation.SessionMeta
 }
 
-func (s *Editor) verifySession(id string) (*verifySession, error) {
-	ws, err := s.RequireWorkspace()
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(ws.Root, AugmentDir, id)
+func openSession(ws *workspace.Workspace, id string) (*verifySession, error) {
+	dir := filepath.Join(ws.Root, workspace.AugmentDir, id)
 	metaJSON, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -108,10 +106,10 @@ func (s *Editor) verifySession(id string) (*verifySession, error) {
 	return v, nil
 }
 
-// VerifyQuestions are the sampling requests a verification needs: one per variant
+// Questions are the sampling requests a verification needs: one per variant
 // and check, each with the original and the variant as images.
-func (s *Editor) VerifyQuestions(req VerifyRequest) ([]Question, error) {
-	vs, err := s.verifySession(req.SessionID)
+func Questions(ws *workspace.Workspace, req VerifyRequest) ([]Question, error) {
+	vs, err := openSession(ws, req.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +152,11 @@ func (s *Editor) VerifyQuestions(req VerifyRequest) ([]Question, error) {
 	return qs, nil
 }
 
-// VerifyAnswers reads the model's answers to VerifyQuestions, writes
+// Answers reads the model's answers to Questions, writes
 // classification_report.json and visual_verification.md into the session folder and
 // returns what they say. A question without an answer is unavailable.
-func (s *Editor) VerifyAnswers(req VerifyRequest, answers map[string]Answer) (Verified, error) {
-	vs, err := s.verifySession(req.SessionID)
+func Answers(ws *workspace.Workspace, req VerifyRequest, answers map[string]Answer) (Verified, error) {
+	vs, err := openSession(ws, req.SessionID)
 	if err != nil {
 		return Verified{}, err
 	}
@@ -313,7 +311,7 @@ func subject(s string) string {
 	return strings.Join(words, " ")
 }
 
-func verificationMarkdown(v Verified, meta augmentMeta) string {
+func verificationMarkdown(v Verified, meta augmentation.SessionMeta) string {
 	var b strings.Builder
 	model := "the client's model"
 	if v.Model != nil {

@@ -1,4 +1,4 @@
-package edit
+package augmentation
 
 import (
 	"bytes"
@@ -11,7 +11,9 @@ import (
 	"hash"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
+	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 // What an augment_image call holds, and how it is kept within the decode budget.
@@ -40,7 +42,7 @@ type augmentInput struct {
 }
 
 // augmentInput reads the request's image and its header.
-func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput, error) {
+func (s *Service) augmentInput(ws *workspace.Workspace, req AugmentRequest) (*augmentInput, error) {
 	given := 0
 	for _, ok := range []bool{req.ImageID != "", req.Path != "", req.Data != nil} {
 		if ok {
@@ -48,7 +50,7 @@ func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput,
 		}
 	}
 	if given != 1 {
-		return nil, FieldError("image_id", "give exactly one of image_id, path or image_b64")
+		return nil, darkroom.FieldError("image_id", "give exactly one of image_id, path or image_b64")
 	}
 	in := &augmentInput{req: req, data: req.Data, what: "image_b64"}
 	switch {
@@ -63,7 +65,7 @@ func (s *Editor) augmentInput(ws *Workspace, req AugmentRequest) (*augmentInput,
 		in.edits, in.hash = append([]engine.Edit{}, r.Edits...), r.Hash
 		in.what = "image " + req.ImageID
 		if in.header, err = engine.ReadHeader(in.data, 0); err != nil {
-			return nil, RenderFailure(err, "image %s", req.ImageID)
+			return nil, edit.RenderFailure(err, "image %s", req.ImageID)
 		}
 		return in, nil
 	case req.Path != "":
@@ -101,7 +103,7 @@ func encodeBytes(w, h int) int64 { return 5 * int64(w) * int64(h) }
 
 // augmentWorkingSet is the reservation the whole call needs once its recipe is
 // known (see the comment at the top of this file).
-func (s *Editor) augmentWorkingSet(in *augmentInput, req AugmentRequest, out Augmented) int64 {
+func (s *Service) augmentWorkingSet(in *augmentInput, req AugmentRequest, out Augmented) int64 {
 	w, h := out.Width, out.Height
 	pw, ph := s.Augmenter().PeakFrame(w, h, out.Pipeline, out.Seed, req.Count)
 	n := in.header.DecodeCost()
@@ -122,7 +124,7 @@ func (s *Editor) augmentWorkingSet(in *augmentInput, req AugmentRequest, out Aug
 // image rendered at its version, or the file. It returns the pixels and what
 // original.<ext> holds (the file as given, or the rendered version as PNG) with
 // its extension.
-func (s *Editor) augmentSource(ctx context.Context, in *augmentInput, res *engine.Reservation) (*engine.Image, string, []byte, error) {
+func (s *Service) augmentSource(ctx context.Context, in *augmentInput, res *engine.Reservation) (*engine.Image, string, []byte, error) {
 	opt := engine.DecodeOptions{Context: ctx, Reserved: res.Bytes}
 	src, err := engine.Decode(in.data, opt)
 	if in.edits == nil {
@@ -132,27 +134,27 @@ func (s *Editor) augmentSource(ctx context.Context, in *augmentInput, res *engin
 			}
 			return nil, "", nil, err
 		}
-		return src.Image, sourceExt[src.Format][1:], in.data, nil
+		return src.Image, workspace.SourceExt[src.Format][1:], in.data, nil
 	}
 	if err != nil {
-		return nil, "", nil, RenderFailure(err, "image %s", in.req.ImageID)
+		return nil, "", nil, edit.RenderFailure(err, "image %s", in.req.ImageID)
 	}
 	img := src.Image
 	if len(in.edits) > 0 {
 		if img, err = engine.RenderOwned(img, in.edits, engine.RenderOptions{}); err != nil {
-			return nil, "", nil, RenderFailure(err, "image %s at %s", in.req.ImageID, Abbrev(in.hash))
+			return nil, "", nil, edit.RenderFailure(err, "image %s at %s", in.req.ImageID, edit.Abbrev(in.hash))
 		}
 	}
 	var buf bytes.Buffer
 	if err := engine.Encode(&buf, img, engine.EncodeOptions{Format: "png"}); err != nil {
-		return nil, "", nil, RenderFailure(err, "encode image %s", in.req.ImageID)
+		return nil, "", nil, edit.RenderFailure(err, "encode image %s", in.req.ImageID)
 	}
 	return img, "png", buf.Bytes(), nil
 }
 
 // augmentPlan reads the request's recipe at out's size into out.Recipe and
 // out.Pipeline, checks it, and settles the seed.
-func (s *Editor) augmentPlan(req AugmentRequest, out *Augmented) error {
+func (s *Service) augmentPlan(req AugmentRequest, out *Augmented) error {
 	var err error
 	if out.Recipe, out.Pipeline, out.Unread, err = s.recipe(req, out.Width, out.Height); err != nil {
 		return err
@@ -188,7 +190,7 @@ func checkMaskHeader(data []byte, w, h int) error {
 	_, err := engine.CheckLabelMask(data, w, h, 0)
 	var e *darkroom.Error
 	if errors.As(err, &e) && e.Details["mask_width"] != nil {
-		return FieldError("annotations.mask_b64", "the mask is %vx%v, the image %dx%d", e.Details["mask_width"], e.Details["mask_height"], w, h)
+		return darkroom.FieldError("annotations.mask_b64", "the mask is %vx%v, the image %dx%d", e.Details["mask_width"], e.Details["mask_height"], w, h)
 	}
 	if err != nil {
 		return maskFieldError(err)
@@ -202,7 +204,7 @@ func maskFieldError(err error) error {
 	if darkroom.Code(err) != darkroom.InvalidInput {
 		return darkroom.Wrap(darkroom.Code(err), err, "annotations.mask_b64")
 	}
-	return FieldError("annotations.mask_b64", "%s", err.Error())
+	return darkroom.FieldError("annotations.mask_b64", "%s", err.Error())
 }
 
 // variantSink is what a variant's encoder writes besides its file: the size, the
