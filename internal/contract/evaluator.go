@@ -97,6 +97,14 @@ func (p *pool) evaluator() (*evaluator, error) {
 	return &evaluator{root: v, entries: map[string]cue.Value{}}, nil
 }
 
+// operationArgs returns #OperationArgs of the named operation: the closed struct of
+// its arguments with their defaults. Only a stateless render (darkroom render --op)
+// checks operations' arguments now, once per operation it names, so a focused
+// contract evaluates the whole for it. The caller holds c.mu.
+func (c *Contract) operationArgs(name string) cue.Value {
+	return c.value().LookupPath(cue.MakePath(cue.Def("OperationArgs"), cue.Str(name)))
+}
+
 type loadError string
 
 func (e loadError) Error() string { return string(e) }

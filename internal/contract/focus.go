@@ -10,11 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
-	cuebuild "cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/load"
 )
@@ -26,10 +24,8 @@ import (
 // itself, from the contract's own files. Everything else is evaluated in full the
 // first time something asks for it (any accessor of this package, another tool's
 // Check), in the same CUE context, so code that reads more of the contract gets
-// what Load would have given it. Two checks a run makes over and over stay out of
-// that: an entry's value (the focus keeps #EntryValues, small) and an operation's
-// arguments (evaluated per operation from the files cut to it, operationArgs);
-// otherwise a dataset run's first image would wait for the whole catalog.
+// what Load would have given it. The check of an entry's value stays out of that:
+// the focus keeps #EntryValues (small), which the call's one check unifies.
 // Whole-contract checks (a tool's undeclared error codes, the grants) are not
 // evaluated again: Focus starts from a Snapshot, which exists only for contract
 // files a full load passed.
@@ -41,15 +37,6 @@ type lazyFull struct {
 	focus *Tool
 	once  sync.Once
 	full  cue.Value
-	files []*ast.File
-	whole atomic.Bool // full is evaluated
-
-	// A render checks its operations' arguments (CheckOperation), which needs the
-	// catalog: most of the contract. ops holds #OperationArgs of each operation
-	// asked for, evaluated from the contract's files cut to that one operation;
-	// opInst is those files, parsed on the first. Guarded by Contract.mu.
-	opInst *cuebuild.Instance
-	ops    map[string]cue.Value
 }
 
 // value is the evaluated contracts package: for a focused contract, the whole of
@@ -81,8 +68,7 @@ func (c *Contract) loadFull() {
 		l.full = l.ctx.Encode(fmt.Errorf("load contracts: %d instances", len(insts)))
 		return
 	}
-	l.full, l.files = l.ctx.BuildInstance(insts[0]), insts[0].Files
-	l.whole.Store(true)
+	l.full = l.ctx.BuildInstance(insts[0])
 	for _, t := range c.Tools {
 		if t == l.focus {
 			continue
@@ -161,122 +147,6 @@ func (c *Contract) Focus(fsys fs.FS, cache *Cache, tool string) error {
 		}
 	}
 	return nil
-}
-
-// operationArgs returns #OperationArgs of the named operation: the closed struct of
-// its arguments with their defaults. A focused contract that has not evaluated the
-// whole evaluates the contract's files cut to #OperationArgs and that operation
-// (focusOperation), once per operation; when it cannot, it evaluates the whole. The
-// caller holds c.mu.
-func (c *Contract) operationArgs(name string) cue.Value {
-	path := cue.MakePath(cue.Def("OperationArgs"), cue.Str(name))
-	l := c.lazy
-	if l == nil || l.whole.Load() {
-		return c.value().LookupPath(path)
-	}
-	if v, ok := l.ops[name]; ok {
-		return v
-	}
-	v, err := c.focusOperation(name)
-	if err != nil {
-		return c.value().LookupPath(path)
-	}
-	if l.ops == nil {
-		l.ops = map[string]cue.Value{}
-	}
-	l.ops[name] = v
-	return v
-}
-
-// focusOperation evaluates #OperationArgs of one operation from the contract's files
-// with every other operation of the catalog left out, and every declaration
-// #OperationArgs does not refer to. #OperationArgs[name] reads only the operation's
-// own entry, which refers to shared declarations (kept); an entry that referred to
-// another operation would not evaluate here, and the caller then evaluates the
-// whole. TestFocusOperations holds every operation to the whole contract's answer.
-// It fails when the files are not the snapshot's, or the cut does not evaluate.
-func (c *Contract) focusOperation(name string) (cue.Value, error) {
-	l := c.lazy
-	if l.opInst == nil {
-		files, digest, err := readSources(l.fsys, "contracts")
-		if err != nil {
-			return cue.Value{}, err
-		}
-		if digest != c.digest {
-			return cue.Value{}, fmt.Errorf("operation %s: the contract files changed since the snapshot", name)
-		}
-		insts := load.Instances([]string{"./contracts"}, &load.Config{Dir: Root, Overlay: overlayOf(files)})
-		if len(insts) != 1 || insts[0].Err != nil {
-			return cue.Value{}, fmt.Errorf("operation %s: load contracts", name)
-		}
-		l.opInst = insts[0]
-	}
-	files := l.opInst.Files
-	uncut := cutCatalog(files, name)
-	restore, _ := prune(files, "", []string{"#OperationArgs"})
-	v := cuecontext.New().BuildInstance(l.opInst)
-	restore()
-	uncut()
-	if err := v.Validate(); err != nil {
-		return cue.Value{}, fmt.Errorf("operation %s: %s", name, FormatError(err))
-	}
-	args := v.LookupPath(cue.MakePath(cue.Def("OperationArgs"), cue.Str(name)))
-	if !args.Exists() {
-		return cue.Value{}, fmt.Errorf("operation %s: not in the catalog", name)
-	}
-	return args, nil
-}
-
-// cutCatalog leaves in each top-level operations struct only the entry of the named
-// operation; everything else in it (a pattern, an embedding, a comprehension) stays.
-// restore puts the structs back.
-func cutCatalog(files []*ast.File, name string) (restore func()) {
-	var undo []func()
-	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.Field)
-			if !ok {
-				continue
-			}
-			if id, ok := fd.Label.(*ast.Ident); !ok || id.Name != "operations" {
-				continue
-			}
-			sl, ok := fd.Value.(*ast.StructLit)
-			if !ok {
-				continue
-			}
-			saved := sl.Elts
-			var elts []ast.Decl
-			for _, e := range saved {
-				if of, ok := e.(*ast.Field); ok {
-					if n, plain := plainLabel(of.Label); plain && n != name {
-						continue
-					}
-				}
-				elts = append(elts, e)
-			}
-			sl.Elts = elts
-			undo = append(undo, func() { sl.Elts = saved })
-		}
-	}
-	return func() {
-		for _, u := range undo {
-			u()
-		}
-	}
-}
-
-// plainLabel is the name a field label binds when it is an identifier or a string
-// (crop, "crop"); false for a pattern, an alias or a computed label.
-func plainLabel(l ast.Label) (string, bool) {
-	switch x := l.(type) {
-	case *ast.Ident:
-		return x.Name, true
-	case *ast.BasicLit:
-		n, _, err := ast.LabelName(x)
-		return n, err == nil
-	}
-	return "", false
 }
 
 // blanks are the byte ranges, by file, of the declarations a focus leaves out,

@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -148,64 +147,5 @@ func TestFocusRefuses(t *testing.T) {
 	f.Data = append(f.Data, []byte("\n// another file\n")...)
 	if err := c.Focus(other, cache, "get_state"); err == nil {
 		t.Error("focused on files other than the snapshot's")
-	}
-}
-
-// A focused contract checks a render's operations without evaluating the catalog:
-// each operation's arguments come from the files cut to that operation, and every
-// operation answers as the whole contract does, for its defaults, each argument at
-// its bounds and past them, a wrong type and an unknown argument.
-func TestFocusOperations(t *testing.T) {
-	fsys := os.DirFS("../..")
-	full, err := Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := full.Operations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := &Cache{Dir: t.TempDir()}
-	full.KeepSnapshot(cache)
-	c, _ := Snapshot(fsys, cache)
-	if err := c.Focus(fsys, cache, "augment_dataset"); err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, op := range ops {
-		corpus := []map[string]any{{}, {"no_such_argument": 1}}
-		for _, a := range op.Args {
-			corpus = append(corpus, map[string]any{a.Name: a.Default}, map[string]any{a.Name: "text"}, map[string]any{a.Name: nil})
-			if a.Min != nil && a.Max != nil {
-				for _, v := range []float64{*a.Min, *a.Max, *a.Min - 1, *a.Max + 0.5, (*a.Min + *a.Max) / 2} {
-					corpus = append(corpus, map[string]any{a.Name: v})
-				}
-			}
-			for _, v := range a.Values {
-				corpus = append(corpus, map[string]any{a.Name: v}, map[string]any{a.Name: v + "x"})
-			}
-		}
-		for _, args := range corpus {
-			want, werr := full.CheckOperation(op.Name, args)
-			got, gerr := c.CheckOperation(op.Name, args)
-			checked++
-			sameCheck(t, fmt.Sprint(op.Name, " ", args), want, werr, got, gerr)
-		}
-	}
-	if checked < 10*len(ops) {
-		t.Fatalf("only %d calls checked for %d operations", checked, len(ops))
-	}
-	if c.lazy.whole.Load() {
-		t.Error("checking operations evaluated the whole contract")
-	}
-	if len(c.lazy.ops) != len(ops) {
-		t.Errorf("%d operations focused, want %d", len(c.lazy.ops), len(ops))
-	}
-	// An operation the catalog lacks is refused with the catalog's names, as the
-	// whole contract refuses it.
-	_, werr := full.CheckOperation("no_such_op", nil)
-	_, gerr := c.CheckOperation("no_such_op", nil)
-	if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
-		t.Errorf("unknown operation: full says %v, focused %v", werr, gerr)
 	}
 }

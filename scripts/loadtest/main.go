@@ -2,10 +2,19 @@
 // CLIENTS concurrent MCP clients over Streamable HTTP, in PRINCIPALS principals (each
 // with its own token and workspace), edit and preview images (each client its own,
 // and every client of a principal the shared one too) until CALLS calls were made.
-// It reports p50/p99 latency per tool, lost updates (an image's entry count against
-// the apply_primitive calls that succeeded on it), cross-principal reads (a call on
-// another principal's image that did not answer not_found), and the server's RSS
-// (VmRSS from /proc) sampled every second: first, peak and last.
+// It reports p50/p95/p99 latency per tool, calls per second, lost updates (an image's
+// commits against the apply_primitive calls that succeeded on it), cross-principal
+// reads (a call on another principal's image that did not answer not_found), the
+// server's CPU time while the calls ran (utime+stime from /proc, in all and per call:
+// the figure a busy machine disturbs least) and its RSS (VmRSS from /proc) sampled
+// every second: first, peak and last.
+//
+// Every apply_primitive sets a value no earlier call of the run set, so each one that
+// succeeds is a commit: the history does not log an exact repeat of its last commit
+// (history/repeat.go), which a repeated value on a shared image would be.
+//
+// The server it starts is stopped on every way out (the end, a fatal error, an
+// interrupt), and its temporary directory removed.
 //
 //	go run ./scripts/loadtest [-clients 32] [-principals 4] [-calls 10000] [-augment 0] [-darkroom PATH]
 package main
@@ -17,9 +26,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -27,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,35 +67,78 @@ func main() {
 	augment := flag.Int("augment", 0, "when above 0, one call in ten is augment_image of this many variants (in place of an apply_primitive)")
 	flag.Parse()
 	log.SetFlags(0)
+	code := run(*clients, *principals, *calls, *augment, *bin)
+	cleanup()
+	os.Exit(code)
+}
 
+// cleanups undo what run made (the server, the temporary directory), newest first;
+// fatal and an interrupt run them too, so no server outlives the load test.
+var (
+	cleanupMu sync.Mutex
+	cleanups  []func()
+)
+
+func atExit(f func()) {
+	cleanupMu.Lock()
+	defer cleanupMu.Unlock()
+	cleanups = append(cleanups, f)
+}
+
+func cleanup() {
+	cleanupMu.Lock()
+	fs := cleanups
+	cleanups = nil
+	cleanupMu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
+
+func fatalf(format string, args ...any) {
+	cleanup()
+	log.Fatalf(format, args...)
+}
+
+func run(clients, principals, calls, augment int, bin string) int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		fatalf("interrupted")
+	}()
 	tmp, err := os.MkdirTemp("", "darkroom-load-")
 	check(err)
-	defer os.RemoveAll(tmp)
-	if *bin == "" {
-		*bin = filepath.Join(tmp, "darkroom")
-		out, err := exec.Command("go", "build", "-o", *bin, "./cmd/darkroom").CombinedOutput()
+	atExit(func() { os.RemoveAll(tmp) })
+	if bin == "" {
+		bin = filepath.Join(tmp, "darkroom")
+		out, err := exec.Command("go", "build", "-o", bin, "./cmd/darkroom").CombinedOutput()
 		if err != nil {
-			log.Fatalf("build: %v\n%s", err, out)
+			fatalf("build: %v\n%s", err, out)
 		}
 	}
 	photos := filepath.Join(tmp, "photos")
 	check(os.MkdirAll(photos, 0o755))
 	check(os.WriteFile(filepath.Join(photos, "coffee.png"), darkroom.SamplePhoto, 0o644))
 	tokensFile := filepath.Join(tmp, "tokens.json")
-	tokens := make([]string, *principals)
+	tokens := make([]string, principals)
 	for p := range tokens {
-		out, err := exec.Command(*bin, "token", "add", fmt.Sprintf("p%d", p), "--grants", "edit", "--tokens", tokensFile,
+		// augment_image needs the augment grant beside edit.
+		out, err := exec.Command(bin, "token", "add", fmt.Sprintf("p%d", p), "--grants", "edit,augment", "--tokens", tokensFile,
 			"--requests-per-minute", "60000", "--burst", "1000", "--concurrent-calls", "64").Output()
 		check(err)
 		tokens[p] = strings.TrimSpace(string(out))
 	}
 
 	var stderr syncBuffer
-	srv := exec.Command(*bin, "serve", "--http", "127.0.0.1:0", "--workspace", filepath.Join(tmp, "ws"),
+	srv := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--workspace", filepath.Join(tmp, "ws"),
 		"--tokens", tokensFile, "--allow-root", photos)
 	srv.Stderr = &stderr
 	check(srv.Start())
-	defer srv.Process.Kill()
+	atExit(func() {
+		srv.Process.Kill()
+		srv.Wait()
+	})
 	var addr string
 	for deadline := time.Now().Add(time.Minute); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
@@ -91,7 +146,7 @@ func main() {
 		}
 	}
 	if addr == "" {
-		log.Fatalf("serve --http did not start:\n%s", stderr.String())
+		fatalf("serve --http did not start:\n%s", stderr.String())
 	}
 	url := "http://" + addr + "/mcp"
 
@@ -125,12 +180,24 @@ func main() {
 		Success bool            `json:"success"`
 		Data    json.RawMessage `json:"data"`
 		Error   *struct {
-			Code string `json:"code"`
+			Code    string `json:"code"`
+			Message string `json:"message"`
 		} `json:"error"`
 	}
 	var latMu sync.Mutex
 	lat := map[string][]time.Duration{}
 	var failures, lost, crossReads atomic.Int64
+	// unexpected holds the first unexpected error of each tool, to print.
+	var unexpectedMu sync.Mutex
+	unexpected := map[string]string{}
+	fail := func(tool string, env envelope) {
+		failures.Add(1)
+		unexpectedMu.Lock()
+		defer unexpectedMu.Unlock()
+		if _, ok := unexpected[tool]; !ok && env.Error != nil {
+			unexpected[tool] = env.Error.Code + ": " + env.Error.Message
+		}
+	}
 	call := func(cs *mcp.ClientSession, name string, args map[string]any) envelope {
 		start := time.Now()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -149,29 +216,30 @@ func main() {
 	}
 
 	// Each principal ingests a shared image; each client ingests its own.
-	shared := make([]*mcp.ClientSession, *principals)
+	shared := make([]*mcp.ClientSession, principals)
 	for p := range shared {
 		shared[p] = connect(tokens[p])
 		if env := call(shared[p], "ingest", map[string]any{"path": filepath.Join(photos, "coffee.png"), "image_id": "shared"}); !env.Success {
-			log.Fatalf("ingest shared for p%d failed", p)
+			fatalf("ingest shared for p%d failed", p)
 		}
 	}
 	applied := map[string]*atomic.Int64{}
-	for p := range *principals {
+	for p := range principals {
 		applied[fmt.Sprintf("p%d/shared", p)] = &atomic.Int64{}
 	}
-	for c := range *clients {
-		applied[fmt.Sprintf("p%d/c%d", c%*principals, c)] = &atomic.Int64{}
+	for c := range clients {
+		applied[fmt.Sprintf("p%d/c%d", c%principals, c)] = &atomic.Int64{}
 	}
-	var remaining atomic.Int64
-	remaining.Store(int64(*calls))
+	var remaining, applies atomic.Int64
+	remaining.Store(int64(calls))
+	cpu0 := cpuSeconds(srv.Process.Pid)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for c := range *clients {
+	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := c % *principals
+			p := c % principals
 			cs := connect(tokens[p])
 			defer cs.Close()
 			own := fmt.Sprintf("c%d", c)
@@ -179,16 +247,19 @@ func main() {
 				failures.Add(1)
 				return
 			}
-			other := (p + 1) % *principals
+			other := (p + 1) % principals
 			for i := 0; remaining.Add(-1) >= 0; i++ {
 				img := own
 				if i%8 == 0 {
 					img = "shared"
 				}
 				key := fmt.Sprintf("p%d/%s", p, img)
-				if i%10 == 7 && *augment > 0 {
-					call(cs, "augment_image", map[string]any{"image_id": img, "prompt": "slight blur and rotate between -10 and 10 degrees",
-						"seed": i, "count": *augment, "options": map[string]any{"return_images": 0}})
+				if i%10 == 7 && augment > 0 {
+					env := call(cs, "augment_image", map[string]any{"image_id": img, "prompt": "slight blur and rotate between -10 and 10 degrees",
+						"seed": i, "count": augment, "options": map[string]any{"return_images": 0}})
+					if !env.Success && (env.Error == nil || env.Error.Code != "limit_exceeded") {
+						fail("augment_image", env)
+					}
 					continue
 				}
 				switch i % 10 {
@@ -196,16 +267,18 @@ func main() {
 					call(cs, "render_preview", map[string]any{"image_id": img, "size": 256})
 				case 8:
 					// Another principal's own image: it must not exist here.
-					env := call(cs, "get_state", map[string]any{"image_id": fmt.Sprintf("c%d", (c+1)%*clients)})
-					if (c+1)%*clients%*principals == other && (env.Error == nil || env.Error.Code != "not_found") {
+					env := call(cs, "get_state", map[string]any{"image_id": fmt.Sprintf("c%d", (c+1)%clients)})
+					if (c+1)%clients%principals == other && (env.Error == nil || env.Error.Code != "not_found") {
 						crossReads.Add(1)
 					}
 				default:
-					env := call(cs, "apply_primitive", map[string]any{"image_id": img, "primitive_name": "exposure", "value": 0.01 * float64(i%7)})
+					// A value no other apply of the run sets (see the top).
+					value := 0.0001 * float64(applies.Add(1))
+					env := call(cs, "apply_primitive", map[string]any{"image_id": img, "primitive_name": "exposure", "value": value})
 					if env.Success {
 						applied[key].Add(1)
 					} else if env.Error != nil && env.Error.Code != "limit_exceeded" {
-						failures.Add(1)
+						fail("apply_primitive", env)
 					}
 				}
 			}
@@ -213,6 +286,7 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := cpuSeconds(srv.Process.Pid) - cpu0
 	close(stopRSS)
 
 	// Lost updates: each image's log holds one commit per successful apply; the log
@@ -246,8 +320,9 @@ func main() {
 	}
 
 	var total int
-	fmt.Printf("%d clients, %d principals, %.1f s, %d calls\n", *clients, *principals, elapsed.Seconds(), *calls)
-	fmt.Printf("%-16s %7s %9s %9s\n", "tool", "calls", "p50 ms", "p99 ms")
+	fmt.Printf("%d clients, %d principals, %.1f s, %d calls, %.0f calls/s\n", clients, principals, elapsed.Seconds(), calls, float64(calls)/elapsed.Seconds())
+	fmt.Printf("server CPU while calling: %.2f s, %.2f ms per call\n", cpu, 1000*cpu/float64(calls))
+	fmt.Printf("%-16s %7s %9s %9s %9s\n", "tool", "calls", "p50 ms", "p95 ms", "p99 ms")
 	names := slices.Sorted(func(yield func(string) bool) {
 		for k := range lat {
 			if !yield(k) {
@@ -259,7 +334,7 @@ func main() {
 		ds := lat[n]
 		slices.Sort(ds)
 		total += len(ds)
-		fmt.Printf("%-16s %7d %9.1f %9.1f\n", n, len(ds), ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]))
+		fmt.Printf("%-16s %7d %9.1f %9.1f %9.1f\n", n, len(ds), ms(ds[len(ds)/2]), ms(ds[len(ds)*95/100]), ms(ds[len(ds)*99/100]))
 	}
 	rssMu.Lock()
 	first, peak, last := 0, 0, 0
@@ -269,13 +344,40 @@ func main() {
 	rssMu.Unlock()
 	fmt.Printf("calls made %d; transport failures and unexpected errors %d; lost updates %d; cross-principal reads %d\n",
 		total, failures.Load(), lost.Load(), crossReads.Load())
+	for _, tool := range slices.Sorted(maps.Keys(unexpected)) {
+		fmt.Printf("  first unexpected error of %s: %s\n", tool, unexpected[tool])
+	}
 	fmt.Printf("server RSS: first %d MB, peak %d MB, last %d MB (%d samples)\n", first/1024, peak/1024, last/1024, len(rss))
 	if lost.Load() != 0 || crossReads.Load() != 0 {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuSeconds is the CPU time (user and system) process pid has used so far, from
+// /proc/PID/stat, or 0 where there is none.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: fields
+	// are counted after its closing one. utime and stime are fields 14 and 15.
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux
+// architecture Go builds for.
+const clockTicks = 100
 
 func vmRSS(pid int) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -310,6 +412,6 @@ func (s *syncBuffer) String() string {
 
 func check(err error) {
 	if err != nil {
-		log.Fatal(err)
+		fatalf("%v", err)
 	}
 }
