@@ -60,9 +60,6 @@ func New(voc *vocab.Vocabulary) *Parser {
 			}
 		}
 		for _, ex := range e.Examples {
-			if wholePhrase(ex) {
-				p.addExample(ex, e.Name)
-			}
 			set := map[string]bool{}
 			for _, t := range tokenize(ex) {
 				if t.kind == tWord && !filler[t.text] && !separators[t.text] {
@@ -74,8 +71,42 @@ func New(voc *vocab.Vocabulary) *Parser {
 			}
 		}
 	}
+	// Example phrases after every name and alias, so that an editing entry's example
+	// that holds an augmentation's name ("make it brighter") does not hide it.
+	for _, e := range voc.Entries {
+		for _, ex := range e.Examples {
+			if wholePhrase(ex) && (augmentation(e) || !p.sharedWithAugmentation(ex, e.Name)) {
+				p.addExample(ex, e.Name)
+			}
+		}
+	}
 	sort.Strings(p.phrases)
 	return p
+}
+
+// sharedWithAugmentation says whether some words of phrase are a name or an alias
+// both of entry and of an augmentation entry ("brighter" in brighter's "make it
+// brighter" also names random_brightness): the augmentation is what a prompt means.
+func (p *Parser) sharedWithAugmentation(phrase, entry string) bool {
+	toks := tokenize(phrase)
+	for i := range toks {
+		n := p.root
+		for j := i; j < len(toks) && n != nil; j++ {
+			n = n.next[toks[j].text]
+			if n == nil {
+				break
+			}
+			if n.example || !contains(n.claims, entry) {
+				continue
+			}
+			for _, c := range n.claims {
+				if e, ok := p.voc.Entry(c); ok && augmentation(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // wholePhrase says whether an example phrase can be matched as a whole: one clause
@@ -649,19 +680,42 @@ func (p *Parser) choose(r *Result, m match, seg []token, opt Options) string {
 }
 
 func (p *Parser) decided(m match, seg []token) bool {
-	fits := 0
+	var fit, all []*vocab.Entry
 	for _, c := range m.claims {
-		if e, ok := p.voc.Entry(c); ok && takesUnits(p.voc, e, seg) > 0 {
-			fits++
+		if e, ok := p.voc.Entry(c); ok {
+			all = append(all, e)
+			if takesUnits(p.voc, e, seg) > 0 {
+				fit = append(fit, e)
+			}
 		}
 	}
-	return fits == 1
+	if len(fit) == 1 {
+		return true
+	}
+	if len(fit) == 0 {
+		fit = all
+	}
+	// Of those the values leave, one is an augmentation: a prompt asks for
+	// augmentations ("darker": random_brightness, not the editing taste darker).
+	aug := 0
+	for _, e := range fit {
+		if augmentation(e) {
+			aug++
+		}
+	}
+	return aug == 1
+}
+
+// augmentation says whether e is tagged an augmentation: what a prompt names when an
+// editing entry claims the same phrase.
+func augmentation(e *vocab.Entry) bool {
+	return e != nil && contains(e.Tags, "augmentation")
 }
 
 func rank(voc *vocab.Vocabulary, m match, seg []token) []string {
 	claims := append([]string(nil), m.claims...)
 	phrase := strings.Fields(m.phrase)
-	score := func(name string) (int, int) {
+	score := func(name string) (int, int, bool) {
 		e, _ := voc.Entry(name)
 		overlap := 0
 		for _, w := range strings.Split(name, "_") {
@@ -669,13 +723,16 @@ func rank(voc *vocab.Vocabulary, m match, seg []token) []string {
 				overlap++
 			}
 		}
-		return takesUnits(voc, e, seg), overlap
+		return takesUnits(voc, e, seg), overlap, augmentation(e)
 	}
 	sort.SliceStable(claims, func(i, j int) bool {
-		ui, oi := score(claims[i])
-		uj, oj := score(claims[j])
+		ui, oi, ai := score(claims[i])
+		uj, oj, aj := score(claims[j])
 		if ui != uj {
 			return ui > uj
+		}
+		if ai != aj {
+			return ai
 		}
 		if oi != oj {
 			return oi > oj

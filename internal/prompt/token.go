@@ -26,6 +26,9 @@ type token struct {
 	code bool
 	// call says the word is a call's name: an opening parenthesis follows it.
 	call bool
+	// arg numbers a call's arguments across the prompt: tokens of one argument
+	// (border_mode=cv2.BORDER_CONSTANT) share it; 0 outside calls.
+	arg int
 	// pos is the token's place in the prompt, so a word is known as read wherever a
 	// segment copies it.
 	pos int
@@ -57,8 +60,12 @@ func tokenize(s string) []token {
 		}
 		return false
 	}
+	arg := 0
 	emit := func(t token) {
 		t.code = calls()
+		if t.code {
+			t.arg = arg
+		}
 		t.pos = len(out)
 		out = append(out, t)
 	}
@@ -80,6 +87,9 @@ func tokenize(s string) []token {
 			}
 			opens = append(opens, r)
 			callOpen = append(callOpen, isCall)
+			if isCall {
+				arg++
+			}
 			i++
 		case (r == ')' || r == ']') && len(opens) > 0:
 			wasCall := callOpen[len(callOpen)-1]
@@ -97,21 +107,36 @@ func tokenize(s string) []token {
 				j++
 			}
 			top := opens[len(opens)-1]
-			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '('
+			// A bracket in prose holds a tuple ("gamma (80, 120)"): its two numbers
+			// are a range, as a call's nested tuple is.
+			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '(' || !callOpen[len(callOpen)-1] && !calls()
 			switch {
 			case lastNum() && startsNumber(j) && nested:
 				emit(token{kind: tWord, text: "to"})
 			case top == '[':
 				emit(token{kind: tSep, text: ","})
+			case callOpen[len(callOpen)-1]:
+				arg++
 			}
 			i++
 		case (r == '-' || r == '–') && i > 0 && isDigit(i-1) && (startsNumber(i+1) || i+1 < len(rs) && rs[i+1] == ' ' && startsNumber(i+2)):
 			// "10-50": a range.
 			emit(token{kind: tWord, text: "to"})
 			i++
+		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3)):
+			// "10..50", "10...50": a range, as in code and in notes.
+			emit(token{kind: tWord, text: "to"})
+			i += 2
+			if rs[i] == '.' {
+				i++
+			}
 		case r == '.' && len(out) > 0 && out[len(out)-1].text == "a" && i > 0 && rs[i-1] == 'a' && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
 			// "A.Rotate": the module's name is no word of the prompt.
 			out = out[:len(out)-1]
+			i++
+		case r == '.' && calls() && i > 0 && i+1 < len(rs) && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsLetter(rs[i+1]):
+			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
+			// value, no full stop.
 			i++
 		case r == '\n' || r == ',' || r == ';' || r == '!' || r == '?' || r == '.' && !startsNumber(i+1):
 			emit(token{kind: tSep, text: string(r)})

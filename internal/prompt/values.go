@@ -45,6 +45,9 @@ type expr struct {
 	// random says the words ask for a random draw ("random brightness/contrast
 	// 0.15"): one value of a drawn parameter is its albumentations limit.
 	random bool
+	// upto says the range was written "up to A": ±A for a parameter with a sign,
+	// from the default to A for one without ("up to 8 holes").
+	upto bool
 }
 
 // reading is what a clause's words say besides the entry.
@@ -94,6 +97,18 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		return
 	}
 	order := p.voc.ParameterOrder(e)
+	if len(order) == 0 && !rd.pSet && len(rd.exprs) == 1 {
+		// A transform that takes no value given one percentage or fraction ("hflip
+		// 50%", "channel shuffle 0.1"): how often it runs, the only number it has.
+		if x := rd.exprs[0]; x.kind == one && !x.a.signed && (x.a.unit == "%" && x.a.v <= 100 || x.a.unit == "" && x.a.v > 0 && x.a.v <= 1) {
+			v := x.a.v
+			if x.a.unit == "%" {
+				v /= 100
+			}
+			t.P = round(v)
+			return
+		}
+	}
 	assigned := map[string]bool{}
 	for k := range t.Values {
 		assigned[k] = true
@@ -440,7 +455,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				if n > 0 && !a.signed {
 					lo := a
 					lo.v, lo.signed = -a.v, true
-					return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+2+n])}, 2 + n
+					return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+2+n]), upto: true}, 2 + n
 				}
 			}
 			return expr{}, 0
@@ -518,6 +533,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			}
 			if j > k && word(j) == "=" {
 				_, m := value(j + 1)
+				if m == 0 {
+					// A value that is no number (border_mode=cv2.BORDER_CONSTANT,
+					// mode="constant"): its words, up to the next argument's name.
+					for e := j + 1; e < len(seg) && seg[e].kind == tWord && seg[e].code && !seg[e].call && seg[e].arg == seg[j].arg; e++ {
+						m++
+					}
+				}
 				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
 				return j + m, true
 			}
@@ -799,6 +821,12 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	x = drawnLimit(e, name, prm, x, dir)
+	if x.upto && x.kind == span && prm.Min >= 0 && x.as == "" {
+		if lo, hi, ok := upTo(prm, x, dir, opt); ok {
+			setDrawn(t, prm, name, lo, hi)
+			return
+		}
+	}
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
@@ -849,6 +877,39 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	setRange(t, name, lo, hi)
+}
+
+// upTo reads "up to A" for a parameter with no negative values, where ±A cannot be
+// meant: from the default to A ("blur up to 5 px", "up to 8 holes", one hole at
+// least for a count whose default is none), or, for a default inside the range
+// (a factor around 1), A's mirror around the default to A ("scale up to 1.2" is
+// 0.8..1.2, albumentations' limit). ok is false when A does not convert; the
+// caller then reports it.
+func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64, bool) {
+	hi, pend, msg := convert(x.b, prm, dir, opt)
+	if msg != "" || pend != nil {
+		return 0, 0, false
+	}
+	d := prm.Default
+	switch {
+	case d <= prm.Min:
+		lo := d
+		if prm.Unit == "count" && lo < 1 && hi >= 1 {
+			lo = 1
+		}
+		return lo, hi, true
+	case d >= prm.Max:
+		return min(hi, d), max(hi, d), true
+	case x.b.unit == "%" && prm.Unit == "ratio":
+		// "zoom up to 20%": the change both ways, as written.
+		lo, _, m := convert(x.a, prm, dir, opt)
+		if m != "" {
+			return 0, 0, false
+		}
+		return min(lo, hi), max(lo, hi), true
+	}
+	lo := max(prm.Min, 2*d-hi)
+	return min(lo, hi), max(lo, hi), true
 }
 
 // drawnLimit reads one unsigned value, with no direction, that the words ask to draw

@@ -40,7 +40,7 @@ var negative = map[string]bool{
 var positive = map[string]bool{
 	"increase": true, "increased": true, "more": true, "raise": true, "boost": true, "clockwise": true,
 	"right": true, "up": true, "plus": true, "add": true, "strengthen": true, "cw": true, "higher": true,
-	"saturate": true, "saturated": true,
+	"saturate": true, "saturated": true, "brighter": true, "brighten": true, "lighter": true, "lighten": true,
 }
 
 // separators cut a prompt into clauses, one transform each.
