@@ -37,6 +37,16 @@ func readVariants(r *Result, toks []token) {
 				end = k + 3
 			}
 		}
+		if end == k+1 && k > 0 && variantLead[toks[k-1].text] && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord {
+			// "generate 5 per image": a count of outputs per input.
+			end = k + 1
+			r.Variants = int(toks[k].num)
+			for j := k - 1; j <= k+2; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			k += 2
+			continue
+		}
 		if end == k+1 {
 			continue
 		}
@@ -46,6 +56,10 @@ func readVariants(r *Result, toks []token) {
 			start--
 		}
 		for end < len(toks) && toks[end].kind == tWord && variantTail[toks[end].text] {
+			// "per plate", "for each tile": whatever the inputs are called.
+			if (toks[end].text == "per" || toks[end].text == "each") && end+1 < len(toks) && toks[end+1].kind == tWord && !variantTail[toks[end+1].text] {
+				end++
+			}
 			end++
 		}
 		for j := start; j < end; j++ {
@@ -57,7 +71,8 @@ func readVariants(r *Result, toks []token) {
 
 var variantWords = map[string]bool{
 	"variants": true, "variant": true, "versions": true, "version": true, "copies": true,
-	"augmentations": true, "samples": true, "outputs": true, "variations": true,
+	"augmentations": true, "samples": true, "outputs": true, "variations": true, "imgs": true,
+	"augs": true, "augmented": true,
 }
 
 // variantLead are words before "N variants" that only ask for them.
@@ -71,7 +86,8 @@ var variantLead = map[string]bool{
 // variantTail are words after it: "5 variants of each image", "per photo".
 var variantTail = map[string]bool{
 	"of": true, "each": true, "per": true, "every": true, "image": true, "photo": true, "picture": true,
-	"the": true, "input": true, "source": true, "it": true, "this": true,
+	"the": true, "input": true, "source": true, "it": true, "this": true, "for": true,
+	"images": true, "inputs": true, "original": true,
 }
 
 // negators say not to do what follows ("no flips", "without blur", "don't rotate").

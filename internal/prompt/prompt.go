@@ -225,6 +225,11 @@ type Transform struct {
 	// Confidence is 1 for an entry named by its name or an alias, less when two
 	// entries claim the phrase or when only an example phrase resembled the words.
 	Confidence float64 `json:"confidence"`
+	// pSet says the words or the code gave P; given are the parameters a value of
+	// the words reached (not drawn by default): a later mention of the same entry
+	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
+	pSet  bool
+	given map[string]bool
 }
 
 // Pending is a value in pixels that becomes a fraction once the image size is known.
@@ -284,7 +289,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		switch t := toks[k].text; {
 		case toks[k].kind == tSep && (t == "." || t == ";" || t == "!" || t == "?"):
 			random = false
-		case t == "random" || t == "randomly":
+		case t == "random" || t == "randomly" || t == "jitter" || t == "jittered" || t == "vary" || t == "varying" || t == "varied":
 			random = true
 		}
 		toks[k].random = random
@@ -306,39 +311,49 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 // degrees" is rotate by 90 degrees, not the alias "rotate 90").
 func (p *Parser) matches(toks []token) []match {
 	var out []match
-	// walk finds the longest phrase from i, reading the first word as first.
-	walk := func(i int, first string) (int, *node) {
-		n := p.root
+	// walk finds the longest phrase from i, reading the first word as first. A word
+	// may also read as its singular ("random shadows" is the phrase "random shadow",
+	// "small rotations" the alias "rotation" though "rotations by 90 degrees" is
+	// another alias) and a unit of degrees as "degree" ("random 90° rotation").
+	var walkFrom func(n *node, j int, first string) (int, *node)
+	walkFrom = func(n *node, j int, first string) (int, *node) {
+		if j >= len(toks) || toks[j].kind == tSep {
+			return -1, nil
+		}
+		w := toks[j].text
+		if first != "" {
+			w = first
+		}
+		var alts []string
+		alts = append(alts, w)
+		if toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+			alts = append(alts, strings.TrimSuffix(w, "s"))
+		}
+		if units[w] == "deg" && w != "degree" {
+			alts = append(alts, "degree", "degrees")
+		}
 		best := -1
 		var bestNode *node
-		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
-			w := toks[j].text
-			if j == i {
-				w = first
-			}
-			c := n.next[w]
-			if c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
-				// A plural: "random shadows" is the phrase "random shadow".
-				c = n.next[strings.TrimSuffix(w, "s")]
-			}
+		for _, a := range alts {
+			c := n.next[a]
 			if c == nil {
-				break
-			}
-			n = c
-			// Inside a call's parentheses only another call is a transform
-			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
-			if len(n.claims) > 0 && toks[j].code && !toks[j].call {
 				continue
 			}
-			if len(n.claims) > 0 {
-				if toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "" {
-					continue
-				}
-				best, bestNode = j, n
+			b, bn := walkFrom(c, j+1, "")
+			// Inside a call's parentheses only another call is a transform
+			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
+			here := len(c.claims) > 0 && !(toks[j].code && !toks[j].call) &&
+				!(toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "")
+			if b < 0 && here {
+				b, bn = j, c
+			}
+			if b > best {
+				best, bestNode = b, bn
 			}
 		}
 		return best, bestNode
 	}
+	walk := func(i int, first string) (int, *node) { return walkFrom(p.root, i, first) }
 	// overlapped returns the start of a phrase that begins inside the match [i, best]
 	// and is longer than it and ends past it, or i when none does.
 	overlapped := func(i, best int) int {
@@ -555,7 +570,19 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			// A clause that only says how often is about the transform before it
 			// ("motion blur with kernel size 5 to 9, 20% of the time").
 			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
-				last.P = rd.p
+				last.P, last.pSet = rd.p, true
+				// "both at p=0.25", "all rarely": each transform named before it
+				// whose p the words did not give.
+				for _, tk := range seg {
+					if tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
+						for i := range r.Transforms {
+							if tr := &r.Transforms[i]; !tr.pSet {
+								tr.P, tr.pSet = rd.p, true
+							}
+						}
+						break
+					}
+				}
 				return
 			}
 			if namesParameter(p.voc, e, seg) {
@@ -603,6 +630,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
+			t.pSet = true
 			t.P = codeP
 			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
 				t.P = *e.Prompt.CodeP
@@ -629,8 +657,52 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 			continue
 		}
+		if i := p.mentioned(r, t, cl); i >= 0 {
+			// The entry again, in another clause: what this mention gives is the
+			// first one's ("RandomFog and RandomSunFlare ... fog fairly often, like
+			// 70% of the time"; "snow + fog, winter scenes"), not a second transform.
+			first := &r.Transforms[i]
+			if t.pSet {
+				first.P, first.pSet = t.P, true
+			}
+			for k := range t.given {
+				if v, ok := t.Values[k]; ok {
+					setValue(first, k, v)
+				} else if rg, ok := t.Ranges[k]; ok {
+					setRange(first, k, rg[0], rg[1])
+				}
+				if first.given == nil {
+					first.given = map[string]bool{}
+				}
+				first.given[k] = true
+			}
+			first.Phrase += ", " + t.Phrase
+			continue
+		}
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// mentioned returns the index of a transform of t's entry named in an earlier clause
+// that t adds nothing conflicting to (its p, or parameters the first did not give),
+// or -1.
+func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
+	for i := range r.Transforms {
+		f := &r.Transforms[i]
+		if f.Entry != t.Entry {
+			continue
+		}
+		if t.pSet && f.pSet && t.P != f.P {
+			return -1
+		}
+		for k := range t.given {
+			if f.given[k] {
+				return -1
+			}
+		}
+		return i
+	}
+	return -1
 }
 
 // mergeable says whether t, named by a phrase that is one of its entry's parameters

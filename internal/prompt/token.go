@@ -138,6 +138,10 @@ func tokenize(s string) []token {
 			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
 			// value, no full stop.
 			i++
+		case r == '—' || r == '–' && !(i > 0 && isDigit(i-1)):
+			// A dash between clauses ("FancyPCA — all rarely").
+			emit(token{kind: tSep, text: ","})
+			i++
 		case r == '\n' || r == ',' || r == ';' || r == '!' || r == '?' || r == '.' && !startsNumber(i+1):
 			emit(token{kind: tSep, text: string(r)})
 			i++

@@ -81,7 +81,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
 	if rd.pSet {
-		t.P = rd.p
+		t.P, t.pSet = rd.p, true
 	}
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -105,7 +105,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			if x.a.unit == "%" {
 				v /= 100
 			}
-			t.P = round(v)
+			t.P, t.pSet = round(v), true
 			return
 		}
 	}
@@ -169,6 +169,14 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			}
 		default:
 			p.assign(r, t, e, order, assigned, x, rd.dir, opt)
+		}
+	}
+	for k := range assigned {
+		if has(t.Values, k) || hasRange(t.Ranges, k) {
+			if t.given == nil {
+				t.given = map[string]bool{}
+			}
+			t.given[k] = true
 		}
 	}
 	if len(order) == 0 {

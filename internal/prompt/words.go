@@ -27,6 +27,7 @@ var frequency = map[string]float64{
 // the probability p that the transform runs.
 var portion = map[string]float64{
 	"few": 0.25, "some": 0.5, "half": 0.5, "many": 0.75, "most": 0.8,
+	"third": 0.33, "quarter": 0.25, "tenth": 0.1, "fifth": 0.2,
 }
 
 // negative words turn a value towards the low end of its range; positive ones say the
@@ -68,6 +69,12 @@ var filler = map[string]bool{
 	// Verbs that only ask for the transform named after them.
 	"change": true, "adjust": true, "convert": true, "simulate": true, "keep": true, "keeping": true,
 	"generate": true, "create": true, "produce": true, "perform": true, "or": true, "need": true,
+	// Hedges around a number or a request ("about 10%", "applied roughly half the
+	// time", "anywhere from 40 to 95", "nothing else"), and what a list of them is.
+	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
+	"anywhere": true, "applied": true, "nothing": true, "else": true, "pls": true, "plz": true,
+	"transforms": true, "transformations": true, "augmentations": true, "aug": true, "augs": true,
+	"~": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
 	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
 	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
@@ -91,7 +98,7 @@ var compositions = map[string]bool{
 // frequencyWords are the words of a probability besides numbers and units ("20% of the
 // time", "with probability 0.3", "p=0.5", "half the time").
 var frequencyWords = map[string]bool{
-	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
+	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true, "both": true,
 	"cases": true, "images": true, "=": true, ":": true,
 }
 
