@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -20,7 +21,10 @@ const MaxPromptBytes = 4096
 
 // Parser reads prompts against one vocabulary. It is safe for concurrent use.
 type Parser struct {
-	voc   *vocab.Vocabulary
+	voc *vocab.Vocabulary
+	// words are the words of every phrase (the targets of a typo), known the words
+	// that are no typo: those, parameter names and words.go's English.
+	words, known map[string]bool
 	root  *node
 	costs *costTable
 	// examples holds each entry's example phrases as sets of content words.
@@ -81,7 +85,80 @@ func New(voc *vocab.Vocabulary) *Parser {
 		}
 	}
 	sort.Strings(p.phrases)
+	p.words, p.known = map[string]bool{}, map[string]bool{}
+	var collect func(n *node)
+	collect = func(n *node) {
+		for w, c := range n.next {
+			p.words[w] = true
+			collect(c)
+		}
+	}
+	collect(p.root)
+	for _, e := range voc.Entries {
+		for name, prm := range e.Parameters {
+			for _, w := range strings.Split(name, "_") {
+				p.known[w] = true
+			}
+			for _, al := range prm.Also {
+				for _, w := range texts(tokenize(strings.ReplaceAll(al.Name, "_", " "))) {
+					p.known[w] = true
+				}
+			}
+		}
+		for _, ex := range e.Examples {
+			for _, w := range texts(tokenize(ex)) {
+				p.known[w] = true
+			}
+		}
+	}
+	for _, pr := range voc.Presets {
+		for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+			for _, w := range texts(tokenize(n)) {
+				p.known[w] = true
+			}
+		}
+	}
 	return p
+}
+
+// correct reads a word no phrase, parameter or English word of words.go has as the
+// phrase word it misspells: a word of seven letters or more, with the same first letter
+// and one edit away (two for words of eight letters or more), the only such word
+// ("contrst", "guassian", "brigthness"). Each correction is a warning.
+func (p *Parser) correct(r *Result, toks []token) {
+	for k := range toks {
+		t := &toks[k]
+		w := t.text
+		n := utf8.RuneCountInString(w)
+		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
+			continue
+		}
+		if strings.HasSuffix(w, "s") && (p.words[strings.TrimSuffix(w, "s")] || p.known[strings.TrimSuffix(w, "s")]) {
+			continue
+		}
+		limit := 1
+		if n >= 8 {
+			limit = 2
+		}
+		best, bestD, tie := "", limit+1, false
+		for c := range p.words {
+			if c[0] != w[0] || utf8.RuneCountInString(c) < 4 {
+				continue
+			}
+			d := vocab.EditDistance(w, c)
+			switch {
+			case d < bestD:
+				best, bestD, tie = c, d, false
+			case d == bestD && c != best:
+				tie = true
+			}
+		}
+		if best == "" || tie {
+			continue
+		}
+		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
+		t.typo, t.text = w, best
+	}
 }
 
 // sharedWithAugmentation says whether some words of phrase are a name or an alias
@@ -294,6 +371,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		}
 		toks[k].random = random
 	}
+	p.correct(r, toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = sameEntry(toks, matches)
@@ -384,6 +462,17 @@ func (p *Parser) matches(toks []token) []match {
 			continue
 		}
 		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}
+		for k := i; k <= best; k++ {
+			if toks[k].typo != "" {
+				// A misspelt phrase is named by the words as written.
+				var ws []string
+				for _, t := range toks[i : best+1] {
+					ws = append(ws, cmp.Or(t.typo, t.text))
+				}
+				m.phrase = strings.Join(ws, " ")
+				break
+			}
+		}
 		// A generic noun right after another entry's phrase is its head ("random
 		// perspective warp"), not a second transform.
 		if n := len(out); n > 0 && out[n-1].end == m.start && p.isHead(m) && !sameClaims(out[n-1].claims, m.claims) {

@@ -26,6 +26,9 @@ type token struct {
 	code bool
 	// call says the word is a call's name: an opening parenthesis follows it.
 	call bool
+	// typo is the word as written when it was read as a vocabulary word one or two
+	// letters away ("contrst" is read as contrast).
+	typo string
 	// arg numbers a call's arguments across the prompt: tokens of one argument
 	// (border_mode=cv2.BORDER_CONSTANT) share it; 0 outside calls.
 	arg int

@@ -127,7 +127,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
 	// affine's shear, x and y, not its angle), or when no value is given: then the
 	// phrase says what to draw ("random hue shifts" draws the hue alone).
-	if len(targets) < 2 && (len(targets) == 0 || len(rd.exprs) > 0) {
+	if len(targets) == 0 || len(targets) == 1 && len(rd.exprs) > 0 && paramsAt(p.voc, e, phrase, 0).width == len(phrase) {
 		targets = nil
 		if pn := paramsAt(p.voc, e, phrase, 0); len(phrase) > 0 && pn.width == len(phrase) {
 			for _, n := range pn.params {
