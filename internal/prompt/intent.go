@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -252,7 +253,7 @@ func sameEntry(toks []token, ms []match) []match {
 // shift up to 15" RGBShift's levels on 0..255, "blur 3 to 7" kernel sizes. The units
 // come from the parameter's also names (the manifest); the reading is reported.
 func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Parameter, x expr, dir int, opt Options) (expr, bool) {
-	if x.as != "" || x.a.unit != "" || x.kind == span && x.b.unit != "" {
+	if x.as != "" && x.as != "same" || x.a.unit != "" || x.kind == span && x.b.unit != "" {
 		return x, false
 	}
 	fits := func(y expr) bool {
@@ -269,18 +270,49 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	if fits(x) {
 		return x, false
 	}
-	for i := range prm.Also {
-		al := &prm.Also[i]
-		switch al.As {
-		case "percent", "level_255", "variance_255", "kernel_px", "kernel_limit":
-		default:
-			continue
+	// A bare kernel size is albumentations' blur_limit ("motion blur 7" is 3..7)
+	// before it is one size; a kernel named as such ("kernel 5") was read already.
+	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit"} {
+		for i := range prm.Also {
+			al := &prm.Also[i]
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) {
+				continue
+			}
+			y := reads(x, al, prm, true)
+			y.param, y.params = x.param, x.params
+			if fits(y) {
+				r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
+					"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
+				return y, true
+			}
 		}
-		y := reads(x, al, prm, true)
-		y.param, y.params = x.param, x.params
-		if fits(y) {
-			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
-				"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
+	}
+	// A factor around 1 for a change around 0 ("contrast 0.8-1.2", "max factor
+	// 1.1-1.3" of a zoom blur): albumentations' factors, the change is factor - 1
+	// (in stops for a parameter in EV).
+	if prm.Default == 0 && prm.Min >= -1 && (prm.Unit == "amount" || prm.Unit == "ratio" || prm.Unit == "level" || prm.Unit == "ev") {
+		y := x
+		ok := true
+		each := func(q quantity) quantity {
+			if q.v <= 0 || q.v > 3 || q.signed {
+				ok = false
+				return q
+			}
+			if prm.Unit == "ev" {
+				q.v = math.Log2(q.v)
+			} else {
+				q.v--
+			}
+			q.signed = true
+			return q
+		}
+		y.a = each(y.a)
+		if y.kind == span {
+			y.b = each(y.b)
+		}
+		if ok && (y.kind == span || x.a.v > 1) && fits(y) {
+			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a factor (%s of change)", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), "factor - 1"),
+				"write the change itself to be sure", e.Name, prm.Name)
 			return y, true
 		}
 	}

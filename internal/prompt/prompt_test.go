@@ -236,7 +236,7 @@ func TestEstimate(t *testing.T) {
 // clients read, empty lists and objects rather than null.
 func TestResultJSON(t *testing.T) {
 	p := testParser(t)
-	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate 15 degrees", Options{}))
+	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate by exactly 15 degrees", Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

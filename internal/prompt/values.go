@@ -145,9 +145,16 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			targets = append(targets, n)
 		}
 	}
-	random := false
+	// An augmentation draws: one unsigned value of a parameter albumentations gives
+	// a limit (an angle, a shift, a brightness) is that limit, ±v, as albumentations'
+	// Rotate(limit=45) and RandomBrightnessContrast(brightness_limit=0.2) read it,
+	// unless the words ask for that value exactly ("by exactly 90 degrees").
+	random := true
 	for _, tk := range append(append([]token(nil), phrase...), seg...) {
-		random = random || tk.random
+		if exactWords[tk.text] {
+			random = false
+			break
+		}
 	}
 	shared := false
 	for _, x := range rd.exprs {
@@ -926,11 +933,7 @@ func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64,
 // brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
 // limit name was read so already.
 func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
-	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || e.Prompt == nil {
-		return x
-	}
-	rg, ok := e.Prompt.Sample[name]
-	if !ok || !(rg[0] < prm.Default && prm.Default < rg[1]) {
+	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || !(prm.Min < prm.Default && prm.Default < prm.Max) {
 		return x
 	}
 	for i := range prm.Also {

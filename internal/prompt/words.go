@@ -16,6 +16,12 @@ var intensity = map[string]float64{
 	"extreme": 1, "extremely": 1, "maximum": 1, "max": 1, "full": 1,
 }
 
+// exactWords ask for a value as written, not drawn around the default: "rotate by
+// exactly 90 degrees" is 90, where "rotate 90" is albumentations' limit ±90.
+var exactWords = map[string]bool{
+	"exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "constant": true,
+}
+
 // frequency maps a word of frequency to the probability p that the transform runs.
 var frequency = map[string]float64{
 	"always": 1, "rarely": 0.1, "seldom": 0.1, "occasionally": 0.25,
@@ -74,7 +80,7 @@ var filler = map[string]bool{
 	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
 	"anywhere": true, "applied": true, "nothing": true, "else": true, "pls": true, "plz": true,
 	"transforms": true, "transformations": true, "augmentations": true, "aug": true, "augs": true,
-	"~": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
+	"~": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
 	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
 	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
