@@ -73,7 +73,7 @@ func readVariants(r *Result, toks []token) {
 var variantWords = map[string]bool{
 	"variants": true, "variant": true, "versions": true, "version": true, "copies": true,
 	"augmentations": true, "samples": true, "outputs": true, "variations": true, "imgs": true,
-	"augs": true, "augmented": true,
+	"augs": true,
 }
 
 // variantLead are words before "N variants" that only ask for them.
@@ -275,7 +275,7 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit"} {
 		for i := range prm.Also {
 			al := &prm.Also[i]
-			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) {
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || kind == "variance_255" && x.as == "same" {
 				continue
 			}
 			y := reads(x, al, prm, true)
@@ -285,6 +285,18 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 					"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
 				return y, true
 			}
+		}
+	}
+	// A level of 0..1 given on 0..255 ("std 5-15 pixel values", "fill 128"):
+	// albumentations' uint8 levels.
+	if prm.Unit == "level" && prm.Max <= 1 {
+		y := x
+		y.a.v /= 255
+		y.b.v /= 255
+		if fits(y) && (x.a.v > 1 || x.kind == span && x.b.v > 1) {
+			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a level of 0..255", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max)),
+				"write the value from 0 to 1 to be sure", e.Name, prm.Name)
+			return y, true
 		}
 	}
 	// A factor around 1 for a change around 0 ("contrast 0.8-1.2", "max factor

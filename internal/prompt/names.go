@@ -139,6 +139,10 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			return q
 		})
 	case "kernel_limit", "kernel_px":
+		if x.upto && x.kind == span {
+			// "kernel up to 9": albumentations' blur_limit 9, kernels 3 to 9.
+			x.a.v, x.a.signed = 3, false
+		}
 		if as.As == "kernel_limit" && x.kind == one && !x.a.signed {
 			lo := x.a
 			lo.v = 3

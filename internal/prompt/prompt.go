@@ -145,6 +145,11 @@ func (p *Parser) correct(r *Result, toks []token) {
 			if c[0] != w[0] || utf8.RuneCountInString(c) < 4 {
 				continue
 			}
+			if strings.HasPrefix(w, c) || strings.HasPrefix(c, w) {
+				// Another form of the word ("augmented", "mirrored"), no typo.
+				best, tie = "", true
+				break
+			}
 			d := vocab.EditDistance(w, c)
 			switch {
 			case d < bestD:

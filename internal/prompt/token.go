@@ -197,6 +197,16 @@ func tokenize(s string) []token {
 					continue
 				}
 			}
+			if !signed && k+1 < len(rs) && rs[k] == '/' && isDigit(k+1) {
+				// "50/50", "1/3": a ratio written as such, one word.
+				e := k + 1
+				for e < len(rs) && isDigit(e) {
+					e++
+				}
+				emit(token{kind: tWord, text: string(rs[i:e])})
+				i = e
+				continue
+			}
 			emit(token{kind: tNum, text: string(rs[i:k]), num: v, signed: signed})
 			i = k
 		case unicode.IsLetter(r):

@@ -151,7 +151,8 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	// unless the words ask for that value exactly ("by exactly 90 degrees").
 	random := true
 	for _, tk := range append(append([]token(nil), phrase...), seg...) {
-		if exactWords[tk.text] {
+		// Code reads as albumentations' own arguments (Affine(rotate=10) is 10).
+		if exactWords[tk.text] || tk.code {
 			random = false
 			break
 		}
@@ -426,6 +427,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k > 2 && seg[k-2].kind == tNum) && !(k > 3 && seg[k-3].kind == tNum)}
 		n := 1
+		if u := units[word(k+1)]; u == "px" && levelWords[word(k+2)] {
+			// "5-15 pixel values", "10 grey levels": on albumentations' 0..255.
+			q.text += " " + word(k+1) + " " + word(k+2)
+			return q, 3
+		}
+		if levelWords[word(k+1)] && (word(k+2) == "levels" || word(k+2) == "values") {
+			return q, 3
+		}
 		if u := units[word(k+1)]; u != "" {
 			q.unit, n = u, 2
 			q.text += " " + seg[k+1].text
@@ -463,6 +472,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			lo.v, lo.signed = -a.v, true
 			a.signed = true
 			return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n])}, 1 + n
+		case "max", "maximum", "most":
+			// "max 8 holes", "at most 3": as "up to".
+			if word(k) == "most" && word(k-1) != "at" {
+				return expr{}, 0
+			}
+			a, n := qty(k + 1)
+			if n > 0 && !a.signed {
+				lo := a
+				lo.v, lo.signed = -a.v, true
+				return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n]), upto: true}, 1 + n
+			}
+			return expr{}, 0
 		case "up":
 			// "up to 15 degrees": the albumentations limit, a symmetric range.
 			if word(k+1) == "to" {
@@ -565,6 +586,19 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	for k := 0; k < len(seg); k++ {
 		t := seg[k]
 		var ok bool
+		if w := word(k); (w == "max" || w == "maximum" || w == "most" && word(k-1) == "at") && k+1 < len(seg) && seg[k+1].kind == tNum && !t.code {
+			// "max 8 holes", "at most 3 shadows": a bound, not an intensity.
+			if x, m := value(k); m > 0 {
+				if pn := paramsAt(p.voc, e, seg, k+m); e != nil && pn.width > 0 && x.b.unit == "" {
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
+					x.param, x.params = pn.params[0], pn.params
+					m += pn.width
+				}
+				rd.exprs = append(rd.exprs, x)
+				k += m - 1
+				continue
+			}
+		}
 		// In code, argument names come first: max_holes is no intensity word.
 		if t.code && t.text != "p" {
 			if k, ok = named(k); ok {
@@ -614,6 +648,12 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if f, ok := frequency[word(k)]; ok {
 			rd.setP(f, word(k))
 			continue
+		}
+		// A parameter's name that starts with an intensity word ("max factor").
+		if _, ok := intensity[word(k)]; ok && e != nil && paramsAt(p.voc, e, seg, k).width > 1 {
+			if k, ok = named(k); ok {
+				continue
+			}
 		}
 		if f, ok := intensity[word(k)]; ok {
 			if word(k) == "very" {
@@ -923,8 +963,13 @@ func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64,
 		}
 		return min(lo, hi), max(lo, hi), true
 	}
-	lo := max(prm.Min, 2*d-hi)
-	return min(lo, hi), max(lo, hi), true
+	if prm.Unit == "ratio" {
+		// A factor around its default: albumentations' limit both ways.
+		lo := max(prm.Min, 2*d-hi)
+		return min(lo, hi), max(lo, hi), true
+	}
+	// A size or an amount: anything up to it.
+	return min(prm.Min, hi), hi, true
 }
 
 // drawnLimit reads one unsigned value, with no direction, that the words ask to draw
@@ -933,7 +978,29 @@ func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64,
 // brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
 // limit name was read so already.
 func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
-	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || !(prm.Min < prm.Default && prm.Default < prm.Max) {
+	if x.kind != one || !x.random || x.a.signed || dir != 0 || !(prm.Min < prm.Default && prm.Default < prm.Max) {
+		return x
+	}
+	symmetric := func() expr {
+		// Only an augmentation's magnitude: a direction (a motion blur's angle,
+		// prompt.free) is one, and an editing entry's value is as written.
+		if !augmentation(e) || e.Prompt != nil && contains(e.Prompt.Free, name) {
+			return x
+		}
+		// A change around a default of none, with no limit name of its own ("RGB
+		// shift 20" of 255 levels, "shear 3 degrees"): ±v.
+		if prm.Default == 0 {
+			lo := x.a
+			lo.v, lo.signed = -x.a.v, true
+			x.a.signed = true
+			x.kind, x.a, x.b = span, lo, x.a
+		}
+		return x
+	}
+	if x.as == "level_255" || x.as == "same" || x.as == "percent" {
+		return symmetric()
+	}
+	if x.as != "" {
 		return x
 	}
 	for i := range prm.Also {
@@ -947,7 +1014,7 @@ func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir i
 			return y
 		}
 	}
-	return x
+	return symmetric()
 }
 
 func anyCompatible(e *vocab.Entry, order []string, u string) bool {

@@ -22,6 +22,12 @@ var exactWords = map[string]bool{
 	"exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "constant": true,
 }
 
+// levelWords say a number is a pixel value on 0..255 ("std 5-15 pixel values", "grey
+// levels"), not a size in pixels.
+var levelWords = map[string]bool{
+	"values": true, "value": true, "levels": true, "level": true, "intensities": true, "grey": true, "gray": true,
+}
+
 // frequency maps a word of frequency to the probability p that the transform runs.
 var frequency = map[string]float64{
 	"always": 1, "rarely": 0.1, "seldom": 0.1, "occasionally": 0.25,
@@ -41,7 +47,7 @@ var portion = map[string]float64{
 var negative = map[string]bool{
 	"decrease": true, "reduce": true, "reduced": true, "less": true, "lower": true, "minus": true,
 	"negative": true, "counterclockwise": true, "anticlockwise": true, "counter": true, "anti": true,
-	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true,
+	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true, "out": true,
 }
 
 var positive = map[string]bool{
