@@ -123,6 +123,17 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				break
 			}
 		}
+		// "avoid anything that distorts faces like elastic or grid distortion": a
+		// verb of avoiding runs to the end of its clause.
+		for j := m.start - 1; neg < 0 && j >= 0; j-- {
+			t := toks[j]
+			if t.kind == tSep || separators[t.text] {
+				break
+			}
+			if t.text == "avoid" || t.text == "exclude" || t.text == "excluding" || t.text == "without" {
+				neg = j
+			}
+		}
 		// "no flips or rotations": the negation runs over "or".
 		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
 			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {

@@ -658,6 +658,16 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 		}
+		if names := p.every(seg); len(names) > 0 {
+			// "both flips": each entry the word names.
+			for _, name := range names {
+				e, _ := p.voc.Entry(name)
+				t := Transform{Entry: name, Phrase: joinTokens(seg), P: 1, Confidence: 1}
+				p.read(r, &t, e, nil, seg, opt)
+				r.Transforms = append(r.Transforms, t)
+			}
+			return
+		}
 		if len(r.Transforms) > 0 {
 			last := &r.Transforms[len(r.Transforms)-1]
 			e, _ := p.voc.Entry(last.Entry)
@@ -687,6 +697,24 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		p.unmatched(r, seg, opt)
 		return
 	}
+	// A clause that starts with a parameter of the transform before it, which its own
+	// clause gave values, goes on with it ("HSV jitter with hue ±5, saturation ±15"):
+	// a list of its values, not another transform.
+	if n := len(r.Transforms); n > 0 && len(r.Transforms[n-1].given) > 0 && hasNumber(toks[cl.start:cl.end]) {
+		last := &r.Transforms[n-1]
+		if e, ok := p.voc.Entry(last.Entry); ok {
+			m := cl.matches[0]
+			lead := true
+			for j := cl.start; j < m.start; j++ {
+				lead = lead && toks[j].kind == tWord && filler[toks[j].text]
+			}
+			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
+			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+				p.read(r, last, e, toks[cl.start:cl.end], nil, opt)
+				return
+			}
+		}
+	}
 	// A phrase that names a parameter of the entry before it in the clause is that
 	// parameter, not another transform ("color jitter brightness 0.2 contrast 0.2").
 	var kept []match
@@ -700,6 +728,15 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					}
 					// Or one of its other names ("shift ... horizontally and vertically").
 					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+						continue
+					}
+					// Or what a parameter named just before is ("fill with gray"):
+					// a value of it, not a transform.
+					j := m.start - 1
+					for j > prev.end && (toks[j].text == "with" || toks[j].text == "of" || toks[j].text == "to" || toks[j].text == "in") {
+						j--
+					}
+					if j >= prev.end && j < m.start-1 && paramEndsAt(p.voc, e, toks, prev.end, j) {
 						continue
 					}
 				}
@@ -797,6 +834,49 @@ func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
 		return i
 	}
 	return -1
+}
+
+// every reads "both flips", "all flips": the entries whose names have the word, each
+// of them; nil when the clause says anything else.
+func (p *Parser) every(seg []token) []string {
+	all, word := false, ""
+	for _, t := range seg {
+		switch {
+		case t.kind != tWord:
+			return nil
+		case t.text == "both" || t.text == "all":
+			all = true
+		case filler[t.text]:
+		case word == "":
+			word = t.text
+		default:
+			return nil
+		}
+	}
+	if !all || word == "" {
+		return nil
+	}
+	var out []string
+	for _, e := range p.voc.Entries {
+		for _, part := range strings.Split(e.Name, "_") {
+			if part+"s" == word || part+"es" == word {
+				out = append(out, e.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// paramEndsAt says whether a name of a parameter of e ends at token j, starting at or
+// after from.
+func paramEndsAt(voc *vocab.Vocabulary, e *vocab.Entry, toks []token, from, j int) bool {
+	for k := from; k <= j; k++ {
+		if pn := paramsAt(voc, e, toks, k); pn.width > 0 && k+pn.width-1 == j {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeable says whether t, named by a phrase that is one of its entry's parameters
