@@ -697,7 +697,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		if x, m := value(k); m > 0 {
 			// "8 holes": the parameter after the number.
-			if e != nil && x.kind == one && x.a.unit == "" {
+			if e != nil && x.kind == size {
+				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
+					x.param = pn.params[0]
+					m += pn.width
+				}
+			}
+			if e != nil && (x.kind == one && x.a.unit == "" || x.a.unit == "px" && kernelName(p.voc, e, seg, k+m)) {
 				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
@@ -727,6 +733,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		rd.exprs = append(rd.exprs, x)
 	}
 	return rd
+}
+
+// kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
+// kernel": pixels of a kernel, not of a radius).
+func kernelName(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) bool {
+	pn := paramsAt(voc, e, seg, k)
+	return pn.width > 0 && pn.as != nil && (pn.as.As == "kernel_px" || pn.as.As == "kernel_limit")
 }
 
 // portionOf reads the words after a portion ("half", "10%") that say it is of the
@@ -1105,6 +1118,12 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 	switch {
 	case hasW:
 		parts = []part{{"width", x.w, opt.Width, "width", false}, {"height", x.h, opt.Height, "height", false}}
+		if e.Parameters["width"].Max > 1 {
+			// A size that may pass the image's (pad_if_needed's minimum size) is in
+			// fractions of the long edge, as its manifest declares both sides.
+			long := max(opt.Width, opt.Height)
+			parts = []part{{"width", x.w, long, "long_edge", false}, {"height", x.h, long, "long_edge", false}}
+		}
 	case hasL:
 		parts = []part{{"left", x.w, opt.Width, "width", true}, {"right", x.w, opt.Width, "width", true},
 			{"top", x.h, opt.Height, "height", true}, {"bottom", x.h, opt.Height, "height", true}}
@@ -1112,6 +1131,17 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		if name := areaParam(e); name != "" {
 			p.assignArea(r, t, e, assigned, name, x, opt)
 			return
+		}
+		// A square grid ("grid shuffle 4x4", "8x8 tiles") is the count of a
+		// parameter counting cells, tiles or steps.
+		if x.w == x.h {
+			for _, n := range p.voc.ParameterOrder(e) {
+				if prm := e.Parameters[n]; prm.Unit == "count" && (x.param == n || x.param == "" && !anyCompatible(e, p.voc.ParameterOrder(e), "px")) && x.w >= prm.Min && x.w <= prm.Max && !assigned[n] {
+					assigned[n] = true
+					setValue(t, n, x.w)
+					return
+				}
+			}
 		}
 		// A square (a hole of 32x32 pixels) is one side in pixels, for an entry
 		// whose sizes are fractions of the long edge (cutout's size).
