@@ -33,7 +33,7 @@ func readVariants(r *Result, toks []token) {
 		switch w := toks[k+1].text; {
 		case variantWords[w]:
 			end = k + 2
-		case w == "augmented" || w == "different" || w == "random" || w == "new":
+		case variantAdjectives[w]:
 			if k+2 < len(toks) && (variantWords[toks[k+2].text] || toks[k+2].text == "images") {
 				end = k + 3
 			}
@@ -75,6 +75,9 @@ var variantWords = map[string]bool{
 	"augmentations": true, "samples": true, "outputs": true, "variations": true, "imgs": true,
 	"augs": true,
 }
+
+// variantAdjectives stand between the count and the word ("12 augmented copies").
+var variantAdjectives = map[string]bool{"augmented": true, "different": true, "random": true, "new": true}
 
 // variantLead are words before "N variants" that only ask for them.
 var variantLead = map[string]bool{
@@ -145,6 +148,7 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			continue
 		}
 		words := joinTokens(toks[neg:m.end])
+		r.negated = append(r.negated, words)
 		for j := neg; j < m.end; j++ {
 			toks[j] = consumed(toks[j])
 		}
@@ -192,6 +196,7 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 			continue
 		}
 		words := joinTokens(toks[k : j+1])
+		r.negated = append(r.negated, words)
 		for i := k; i <= j; i++ {
 			toks[i] = consumed(toks[i])
 		}

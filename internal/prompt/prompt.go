@@ -289,6 +289,9 @@ type Result struct {
 	Excluded []string `json:"excluded,omitempty"`
 	// outputSizes counts the values read as an output size no parameter takes.
 	outputSizes int
+	// negated are the words of each negation ("avoid anything that distorts faces
+	// like elastic"), read as what the prompt asks not to do.
+	negated []string
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.

@@ -781,7 +781,7 @@ func knownWord(w string) bool {
 	_, i := intensity[w]
 	_, f := frequency[w]
 	_, po := portion[w]
-	if filler[w] || i || f || po || negative[w] || positive[w] || separators[w] || units[w] != "" || frequencyWords[w] || compositions[w] {
+	if filler[w] || i || f || po || negative[w] || positive[w] || separators[w] || units[w] != "" || frequencyWords[w] || compositions[w] || levelWords[w] && w != "gray" && w != "grey" || exactWords[w] {
 		return true
 	}
 	for _, r := range w {
