@@ -25,8 +25,8 @@ type Parser struct {
 	// words are the words of every phrase (the targets of a typo), known the words
 	// that are no typo: those, parameter names and words.go's English.
 	words, known map[string]bool
-	root  *node
-	costs *costTable
+	root         *node
+	costs        *costTable
 	// examples holds each entry's example phrases as sets of content words.
 	examples map[string][]map[string]bool
 	// phrases lists every phrase, for suggestions.
