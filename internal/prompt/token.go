@@ -29,6 +29,9 @@ type token struct {
 	// typo is the word as written when it was read as a vocabulary word one or two
 	// letters away ("contrst" is read as contrast).
 	typo string
+	// joined says an underscore joins the word to the one before it, as in an
+	// argument's name written in prose ("quality_lower 40").
+	joined bool
 	// arg numbers a call's arguments across the prompt: tokens of one argument
 	// (border_mode=cv2.BORDER_CONSTANT) share it; 0 outside calls.
 	arg int
@@ -215,7 +218,7 @@ func tokenize(s string) []token {
 				j++
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
-			emit(token{kind: tWord, text: w})
+			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
 			i = j
 		case r == '&' || r == '/' || r == '%' || r == '°' || r == '±' || r == '=' || r == ':':
 			emit(token{kind: tWord, text: string(r)})

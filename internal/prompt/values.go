@@ -523,8 +523,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if e != nil {
 			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
 				j := k + pn.width
-				if end := word(j); t.code && rangeEnds[end] != 0 && word(j+1) == "=" {
-					if x, m := value(j + 2); m > 0 && x.kind == one {
+				if end := word(j); rangeEnds[end] != 0 && j < len(seg) && (t.code && word(j+1) == "=" || !t.code && seg[j].joined) {
+					at := j + 1
+					for word(at) == "=" || word(at) == ":" || word(at) == "of" || word(at) == "is" {
+						at++
+					}
+					x, m := value(at)
+					if m == 0 || x.kind != one {
+						// "quality_lower" with no value: said, and not read.
+						rd.unread = append(rd.unread, joinTokens(seg[k:j+1]))
+						return j, true
+					}
+					{
 						x = reads(x, pn.as, e.Parameters[pn.params[0]], true)
 						x.param, x.params = pn.params[0], pn.params
 						var pe *ends
@@ -542,7 +552,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						} else {
 							pe.hi = &x
 						}
-						return j + 1 + m, true
+						return at + m - 1, true
 					}
 				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
@@ -875,14 +885,23 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	// parameter named, that the parameter's range cannot hold is the output size in
 	// pixels albumentations' height and width give; no parameter takes it, so it is
 	// listed and the parameter keeps what it would have had.
-	if x.kind == one && x.a.absolute && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
-		if hasSizeParams(e) || areaParam(e) != "" {
-			// An entry that takes a size: a square of that side ("center crop to 224").
+	takesSize := hasSizeParams(e) || areaParam(e) != ""
+	// A fraction with no other reading cannot be 224 either: an output size
+	// ("random resized crop 224").
+	sizeLike := prm.Unit == "fraction" && !otherUnits(prm)
+	if x.kind == one && (x.a.absolute || takesSize || sizeLike) && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
+		if takesSize {
+			// An entry that takes a size: a square of that side ("center crop to 224",
+			// "random crop 512").
 			p.assignSize(r, t, e, assigned, expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}, opt)
 			return
 		}
 		r.outputSizes++
-		r.unread("to "+x.text, fmt.Sprintf("%s: \"to %s\" reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, x.text, e.Name),
+		said := x.text
+		if x.a.absolute {
+			said = "to " + x.text
+		}
+		r.unread(said, fmt.Sprintf("%s: %q reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, said, e.Name),
 			"resize the images to that size separately", e.Name)
 		return
 	}
@@ -945,6 +964,17 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	setRange(t, name, lo, hi)
+}
+
+// otherUnits says whether prm has an albumentations reading of a bare number in
+// another unit (a kernel size, a limit, 255 levels).
+func otherUnits(prm *vocab.Parameter) bool {
+	for _, al := range prm.Also {
+		if al.As != "same" {
+			return true
+		}
+	}
+	return false
 }
 
 // upTo reads "up to A" for a parameter with no negative values, where ±A cannot be
