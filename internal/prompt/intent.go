@@ -288,10 +288,10 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	}
 	// A bare kernel size is albumentations' blur_limit ("motion blur 7" is 3..7)
 	// before it is one size; a kernel named as such ("kernel 5") was read already.
-	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit"} {
+	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit", "px"} {
 		for i := range prm.Also {
 			al := &prm.Also[i]
-			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || kind == "variance_255" && x.as == "same" {
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
 				continue
 			}
 			y := reads(x, al, prm, true)

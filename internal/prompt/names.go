@@ -131,6 +131,13 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			}
 			return q
 		})
+	case "px":
+		each(func(q quantity) quantity {
+			if q.unit == "" {
+				q.unit = "px"
+			}
+			return q
+		})
 	case "level_255":
 		each(func(q quantity) quantity {
 			if q.unit == "" {
