@@ -48,7 +48,11 @@
 // names one of its parameters ("gaussian blur, radius 0.01"), names a preset, or is
 // compared with every entry's example phrases (the entry whose example shares at least
 // half of its words, unique, with confidence 0.8 x that share); otherwise it is a
-// warning with the nearest phrases (edit distance) as suggestions.
+// warning with the nearest phrases (edit distance) as suggestions. A preset's name asks
+// for the preset when the clause says preset, or for, apply, use, like, simulate, make,
+// it, look or as come just before it ("for aerial tiles", "make it vintage"); otherwise
+// it says what the images are ("I'm doing cell segmentation on microscopy images"): the
+// preset only when the prompt names no transform, else the clause is listed unread.
 //
 // When two entries claim a phrase, the one whose parameters take the units the clause
 // gives wins and that is no ambiguity; so does the only augmentation (tagged

@@ -289,6 +289,8 @@ type Result struct {
 	Excluded []string `json:"excluded,omitempty"`
 	// outputSizes counts the values read as an output size no parameter takes.
 	outputSizes int
+	// context are presets named in clauses that do not ask for them.
+	context []contextPreset
 	// negated are the words of each negation ("avoid anything that distorts faces
 	// like elastic"), read as what the prompt asks not to do.
 	negated []string
@@ -386,6 +388,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
 	}
+	p.settlePresets(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
@@ -1057,30 +1060,14 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 			words = append(words, t.text)
 		}
 	}
-	if name := p.presetIn(seg); name != "" {
-		r.Preset = name
-		// Words besides the preset's name ("tiles" in "for aerial tiles") are not
-		// read by it: listed.
-		named := map[string]bool{}
-		for _, pr := range p.voc.Presets {
-			if pr.Name == name {
-				for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
-					for _, w := range texts(tokenize(strings.ReplaceAll(n, "_", " "))) {
-						named[w] = true
-					}
-				}
-			}
+	if name, at := p.presetAt(seg); name != "" {
+		if !asksPreset(seg, at) {
+			// Decided once the prompt is read: the preset, when the prompt names
+			// no transform; context otherwise.
+			r.context = append(r.context, contextPreset{name: name, seg: seg})
+			return
 		}
-		var rest []string
-		for _, w := range words {
-			if !named[w] && !knownWord(w) {
-				rest = append(rest, w)
-			}
-		}
-		if len(rest) > 0 {
-			u := strings.Join(rest, " ")
-			r.unread(u, fmt.Sprintf("%q: not read; the preset %s runs without it", u, name), "", "")
-		}
+		p.takePreset(r, name, words)
 		return
 	}
 	if len(content) == 0 {
@@ -1132,6 +1119,62 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
 }
 
+// takePreset sets the preset a clause names and lists the clause's other words
+// ("tiles" in "for aerial tiles"), which the preset does not read.
+func (p *Parser) takePreset(r *Result, name string, words []string) {
+	r.Preset = name
+	// Words besides the preset's name ("tiles" in "for aerial tiles") are not
+	// read by it: listed.
+	named := map[string]bool{}
+	for _, pr := range p.voc.Presets {
+		if pr.Name == name {
+			for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+				for _, w := range texts(tokenize(strings.ReplaceAll(n, "_", " "))) {
+					named[w] = true
+				}
+			}
+		}
+	}
+	var rest []string
+	for _, w := range words {
+		if !named[w] && !knownWord(w) {
+			rest = append(rest, w)
+		}
+	}
+	if len(rest) > 0 {
+		u := strings.Join(rest, " ")
+		r.unread(u, fmt.Sprintf("%q: not read; the preset %s runs without it", u, name), "", "")
+	}
+}
+
+// contextPreset is a preset named in a clause that does not ask for it ("I'm doing
+// cell segmentation on microscopy images").
+type contextPreset struct {
+	name string
+	seg  []token
+}
+
+// settlePresets decides the presets named as context: the preset when the prompt
+// names nothing else ("satellite"), else listed unread with why, for the prompt's
+// transforms run without it.
+func (p *Parser) settlePresets(r *Result) {
+	for _, c := range r.context {
+		if len(r.Transforms) == 0 && r.Preset == "" {
+			var words []string
+			for _, t := range c.seg {
+				if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
+					words = append(words, t.text)
+				}
+			}
+			p.takePreset(r, c.name, words)
+			continue
+		}
+		u := joinTokens(c.seg)
+		r.unread(u, fmt.Sprintf("%q names the preset %s as what the images are; the prompt's transforms run without it", u, c.name),
+			fmt.Sprintf("say \"apply the %s preset\" to add it", strings.ReplaceAll(c.name, "_", " ")), "")
+	}
+}
+
 // inExample says whether w is a word of one of entry's example phrases.
 func (p *Parser) inExample(entry, w string) bool {
 	for _, ex := range p.examples[entry] {
@@ -1155,18 +1198,42 @@ func onlyFrequency(seg []token) bool {
 
 // presetIn returns the preset whose name or alias the words contain, longest first.
 func (p *Parser) presetIn(seg []token) string {
-	best, width := "", 0
+	name, _ := p.presetAt(seg)
+	return name
+}
+
+// presetAt is presetIn with where the preset's name starts in seg.
+func (p *Parser) presetAt(seg []token) (string, int) {
+	best, width, at := "", 0, -1
 	for _, pr := range p.voc.Presets {
 		for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
 			want := texts(tokenize(strings.ReplaceAll(n, "_", " ")))
 			for k := 0; k+len(want) <= len(seg); k++ {
 				if strings.Join(texts(seg[k:k+len(want)]), " ") == strings.Join(want, " ") && len(want) > width {
-					best, width = pr.Name, len(want)
+					best, width, at = pr.Name, len(want), k
 				}
 			}
 		}
 	}
-	return best
+	return best, at
+}
+
+// asksPreset says whether the words around a preset's name at k ask for it ("apply
+// the low light preset", "make it vintage", "for aerial tiles", "look like a cheap
+// webcam") rather than say what the images are ("my cell segmentation dataset").
+func asksPreset(seg []token, k int) bool {
+	for _, t := range seg {
+		if t.text == "preset" {
+			return true
+		}
+	}
+	for j := max(0, k-3); j < k; j++ {
+		switch seg[j].text {
+		case "for", "apply", "use", "like", "simulate", "make", "it", "look", "as":
+			return true
+		}
+	}
+	return false
 }
 
 // nearest returns up to three phrases whose words are each within a small edit distance
