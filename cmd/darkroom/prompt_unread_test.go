@@ -51,4 +51,33 @@ func TestAugmentListsUnreadPhrases(t *testing.T) {
 	if len(v.Errors) != 1 || v.Errors[0].Phrase == nil || *v.Errors[0].Phrase != "add some lens flare" {
 		t.Errorf("validate_prompt's validation_errors do not name the phrase: %s", raw)
 	}
+
+	// A prompt of the fresh set (tune29): the class darkroom does not have is listed
+	// with the clause that gave its p; the one it has runs with the p a later
+	// clause gave it, once.
+	const fresh = "Can you do RandomFog and RandomSunFlare on my driving dataset? Fog fairly often, like 70% of the time, sun flare only rarely. Thanks!"
+	var got struct {
+		Pipeline []struct {
+			Entry string  `json:"entry"`
+			P     float64 `json:"p"`
+		} `json:"pipeline"`
+		Skipped []struct {
+			Name string `json:"name"`
+		} `json:"skipped_transforms"`
+	}
+	raw = mustSucceed(t, cs, "augment_image", map[string]any{"path": photo, "prompt": fresh, "seed": 1,
+		"options": map[string]any{"return_images": 0}})
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Pipeline) != 1 || got.Pipeline[0].Entry != "random_fog" || got.Pipeline[0].P != 0.7 {
+		t.Errorf("pipeline = %+v, want random_fog at p 0.7 alone", got.Pipeline)
+	}
+	var names []string
+	for _, s := range got.Skipped {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, "|") != "randomsunflare on my driving dataset|sun flare only rarely" {
+		t.Errorf("skipped_transforms = %q, want the sun flare's two phrases", names)
+	}
 }

@@ -303,6 +303,9 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, x := range r.Excluded {
 			words(x)
 		}
+		for _, x := range r.negated {
+			words(x)
+		}
 		if r.Preset != "" {
 			words(r.Preset)
 			for _, pr := range p.voc.Presets {
@@ -324,7 +327,7 @@ func TestEveryWordAccounted(t *testing.T) {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.
 				continue
 			}
-			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || variantLead[w] || variantTail[w]) || tk.call {
+			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
 				continue
 			}
 			t.Errorf("%q: the word %q is neither read nor listed as unread (unread: %q)", c.Prompt, w, got(r).Unread)

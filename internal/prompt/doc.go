@@ -34,7 +34,12 @@
 // position ("randomly" reads as "random" when that is longer: "randomly crop" is
 // "random crop"; a longer phrase starting inside a match and ending past it wins:
 // "random brightness/contrast" is brightness/contrast), before anything is split, so "motion blur" is motion_blur and not blur,
-// and "brightness and contrast" or "salt and pepper" stay whole. The rest is cut into
+// and "brightness and contrast" or "salt and pepper" stay whole. A word may read as its
+// singular ("small rotations") and a degree sign as "degree" ("random 90° rotations").
+// A word of seven letters or more that no phrase, parameter or English word of
+// words.go has, one edit from a phrase word with the same first letter (two for eight
+// letters or more), and from no other, is read as that word with a warning
+// ("contrst", "guassian", "brigthness"); another form of a word ("mirrored") is none. The rest is cut into
 // clauses at commas, semicolons, full stops and the words and, then, also, plus ("and"
 // between the ends of a range does not cut). In a clause, each phrase owns the words up
 // to the next phrase; words before the first belong to the first. A phrase that is a
@@ -43,27 +48,50 @@
 // names one of its parameters ("gaussian blur, radius 0.01"), names a preset, or is
 // compared with every entry's example phrases (the entry whose example shares at least
 // half of its words, unique, with confidence 0.8 x that share); otherwise it is a
-// warning with the nearest phrases (edit distance) as suggestions.
+// warning with the nearest phrases (edit distance) as suggestions. A preset's name asks
+// for the preset when the clause says preset, or for, apply, use, like, simulate, make,
+// it, look or as come just before it ("for aerial tiles", "make it vintage"); otherwise
+// it says what the images are ("I'm doing cell segmentation on microscopy images"): the
+// preset only when the prompt names no transform, else the clause is listed unread.
 //
-// When two entries claim a phrase ("rotate 90": rotate and random_rotate_90; "mist":
-// random_fog and dehaze), the one whose parameters take the units the clause gives
-// wins and that is no ambiguity; otherwise the one whose name shares most words with
-// the phrase, then the first by name, is chosen, the ambiguity is reported with both
-// interpretations and the transform's confidence is 1/n. Options.Strict turns each such
-// ambiguity into an error.
+// When two entries claim a phrase, the one whose parameters take the units the clause
+// gives wins and that is no ambiguity; so does the only augmentation (tagged
+// augmentation) among them, since a prompt asks for augmentations ("rotate 90" is
+// random_rotate_90, "mist" random_fog, "darker" and "brightness" random_brightness,
+// not the editing entries; an editing entry's example phrase holding such a shared
+// name is not matched whole). Otherwise the one whose name shares most words with the
+// phrase, then the first by name, is chosen, the ambiguity is reported with both
+// interpretations ("distortion": grid_distortion and optical_distortion) and the
+// transform's confidence is 1/n. Options.Strict turns each such ambiguity into an
+// error.
 //
 // What a prompt says besides transforms (intent.go): "5 variants" (versions, copies,
 // augmentations, "I need 10 variants of each image") is Result.Variants, read before
 // anything else so that its number is no angle, and augment_image warns when count
-// differs; a negator (no, not, without, don't, never, avoid, skip) before a phrase, or
-// before a word of entries' names ("no flips": flip_horizontal and flip_vertical), and
-// on over "or" ("no flips or crops"), leaves those entries out (Result.Excluded, with a
-// warning naming them); two phrases of one entry in a clause ("occlusion / cutout") are
-// one transform; a clause that only says how much ("shift scale rotate, small
-// amounts") is the transform's before it. A bare number outside its parameter's range
+// differs ("generate 5 per image", "25 imgs per input" too); a negator (no, not,
+// without, don't, never, avoid, skip) before a phrase, or before a word of entries'
+// names ("no flips": flip_horizontal and flip_vertical), and on over "or" ("no flips or
+// crops"), leaves those entries out (Result.Excluded, with a warning naming them);
+// avoid, exclude and without reach every phrase to the end of their clause ("avoid
+// anything that distorts faces like elastic or grid distortion"). "both flips" and
+// "all flips" are each entry with that word. Two phrases of one entry in a clause
+// ("occlusion / cutout") are one transform, and so is an entry named again in another
+// clause: that mention's p and values are the first one's ("RandomFog ..., fog fairly
+// often, like 70% of the time"). A clause that only says how much ("shift scale
+// rotate, small amounts") is the transform's before it; one that only says how often is
+// its p, and every earlier transform's without one when it says both, all or each
+// ("GridDistortion + ElasticTransform, both at p=0.25"; "all rarely"). A clause that
+// starts with a parameter of the transform before it, which its own clause gave values,
+// goes on with it ("HSV jitter with hue ±5, saturation ±15"), and a phrase right after
+// a parameter's name is a value of it ("fill with gray"), not a transform.
+// A bare number outside its parameter's range
 // that one of the parameter's albumentations units (percent, level_255, variance_255,
-// kernel_px, kernel_limit) puts inside is read in that unit, with a warning ("random
-// gamma 80 to 120" is gamma_limit, 0.8..1.2; "RGB shift up to 15" is 15 of 255 levels),
+// kernel_limit, kernel_px, limit, in that order) puts inside is read in that unit, with
+// a warning ("random gamma 80 to 120" is gamma_limit, 0.8..1.2; "RGB shift up to 15" is
+// 15 of 255 levels; "motion blur 7" is blur_limit, kernels 3..7; "scale 0.1" of a shift
+// scale rotate is scale_limit); failing those, a level of 0..1 reads on 0..255 ("std
+// 5-15 pixel values", "fill 128") and a change around 0 reads as a factor around 1
+// ("contrast 0.8-1.2" is ±0.2, a zoom blur's "max factor 1.1-1.3" amount 0.1..0.3);
 // and a value with no name goes to every parameter of prompt.sample when they share one
 // unit (RGBShift's red, green and blue).
 //
@@ -86,7 +114,9 @@
 // and width): an entry with a size or an area takes it as a square ("center crop to
 // 224"), another lists it as unread and is drawn as if named with no value ("random
 // resized crop to 224"); a square WxH for an entry without width and height is one
-// side in pixels ("8 holes of 32x32 pixels").
+// side in pixels ("8 holes of 32x32 pixels"), and for an entry that counts cells, tiles
+// or steps the count ("grid shuffle 4x4", "8x8 tiles"). A size for an entry whose width
+// and height may pass the image's (pad_if_needed) is in fractions of the long edge.
 //
 // # Manifest data the parser reads (contracts/prompt.cue)
 //
@@ -146,26 +176,37 @@
 // the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
 // clamped.
 //
-// One unsigned value the words ask to draw ("random brightness/contrast 0.15", "random
-// shift 5%") for a parameter prompt.sample draws on both sides of its default reads as
-// its albumentations limit (±v), as in code; "random" counts for the rest of its
-// sentence ("random scale 0.9-1.1 and translate 5%" translates by ±5%).
+// An augmentation draws: one unsigned value with no direction, for a parameter whose
+// default lies inside its range, reads as its albumentations limit (±v, through the
+// parameter's limit name when it has one), as albumentations reads Rotate(limit=45)
+// and RandomBrightnessContrast(brightness_limit=0.2): "rotate 45" is ±45 degrees,
+// "brightness 0.2" ±0.2, "shift 10%" ±10%, "random brightness/contrast 0.15" ±0.15. An
+// augmentation's change around none with no limit name is ±v too ("shear 3 degrees",
+// "RGB shift 20"), but not a direction (prompt.free: a motion blur's angle) and not an
+// editing entry's value. The words exactly, fixed, precisely ask for the value itself
+// ("rotate by exactly 90 degrees clockwise"); albumentations code reads its arguments
+// as written (Affine(rotate=10) is 10).
 //
-// Ranges: "between A and B", "from A to B", "A to B", "A-B", "±A", "up to A" (the
-// albumentations limit: [-A, A]) and, in code, (A, B) or [A, B]; the unit written once
-// counts for both ends. A value given with no parameter name goes to every parameter
+// Ranges: "between A and B", "from A to B", "A to B", "A-B", "A..B", "±A", "up to A",
+// "max A", "at most A" and, in code or in prose brackets, (A, B) or [A, B]; the unit
+// written once counts for both ends. "up to A" is the albumentations limit [-A, A] for a
+// parameter with a sign; for one without, it runs from the default ("blur up to 5 px"
+// is 0..5 px, "max 8 holes" 1..8: a count of things is one at least; a factor around
+// its default is mirrored, "zoom up to 20%" is 0.8..1.2), and a kernel up to 9 is
+// kernels 3..9. A value given with no parameter name goes to every parameter
 // the phrase or the words name without a value of their own ("brightness and contrast
 // by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
 // of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
-// of them"), and always 1, usually and mostly 0.8, often and frequently 0.75,
+// of them", "about a third of the images"), a lone percentage or fraction on a
+// transform that takes no value ("hflip 50%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A clause that only says how often gives the transform
 // before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase
 // written in the plural reads as its singular ("random shadows"). Directions:
-// decrease, reduce, less, lower, left,
+// decrease, reduce, less, lower, left, out ("zoom out" is affine's scale below 1),
 // counter-clockwise, darker, desaturate... make an unsigned number, or both ends of a
 // range written without signs ("darker by 10-30%"), negative when the range allows it,
 // and cut a drawn range to that side of the default ("desaturate a bit").

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -32,10 +33,20 @@ func readVariants(r *Result, toks []token) {
 		switch w := toks[k+1].text; {
 		case variantWords[w]:
 			end = k + 2
-		case w == "augmented" || w == "different" || w == "random" || w == "new":
+		case variantAdjectives[w]:
 			if k+2 < len(toks) && (variantWords[toks[k+2].text] || toks[k+2].text == "images") {
 				end = k + 3
 			}
+		}
+		if end == k+1 && k > 0 && variantLead[toks[k-1].text] && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord {
+			// "generate 5 per image": a count of outputs per input.
+			end = k + 1
+			r.Variants = int(toks[k].num)
+			for j := k - 1; j <= k+2; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			k += 2
+			continue
 		}
 		if end == k+1 {
 			continue
@@ -46,6 +57,10 @@ func readVariants(r *Result, toks []token) {
 			start--
 		}
 		for end < len(toks) && toks[end].kind == tWord && variantTail[toks[end].text] {
+			// "per plate", "for each tile": whatever the inputs are called.
+			if (toks[end].text == "per" || toks[end].text == "each") && end+1 < len(toks) && toks[end+1].kind == tWord && !variantTail[toks[end+1].text] {
+				end++
+			}
 			end++
 		}
 		for j := start; j < end; j++ {
@@ -57,8 +72,12 @@ func readVariants(r *Result, toks []token) {
 
 var variantWords = map[string]bool{
 	"variants": true, "variant": true, "versions": true, "version": true, "copies": true,
-	"augmentations": true, "samples": true, "outputs": true, "variations": true,
+	"augmentations": true, "samples": true, "outputs": true, "variations": true, "imgs": true,
+	"augs": true,
 }
+
+// variantAdjectives stand between the count and the word ("12 augmented copies").
+var variantAdjectives = map[string]bool{"augmented": true, "different": true, "random": true, "new": true}
 
 // variantLead are words before "N variants" that only ask for them.
 var variantLead = map[string]bool{
@@ -71,7 +90,8 @@ var variantLead = map[string]bool{
 // variantTail are words after it: "5 variants of each image", "per photo".
 var variantTail = map[string]bool{
 	"of": true, "each": true, "per": true, "every": true, "image": true, "photo": true, "picture": true,
-	"the": true, "input": true, "source": true, "it": true, "this": true,
+	"the": true, "input": true, "source": true, "it": true, "this": true, "for": true,
+	"images": true, "inputs": true, "original": true,
 }
 
 // negators say not to do what follows ("no flips", "without blur", "don't rotate").
@@ -106,6 +126,17 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				break
 			}
 		}
+		// "avoid anything that distorts faces like elastic or grid distortion": a
+		// verb of avoiding runs to the end of its clause.
+		for j := m.start - 1; neg < 0 && j >= 0; j-- {
+			t := toks[j]
+			if t.kind == tSep || separators[t.text] {
+				break
+			}
+			if t.text == "avoid" || t.text == "exclude" || t.text == "excluding" || t.text == "without" {
+				neg = j
+			}
+		}
 		// "no flips or rotations": the negation runs over "or".
 		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
 			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {
@@ -117,6 +148,7 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			continue
 		}
 		words := joinTokens(toks[neg:m.end])
+		r.negated = append(r.negated, words)
 		for j := neg; j < m.end; j++ {
 			toks[j] = consumed(toks[j])
 		}
@@ -164,6 +196,7 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 			continue
 		}
 		words := joinTokens(toks[k : j+1])
+		r.negated = append(r.negated, words)
 		for i := k; i <= j; i++ {
 			toks[i] = consumed(toks[i])
 		}
@@ -236,7 +269,7 @@ func sameEntry(toks []token, ms []match) []match {
 // shift up to 15" RGBShift's levels on 0..255, "blur 3 to 7" kernel sizes. The units
 // come from the parameter's also names (the manifest); the reading is reported.
 func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Parameter, x expr, dir int, opt Options) (expr, bool) {
-	if x.as != "" || x.a.unit != "" || x.kind == span && x.b.unit != "" {
+	if x.as != "" && x.as != "same" || x.a.unit != "" || x.kind == span && x.b.unit != "" {
 		return x, false
 	}
 	fits := func(y expr) bool {
@@ -253,18 +286,61 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	if fits(x) {
 		return x, false
 	}
-	for i := range prm.Also {
-		al := &prm.Also[i]
-		switch al.As {
-		case "percent", "level_255", "variance_255", "kernel_px", "kernel_limit":
-		default:
-			continue
+	// A bare kernel size is albumentations' blur_limit ("motion blur 7" is 3..7)
+	// before it is one size; a kernel named as such ("kernel 5") was read already.
+	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit", "px"} {
+		for i := range prm.Also {
+			al := &prm.Also[i]
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
+				continue
+			}
+			y := reads(x, al, prm, true)
+			y.param, y.params = x.param, x.params
+			if fits(y) {
+				r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
+					"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
+				return y, true
+			}
 		}
-		y := reads(x, al, prm, true)
-		y.param, y.params = x.param, x.params
-		if fits(y) {
-			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
-				"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
+	}
+	// A level of 0..1 given on 0..255 ("std 5-15 pixel values", "fill 128"):
+	// albumentations' uint8 levels.
+	if prm.Unit == "level" && prm.Max <= 1 {
+		y := x
+		y.a.v /= 255
+		y.b.v /= 255
+		if fits(y) && (x.a.v > 1 || x.kind == span && x.b.v > 1) {
+			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a level of 0..255", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max)),
+				"write the value from 0 to 1 to be sure", e.Name, prm.Name)
+			return y, true
+		}
+	}
+	// A factor around 1 for a change around 0 ("contrast 0.8-1.2", "max factor
+	// 1.1-1.3" of a zoom blur): albumentations' factors, the change is factor - 1
+	// (in stops for a parameter in EV).
+	if prm.Default == 0 && prm.Min >= -1 && (prm.Unit == "amount" || prm.Unit == "ratio" || prm.Unit == "level" || prm.Unit == "ev") {
+		y := x
+		ok := true
+		each := func(q quantity) quantity {
+			if q.v <= 0 || q.v > 3 || q.signed {
+				ok = false
+				return q
+			}
+			if prm.Unit == "ev" {
+				q.v = math.Log2(q.v)
+			} else {
+				q.v--
+			}
+			q.signed = true
+			return q
+		}
+		y.a = each(y.a)
+		if y.kind == span {
+			y.b = each(y.b)
+		}
+		if ok && (y.kind == span || x.a.v > 1) && fits(y) {
+			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a factor (%s of change)", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), "factor - 1"),
+				"write the change itself to be sure", e.Name, prm.Name)
 			return y, true
 		}
 	}

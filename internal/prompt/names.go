@@ -131,6 +131,13 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			}
 			return q
 		})
+	case "px":
+		each(func(q quantity) quantity {
+			if q.unit == "" {
+				q.unit = "px"
+			}
+			return q
+		})
 	case "level_255":
 		each(func(q quantity) quantity {
 			if q.unit == "" {
@@ -139,6 +146,10 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			return q
 		})
 	case "kernel_limit", "kernel_px":
+		if x.upto && x.kind == span {
+			// "kernel up to 9": albumentations' blur_limit 9, kernels 3 to 9.
+			x.a.v, x.a.signed = 3, false
+		}
 		if as.As == "kernel_limit" && x.kind == one && !x.a.signed {
 			lo := x.a
 			lo.v = 3

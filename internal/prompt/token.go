@@ -26,6 +26,15 @@ type token struct {
 	code bool
 	// call says the word is a call's name: an opening parenthesis follows it.
 	call bool
+	// typo is the word as written when it was read as a vocabulary word one or two
+	// letters away ("contrst" is read as contrast).
+	typo string
+	// joined says an underscore joins the word to the one before it, as in an
+	// argument's name written in prose ("quality_lower 40").
+	joined bool
+	// arg numbers a call's arguments across the prompt: tokens of one argument
+	// (border_mode=cv2.BORDER_CONSTANT) share it; 0 outside calls.
+	arg int
 	// pos is the token's place in the prompt, so a word is known as read wherever a
 	// segment copies it.
 	pos int
@@ -57,8 +66,12 @@ func tokenize(s string) []token {
 		}
 		return false
 	}
+	arg := 0
 	emit := func(t token) {
 		t.code = calls()
+		if t.code {
+			t.arg = arg
+		}
 		t.pos = len(out)
 		out = append(out, t)
 	}
@@ -80,6 +93,9 @@ func tokenize(s string) []token {
 			}
 			opens = append(opens, r)
 			callOpen = append(callOpen, isCall)
+			if isCall {
+				arg++
+			}
 			i++
 		case (r == ')' || r == ']') && len(opens) > 0:
 			wasCall := callOpen[len(callOpen)-1]
@@ -97,21 +113,40 @@ func tokenize(s string) []token {
 				j++
 			}
 			top := opens[len(opens)-1]
-			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '('
+			// A bracket in prose holds a tuple ("gamma (80, 120)"): its two numbers
+			// are a range, as a call's nested tuple is.
+			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '(' || !callOpen[len(callOpen)-1] && !calls()
 			switch {
 			case lastNum() && startsNumber(j) && nested:
 				emit(token{kind: tWord, text: "to"})
 			case top == '[':
 				emit(token{kind: tSep, text: ","})
+			case callOpen[len(callOpen)-1]:
+				arg++
 			}
 			i++
 		case (r == '-' || r == '–') && i > 0 && isDigit(i-1) && (startsNumber(i+1) || i+1 < len(rs) && rs[i+1] == ' ' && startsNumber(i+2)):
 			// "10-50": a range.
 			emit(token{kind: tWord, text: "to"})
 			i++
+		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3)):
+			// "10..50", "10...50": a range, as in code and in notes.
+			emit(token{kind: tWord, text: "to"})
+			i += 2
+			if rs[i] == '.' {
+				i++
+			}
 		case r == '.' && len(out) > 0 && out[len(out)-1].text == "a" && i > 0 && rs[i-1] == 'a' && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
 			// "A.Rotate": the module's name is no word of the prompt.
 			out = out[:len(out)-1]
+			i++
+		case r == '.' && calls() && i > 0 && i+1 < len(rs) && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsLetter(rs[i+1]):
+			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
+			// value, no full stop.
+			i++
+		case r == '—' || r == '–' && !(i > 0 && isDigit(i-1)):
+			// A dash between clauses ("FancyPCA — all rarely").
+			emit(token{kind: tSep, text: ","})
 			i++
 		case r == '\n' || r == ',' || r == ';' || r == '!' || r == '?' || r == '.' && !startsNumber(i+1):
 			emit(token{kind: tSep, text: string(r)})
@@ -165,6 +200,16 @@ func tokenize(s string) []token {
 					continue
 				}
 			}
+			if !signed && k+1 < len(rs) && rs[k] == '/' && isDigit(k+1) {
+				// "50/50", "1/3": a ratio written as such, one word.
+				e := k + 1
+				for e < len(rs) && isDigit(e) {
+					e++
+				}
+				emit(token{kind: tWord, text: string(rs[i:e])})
+				i = e
+				continue
+			}
 			emit(token{kind: tNum, text: string(rs[i:k]), num: v, signed: signed})
 			i = k
 		case unicode.IsLetter(r):
@@ -173,7 +218,7 @@ func tokenize(s string) []token {
 				j++
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
-			emit(token{kind: tWord, text: w})
+			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
 			i = j
 		case r == '&' || r == '/' || r == '%' || r == '°' || r == '±' || r == '=' || r == ':':
 			emit(token{kind: tWord, text: string(r)})

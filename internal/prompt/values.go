@@ -45,6 +45,9 @@ type expr struct {
 	// random says the words ask for a random draw ("random brightness/contrast
 	// 0.15"): one value of a drawn parameter is its albumentations limit.
 	random bool
+	// upto says the range was written "up to A": ±A for a parameter with a sign,
+	// from the default to A for one without ("up to 8 holes").
+	upto bool
 }
 
 // reading is what a clause's words say besides the entry.
@@ -78,7 +81,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
 	if rd.pSet {
-		t.P = rd.p
+		t.P, t.pSet = rd.p, true
 	}
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -94,6 +97,18 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		return
 	}
 	order := p.voc.ParameterOrder(e)
+	if len(order) == 0 && !rd.pSet && len(rd.exprs) == 1 {
+		// A transform that takes no value given one percentage or fraction ("hflip
+		// 50%", "channel shuffle 0.1"): how often it runs, the only number it has.
+		if x := rd.exprs[0]; x.kind == one && !x.a.signed && (x.a.unit == "%" && x.a.v <= 100 || x.a.unit == "" && x.a.v > 0 && x.a.v <= 1) {
+			v := x.a.v
+			if x.a.unit == "%" {
+				v /= 100
+			}
+			t.P, t.pSet = round(v), true
+			return
+		}
+	}
 	assigned := map[string]bool{}
 	for k := range t.Values {
 		assigned[k] = true
@@ -112,7 +127,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
 	// affine's shear, x and y, not its angle), or when no value is given: then the
 	// phrase says what to draw ("random hue shifts" draws the hue alone).
-	if len(targets) < 2 && (len(targets) == 0 || len(rd.exprs) > 0) {
+	if len(targets) == 0 || len(targets) == 1 && len(rd.exprs) > 0 && paramsAt(p.voc, e, phrase, 0).width == len(phrase) {
 		targets = nil
 		if pn := paramsAt(p.voc, e, phrase, 0); len(phrase) > 0 && pn.width == len(phrase) {
 			for _, n := range pn.params {
@@ -130,9 +145,17 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			targets = append(targets, n)
 		}
 	}
-	random := false
+	// An augmentation draws: one unsigned value of a parameter albumentations gives
+	// a limit (an angle, a shift, a brightness) is that limit, ±v, as albumentations'
+	// Rotate(limit=45) and RandomBrightnessContrast(brightness_limit=0.2) read it,
+	// unless the words ask for that value exactly ("by exactly 90 degrees").
+	random := true
 	for _, tk := range append(append([]token(nil), phrase...), seg...) {
-		random = random || tk.random
+		// Code reads as albumentations' own arguments (Affine(rotate=10) is 10).
+		if exactWords[tk.text] || tk.code {
+			random = false
+			break
+		}
 	}
 	shared := false
 	for _, x := range rd.exprs {
@@ -154,6 +177,14 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			}
 		default:
 			p.assign(r, t, e, order, assigned, x, rd.dir, opt)
+		}
+	}
+	for k := range assigned {
+		if has(t.Values, k) || hasRange(t.Ranges, k) {
+			if t.given == nil {
+				t.given = map[string]bool{}
+			}
+			t.given[k] = true
 		}
 	}
 	if len(order) == 0 {
@@ -396,6 +427,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k > 2 && seg[k-2].kind == tNum) && !(k > 3 && seg[k-3].kind == tNum)}
 		n := 1
+		if u := units[word(k+1)]; u == "px" && levelWords[word(k+2)] {
+			// "5-15 pixel values", "10 grey levels": on albumentations' 0..255.
+			q.text += " " + word(k+1) + " " + word(k+2)
+			return q, 3
+		}
+		if levelWords[word(k+1)] && (word(k+2) == "levels" || word(k+2) == "values") {
+			return q, 3
+		}
 		if u := units[word(k+1)]; u != "" {
 			q.unit, n = u, 2
 			q.text += " " + seg[k+1].text
@@ -433,6 +472,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			lo.v, lo.signed = -a.v, true
 			a.signed = true
 			return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n])}, 1 + n
+		case "max", "maximum", "most":
+			// "max 8 holes", "at most 3": as "up to".
+			if word(k) == "most" && word(k-1) != "at" {
+				return expr{}, 0
+			}
+			a, n := qty(k + 1)
+			if n > 0 && !a.signed {
+				lo := a
+				lo.v, lo.signed = -a.v, true
+				return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n]), upto: true}, 1 + n
+			}
+			return expr{}, 0
 		case "up":
 			// "up to 15 degrees": the albumentations limit, a symmetric range.
 			if word(k+1) == "to" {
@@ -440,7 +491,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				if n > 0 && !a.signed {
 					lo := a
 					lo.v, lo.signed = -a.v, true
-					return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+2+n])}, 2 + n
+					return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+2+n]), upto: true}, 2 + n
 				}
 			}
 			return expr{}, 0
@@ -472,8 +523,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if e != nil {
 			if pn := paramsAt(p.voc, e, seg, k); pn.width > 0 {
 				j := k + pn.width
-				if end := word(j); t.code && rangeEnds[end] != 0 && word(j+1) == "=" {
-					if x, m := value(j + 2); m > 0 && x.kind == one {
+				if end := word(j); rangeEnds[end] != 0 && j < len(seg) && (t.code && word(j+1) == "=" || !t.code && seg[j].joined) {
+					at := j + 1
+					for word(at) == "=" || word(at) == ":" || word(at) == "of" || word(at) == "is" {
+						at++
+					}
+					x, m := value(at)
+					if m == 0 || x.kind != one {
+						// "quality_lower" with no value: said, and not read.
+						rd.unread = append(rd.unread, joinTokens(seg[k:j+1]))
+						return j, true
+					}
+					{
 						x = reads(x, pn.as, e.Parameters[pn.params[0]], true)
 						x.param, x.params = pn.params[0], pn.params
 						var pe *ends
@@ -491,7 +552,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						} else {
 							pe.hi = &x
 						}
-						return j + 1 + m, true
+						return at + m - 1, true
 					}
 				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
@@ -518,6 +579,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			}
 			if j > k && word(j) == "=" {
 				_, m := value(j + 1)
+				if m == 0 {
+					// A value that is no number (border_mode=cv2.BORDER_CONSTANT,
+					// mode="constant"): its words, up to the next argument's name.
+					for e := j + 1; e < len(seg) && seg[e].kind == tWord && seg[e].code && !seg[e].call && seg[e].arg == seg[j].arg; e++ {
+						m++
+					}
+				}
 				rd.unread = append(rd.unread, joinTokens(seg[k:j+1+m]))
 				return j + m, true
 			}
@@ -528,6 +596,19 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 	for k := 0; k < len(seg); k++ {
 		t := seg[k]
 		var ok bool
+		if w := word(k); (w == "max" || w == "maximum" || w == "most" && word(k-1) == "at") && k+1 < len(seg) && seg[k+1].kind == tNum && !t.code {
+			// "max 8 holes", "at most 3 shadows": a bound, not an intensity.
+			if x, m := value(k); m > 0 {
+				if pn := paramsAt(p.voc, e, seg, k+m); e != nil && pn.width > 0 && x.b.unit == "" {
+					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
+					x.param, x.params = pn.params[0], pn.params
+					m += pn.width
+				}
+				rd.exprs = append(rd.exprs, x)
+				k += m - 1
+				continue
+			}
+		}
 		// In code, argument names come first: max_holes is no intensity word.
 		if t.code && t.text != "p" {
 			if k, ok = named(k); ok {
@@ -578,6 +659,12 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.setP(f, word(k))
 			continue
 		}
+		// A parameter's name that starts with an intensity word ("max factor").
+		if _, ok := intensity[word(k)]; ok && e != nil && paramsAt(p.voc, e, seg, k).width > 1 {
+			if k, ok = named(k); ok {
+				continue
+			}
+		}
 		if f, ok := intensity[word(k)]; ok {
 			if word(k) == "very" {
 				if g, ok := intensity[word(k+1)]; ok {
@@ -620,7 +707,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		if x, m := value(k); m > 0 {
 			// "8 holes": the parameter after the number.
-			if e != nil && x.kind == one && x.a.unit == "" {
+			if e != nil && x.kind == size {
+				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
+					x.param = pn.params[0]
+					m += pn.width
+				}
+			}
+			if e != nil && (x.kind == one && x.a.unit == "" || x.a.unit == "px" && kernelName(p.voc, e, seg, k+m)) {
 				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
@@ -650,6 +743,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		rd.exprs = append(rd.exprs, x)
 	}
 	return rd
+}
+
+// kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
+// kernel": pixels of a kernel, not of a radius).
+func kernelName(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) bool {
+	pn := paramsAt(voc, e, seg, k)
+	return pn.width > 0 && pn.as != nil && (pn.as.As == "kernel_px" || pn.as.As == "kernel_limit")
 }
 
 // portionOf reads the words after a portion ("half", "10%") that say it is of the
@@ -691,7 +791,7 @@ func knownWord(w string) bool {
 	_, i := intensity[w]
 	_, f := frequency[w]
 	_, po := portion[w]
-	if filler[w] || i || f || po || negative[w] || positive[w] || separators[w] || units[w] != "" || frequencyWords[w] || compositions[w] {
+	if filler[w] || i || f || po || negative[w] || positive[w] || separators[w] || units[w] != "" || frequencyWords[w] || compositions[w] || levelWords[w] && w != "gray" && w != "grey" || exactWords[w] {
 		return true
 	}
 	for _, r := range w {
@@ -785,20 +885,35 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	// parameter named, that the parameter's range cannot hold is the output size in
 	// pixels albumentations' height and width give; no parameter takes it, so it is
 	// listed and the parameter keeps what it would have had.
-	if x.kind == one && x.a.absolute && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
-		if hasSizeParams(e) || areaParam(e) != "" {
-			// An entry that takes a size: a square of that side ("center crop to 224").
+	takesSize := hasSizeParams(e) || areaParam(e) != ""
+	// A fraction with no other reading cannot be 224 either: an output size
+	// ("random resized crop 224").
+	sizeLike := prm.Unit == "fraction" && !otherUnits(prm)
+	if x.kind == one && (x.a.absolute || takesSize || sizeLike) && x.a.unit == "" && x.param == "" && x.a.v >= 16 && x.a.v == math.Trunc(x.a.v) && (x.a.v < prm.Min || x.a.v > prm.Max) {
+		if takesSize {
+			// An entry that takes a size: a square of that side ("center crop to 224",
+			// "random crop 512").
 			p.assignSize(r, t, e, assigned, expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}, opt)
 			return
 		}
 		r.outputSizes++
-		r.unread("to "+x.text, fmt.Sprintf("%s: \"to %s\" reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, x.text, e.Name),
+		said := x.text
+		if x.a.absolute {
+			said = "to " + x.text
+		}
+		r.unread(said, fmt.Sprintf("%s: %q reads as an output size in pixels, which no parameter of %s takes (it keeps the image's size); not applied", e.Name, said, e.Name),
 			"resize the images to that size separately", e.Name)
 		return
 	}
 	assigned[name] = true
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	x = drawnLimit(e, name, prm, x, dir)
+	if x.upto && x.kind == span && prm.Min >= 0 && x.as == "" {
+		if lo, hi, ok := upTo(prm, x, dir, opt); ok {
+			setDrawn(t, prm, name, lo, hi)
+			return
+		}
+	}
 	if x.kind == one {
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
@@ -851,17 +966,84 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	setRange(t, name, lo, hi)
 }
 
+// otherUnits says whether prm has an albumentations reading of a bare number in
+// another unit (a kernel size, a limit, 255 levels).
+func otherUnits(prm *vocab.Parameter) bool {
+	for _, al := range prm.Also {
+		if al.As != "same" {
+			return true
+		}
+	}
+	return false
+}
+
+// upTo reads "up to A" for a parameter with no negative values, where ±A cannot be
+// meant: from the default to A ("blur up to 5 px", "up to 8 holes", one hole at
+// least for a count whose default is none), or, for a default inside the range
+// (a factor around 1), A's mirror around the default to A ("scale up to 1.2" is
+// 0.8..1.2, albumentations' limit). ok is false when A does not convert; the
+// caller then reports it.
+func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64, bool) {
+	hi, pend, msg := convert(x.b, prm, dir, opt)
+	if msg != "" || pend != nil {
+		return 0, 0, false
+	}
+	d := prm.Default
+	switch {
+	case d <= prm.Min:
+		lo := d
+		if prm.Unit == "count" && lo < 1 && hi >= 1 {
+			lo = 1
+		}
+		return lo, hi, true
+	case d >= prm.Max:
+		return min(hi, d), max(hi, d), true
+	case x.b.unit == "%" && prm.Unit == "ratio":
+		// "zoom up to 20%": the change both ways, as written.
+		lo, _, m := convert(x.a, prm, dir, opt)
+		if m != "" {
+			return 0, 0, false
+		}
+		return min(lo, hi), max(lo, hi), true
+	}
+	if prm.Unit == "ratio" {
+		// A factor around its default: albumentations' limit both ways.
+		lo := max(prm.Min, 2*d-hi)
+		return min(lo, hi), max(lo, hi), true
+	}
+	// A size or an amount: anything up to it.
+	return min(prm.Min, hi), hi, true
+}
+
 // drawnLimit reads one unsigned value, with no direction, that the words ask to draw
 // ("random"), given to a parameter the entry draws around its default (prompt.sample,
 // on both sides of it), as albumentations reads that parameter's limit: "random
 // brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
 // limit name was read so already.
 func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
-	if x.kind != one || !x.random || x.a.signed || dir != 0 || x.as != "" || e.Prompt == nil {
+	if x.kind != one || !x.random || x.a.signed || dir != 0 || !(prm.Min < prm.Default && prm.Default < prm.Max) {
 		return x
 	}
-	rg, ok := e.Prompt.Sample[name]
-	if !ok || !(rg[0] < prm.Default && prm.Default < rg[1]) {
+	symmetric := func() expr {
+		// Only an augmentation's magnitude: a direction (a motion blur's angle,
+		// prompt.free) is one, and an editing entry's value is as written.
+		if !augmentation(e) || e.Prompt != nil && contains(e.Prompt.Free, name) {
+			return x
+		}
+		// A change around a default of none, with no limit name of its own ("RGB
+		// shift 20" of 255 levels, "shear 3 degrees"): ±v.
+		if prm.Default == 0 {
+			lo := x.a
+			lo.v, lo.signed = -x.a.v, true
+			x.a.signed = true
+			x.kind, x.a, x.b = span, lo, x.a
+		}
+		return x
+	}
+	if x.as == "level_255" || x.as == "same" || x.as == "percent" {
+		return symmetric()
+	}
+	if x.as != "" {
 		return x
 	}
 	for i := range prm.Also {
@@ -875,7 +1057,7 @@ func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir i
 			return y
 		}
 	}
-	return x
+	return symmetric()
 }
 
 func anyCompatible(e *vocab.Entry, order []string, u string) bool {
@@ -966,6 +1148,12 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 	switch {
 	case hasW:
 		parts = []part{{"width", x.w, opt.Width, "width", false}, {"height", x.h, opt.Height, "height", false}}
+		if e.Parameters["width"].Max > 1 {
+			// A size that may pass the image's (pad_if_needed's minimum size) is in
+			// fractions of the long edge, as its manifest declares both sides.
+			long := max(opt.Width, opt.Height)
+			parts = []part{{"width", x.w, long, "long_edge", false}, {"height", x.h, long, "long_edge", false}}
+		}
 	case hasL:
 		parts = []part{{"left", x.w, opt.Width, "width", true}, {"right", x.w, opt.Width, "width", true},
 			{"top", x.h, opt.Height, "height", true}, {"bottom", x.h, opt.Height, "height", true}}
@@ -973,6 +1161,17 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		if name := areaParam(e); name != "" {
 			p.assignArea(r, t, e, assigned, name, x, opt)
 			return
+		}
+		// A square grid ("grid shuffle 4x4", "8x8 tiles") is the count of a
+		// parameter counting cells, tiles or steps.
+		if x.w == x.h {
+			for _, n := range p.voc.ParameterOrder(e) {
+				if prm := e.Parameters[n]; prm.Unit == "count" && (x.param == n || x.param == "" && !anyCompatible(e, p.voc.ParameterOrder(e), "px")) && x.w >= prm.Min && x.w <= prm.Max && !assigned[n] {
+					assigned[n] = true
+					setValue(t, n, x.w)
+					return
+				}
+			}
 		}
 		// A square (a hole of 32x32 pixels) is one side in pixels, for an entry
 		// whose sizes are fractions of the long edge (cutout's size).

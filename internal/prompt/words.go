@@ -16,6 +16,18 @@ var intensity = map[string]float64{
 	"extreme": 1, "extremely": 1, "maximum": 1, "max": 1, "full": 1,
 }
 
+// exactWords ask for a value as written, not drawn around the default: "rotate by
+// exactly 90 degrees" is 90, where "rotate 90" is albumentations' limit ±90.
+var exactWords = map[string]bool{
+	"exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "constant": true,
+}
+
+// levelWords say a number is a pixel value on 0..255 ("std 5-15 pixel values", "grey
+// levels"), not a size in pixels.
+var levelWords = map[string]bool{
+	"values": true, "value": true, "levels": true, "level": true, "intensities": true, "grey": true, "gray": true,
+}
+
 // frequency maps a word of frequency to the probability p that the transform runs.
 var frequency = map[string]float64{
 	"always": 1, "rarely": 0.1, "seldom": 0.1, "occasionally": 0.25,
@@ -27,6 +39,7 @@ var frequency = map[string]float64{
 // the probability p that the transform runs.
 var portion = map[string]float64{
 	"few": 0.25, "some": 0.5, "half": 0.5, "many": 0.75, "most": 0.8,
+	"third": 0.33, "quarter": 0.25, "tenth": 0.1, "fifth": 0.2,
 }
 
 // negative words turn a value towards the low end of its range; positive ones say the
@@ -34,13 +47,13 @@ var portion = map[string]float64{
 var negative = map[string]bool{
 	"decrease": true, "reduce": true, "reduced": true, "less": true, "lower": true, "minus": true,
 	"negative": true, "counterclockwise": true, "anticlockwise": true, "counter": true, "anti": true,
-	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true,
+	"left": true, "down": true, "darken": true, "darker": true, "desaturate": true, "desaturated": true, "dimmer": true, "weaken": true, "ccw": true, "remove": true, "out": true,
 }
 
 var positive = map[string]bool{
 	"increase": true, "increased": true, "more": true, "raise": true, "boost": true, "clockwise": true,
 	"right": true, "up": true, "plus": true, "add": true, "strengthen": true, "cw": true, "higher": true,
-	"saturate": true, "saturated": true,
+	"saturate": true, "saturated": true, "brighter": true, "brighten": true, "lighter": true, "lighten": true,
 }
 
 // separators cut a prompt into clauses, one transform each.
@@ -68,6 +81,12 @@ var filler = map[string]bool{
 	// Verbs that only ask for the transform named after them.
 	"change": true, "adjust": true, "convert": true, "simulate": true, "keep": true, "keeping": true,
 	"generate": true, "create": true, "produce": true, "perform": true, "or": true, "need": true,
+	// Hedges around a number or a request ("about 10%", "applied roughly half the
+	// time", "anywhere from 40 to 95", "nothing else"), and what a list of them is.
+	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
+	"anywhere": true, "applied": true, "nothing": true, "else": true, "pls": true, "plz": true,
+	"transforms": true, "transformations": true, "augmentations": true, "aug": true, "augs": true,
+	"~": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
 	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
 	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
@@ -91,7 +110,7 @@ var compositions = map[string]bool{
 // frequencyWords are the words of a probability besides numbers and units ("20% of the
 // time", "with probability 0.3", "p=0.5", "half the time").
 var frequencyWords = map[string]bool{
-	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true,
+	"probability": true, "prob": true, "p": true, "chance": true, "likelihood": true, "half": true, "both": true,
 	"cases": true, "images": true, "=": true, ":": true,
 }
 
