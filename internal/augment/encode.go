@@ -32,9 +32,10 @@ func Ext(format string) string {
 	return format
 }
 
-// Encode writes a variant's image in format (any spelling Format takes): PNG 8-bit,
-// JPEG at quality (0 for the engine's default), or lossless WebP, which has no
-// quality.
+// Encode writes a variant's image in format (any spelling Format takes): PNG 8-bit
+// at zlib's fastest level, as OpenCV's cv2.imwrite writes it by default (the
+// encode was most of a variant's time at zlib's default level), JPEG at quality (0
+// for the engine's default), or lossless WebP, which has no quality.
 func Encode(w io.Writer, img *engine.Image, format string, quality int) error {
 	f, err := Format(format)
 	if err != nil {
@@ -43,7 +44,7 @@ func Encode(w io.Writer, img *engine.Image, format string, quality int) error {
 	if f == "webp" {
 		return engine.EncodeWebP(w, img)
 	}
-	if err := engine.Encode(w, img, engine.EncodeOptions{Format: f, Quality: quality}); err != nil {
+	if err := engine.Encode(w, img, engine.EncodeOptions{Format: f, Quality: quality, FastPNG: true}); err != nil {
 		return darkroom.Wrap(darkroom.Code(err), err, "encode %s", f)
 	}
 	return nil

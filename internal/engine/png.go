@@ -25,7 +25,11 @@ func encodePNG(w io.Writer, img *Image, depth int, opt EncodeOptions) error {
 		return err
 	}
 	idat := &idatWriter{w: bw, buf: make([]byte, 0, 1<<16)}
-	zw, err := zlib.NewWriterLevel(idat, zlib.DefaultCompression)
+	level := zlib.DefaultCompression
+	if opt.FastPNG {
+		level = zlib.BestSpeed
+	}
+	zw, err := zlib.NewWriterLevel(idat, level)
 	if err != nil {
 		return err
 	}
