@@ -679,12 +679,24 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			e, _ := p.voc.Entry(last.Entry)
 			// A clause that only says how often is about the transform before it
 			// ("motion blur with kernel size 5 to 9, 20% of the time").
-			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+			rd := p.scan(nil, seg, nil)
+			if v, ok := sharedPercent(seg); ok && !rd.pSet {
+				// "posterize, equalize, sharpen — each 30%": a percentage said of
+				// each of them is how often each runs.
+				rd = reading{p: v, pSet: true}
+			}
+			if len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
 				last.P, last.pSet = rd.p, true
 				// "both at p=0.25", "all rarely": each transform named before it
-				// whose p the words did not give.
+				// whose p the words did not give. So is a bare "p .5" closing a
+				// list none of whose transforms gave its own p ("bright +-0.15,
+				// contrst +-0.15, gamma 80-120, p .5").
+				trailing := pNotation(seg) && lastClause(toks, cl.end)
+				for i := range r.Transforms {
+					trailing = trailing && (i == len(r.Transforms)-1 || !r.Transforms[i].pSet)
+				}
 				for _, tk := range seg {
-					if tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
+					if trailing || tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
 						for i := range r.Transforms {
 							if tr := &r.Transforms[i]; !tr.pSet {
 								tr.P, tr.pSet = rd.p, true
@@ -1183,6 +1195,45 @@ func (p *Parser) inExample(entry, w string) bool {
 		}
 	}
 	return false
+}
+
+// sharedPercent reads "each 30%", "all 10 %": a word saying the value is each
+// transform's and a percentage, nothing else. It returns the probability.
+func sharedPercent(seg []token) (float64, bool) {
+	shared, v, n := false, 0.0, 0
+	for k, t := range seg {
+		switch {
+		case t.kind == tSep:
+		case t.text == "each" || t.text == "all" || t.text == "both":
+			shared = true
+		case t.kind == tNum && k+1 < len(seg) && units[seg[k+1].text] == "%" && !t.signed:
+			v, n = t.num/100, n+1
+		case units[t.text] == "%" || t.kind == tWord && filler[t.text]:
+		default:
+			return 0, false
+		}
+	}
+	return v, shared && n == 1 && v > 0 && v <= 1
+}
+
+// pNotation says whether a clause writes its probability as p ("p .5", "p=0.5").
+func pNotation(seg []token) bool {
+	for _, t := range seg {
+		if t.text == "p" {
+			return true
+		}
+	}
+	return false
+}
+
+// lastClause says whether nothing but separators follows token end.
+func lastClause(toks []token, end int) bool {
+	for _, t := range toks[end:] {
+		if t.kind != tSep {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyFrequency says whether a clause's words are all about how often: a probability
