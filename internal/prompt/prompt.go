@@ -384,6 +384,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	p.correct(r, toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
+	matches = p.otherKinds(r, toks, matches)
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
@@ -495,6 +496,31 @@ func (p *Parser) matches(toks []token) []match {
 		i = best + 1
 	}
 	return out
+}
+
+// otherKinds drops a match that is only an entry's generic noun ("blur", "noise")
+// right after a word no phrase, parameter or English word of words.go knows: "median
+// blur", "bilateral blur" name a kind of the operation the vocabulary does not have,
+// and reading them as the entry (a box blur) would change the operation silently. The
+// words are listed as not applied.
+func (p *Parser) otherKinds(r *Result, toks []token, ms []match) []match {
+	var kept []match
+	for _, m := range ms {
+		if m.end-m.start == 1 && m.start > 0 && !m.example && len(m.claims) == 1 && !toks[m.start].code {
+			w := toks[m.start-1]
+			e, ok := p.voc.Entry(m.claims[0])
+			if ok && w.kind == tWord && !w.code && w.typo == "" && !p.words[w.text] && !p.known[w.text] && !knownWord(w.text) && !negators[w.text] &&
+				(m.phrase == e.Category || p.isHead(m)) {
+				phrase := w.text + " " + m.phrase
+				r.unread(phrase, fmt.Sprintf("%q: no vocabulary entry is a %s; %s is another operation, so it is not applied", phrase, phrase, m.claims[0]),
+					fmt.Sprintf("name %q to have it instead", strings.ReplaceAll(m.claims[0], "_", " ")), "")
+				toks[m.start-1], toks[m.start] = consumed(toks[m.start-1]), consumed(toks[m.start])
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	return kept
 }
 
 // isHead says whether a match is one of its entry's prompt.heads.
