@@ -294,6 +294,9 @@ type Result struct {
 	// negated are the words of each negation ("avoid anything that distorts faces
 	// like elastic"), read as what the prompt asks not to do.
 	negated []string
+	// only are the kinds the prompt restricts itself to ("geometry only"), with
+	// their words, checked once the prompt is read.
+	only [][2]string
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -382,6 +385,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		toks[k].random = random
 	}
 	p.correct(r, toks)
+	toks = eitherWay(toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
@@ -390,10 +394,44 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		p.clause(r, toks, cl, opt)
 	}
 	p.settlePresets(r)
+	p.checkOnly(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
 	return r
+}
+
+// opposites are the pairs of words that say both ways when joined by "/" or "or"
+// ("zoom in/out by 10%", "shift left or right 5%").
+var opposites = map[[2]string]bool{
+	{"in", "out"}: true, {"up", "down"}: true, {"left", "right"}: true, {"cw", "ccw"}: true,
+	{"brighter", "darker"}: true, {"lighter", "darker"}: true, {"more", "less"}: true,
+	{"increase", "decrease"}: true, {"plus", "minus"}: true, {"clockwise", "counterclockwise"}: true,
+}
+
+// eitherWay reads "in/out by 10%", "up or down 5": a value either way, ±v. The
+// second direction word goes (it only said the other way) and a ± stands before the
+// number.
+func eitherWay(toks []token) []token {
+	for k := 0; k+3 < len(toks); k++ {
+		a, b := toks[k].text, toks[k+2].text
+		if toks[k].code || (toks[k+1].text != "/" && toks[k+1].text != "or") || !opposites[[2]string{a, b}] && !opposites[[2]string{b, a}] {
+			continue
+		}
+		n := k + 3
+		for n < len(toks) && n <= k+4 && toks[n].kind == tWord && (toks[n].text == "by" || toks[n].text == "of" || toks[n].text == "to") {
+			n++
+		}
+		if n >= len(toks) || toks[n].kind != tNum || toks[n].signed {
+			continue
+		}
+		pm := token{kind: tWord, text: "±", pos: toks[k+1].pos}
+		out := append([]token(nil), toks[:k+1]...)
+		out = append(out, toks[k+3:n]...)
+		out = append(out, pm)
+		toks = append(out, toks[n:]...)
+	}
+	return toks
 }
 
 // matches finds vocabulary phrases, left to right, the longest at each position. A
@@ -690,6 +728,18 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 		}
+		// "geometry only: flips both ways": a colon after words with no number
+		// ends what introduces the list; each side is read alone.
+		for k := cl.start; k+1 < cl.end; k++ {
+			if toks[k].kind == tNum {
+				break
+			}
+			if toks[k].text == ":" && k > cl.start && !toks[k].code && !frequencyWords[toks[k-1].text] {
+				p.clause(r, toks, clause{start: cl.start, end: k}, opt)
+				p.clause(r, toks, clause{start: k + 1, end: cl.end}, opt)
+				return
+			}
+		}
 		if names := p.every(seg); len(names) > 0 {
 			// "both flips": each entry the word names.
 			for _, name := range names {
@@ -801,6 +851,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		seg = append(seg, toks[from:m.start]...)
 		seg = append(seg, toks[m.end:to]...)
 		name := p.choose(r, m, seg, opt)
+		if contains(r.Excluded, name) {
+			// "Don't horizontally flip — text would be mirrored": an entry the
+			// prompt asks not to apply is never added by another mention of it.
+			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q names %s, which the prompt asks not to apply; not applied", joinTokens(toks[from:to]), name), "", name)
+			continue
+		}
 		e, _ := p.voc.Entry(name)
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
 		if toks[m.end-1].call {
@@ -890,7 +946,7 @@ func (p *Parser) every(seg []token) []string {
 			return nil
 		case t.text == "both" || t.text == "all":
 			all = true
-		case filler[t.text]:
+		case filler[t.text] || bothWays[t.text]:
 		case word == "":
 			word = t.text
 		default:
@@ -911,6 +967,10 @@ func (p *Parser) every(seg []token) []string {
 	}
 	return out
 }
+
+// bothWays are the words of "both ways", "both directions", "all axes" after "both"
+// or "all": which of the entries, all of them.
+var bothWays = map[string]bool{"ways": true, "directions": true, "axes": true, "sides": true}
 
 // paramEndsAt says whether a name of a parameter of e ends at token j, starting at or
 // after from.
@@ -1108,30 +1168,28 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		p.takePreset(r, name, words)
 		return
 	}
+	if tag := p.onlyKind(seg, content); tag != "" {
+		r.only = append(r.only, [2]string{tag, joinTokens(seg)})
+		return
+	}
 	if len(content) == 0 {
 		if hasNumber(seg) {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
 	}
-	bestScore, bestEntry, tie := 0.0, "", false
-	for _, e := range p.voc.Entries {
-		for _, ex := range p.examples[e.Name] {
-			inter := 0
-			for w := range content {
-				if ex[w] {
-					inter++
-				}
-			}
-			union := len(content) + len(ex) - inter
-			s := float64(inter) / float64(union)
-			switch {
-			case s > bestScore+1e-9:
-				bestScore, bestEntry, tie = s, e.Name, false
-			case math.Abs(s-bestScore) <= 1e-9 && bestEntry != e.Name && s > 0:
-				tie = true
-			}
+	bestScore, bestEntry, tie := p.exampleFor(content)
+	if bestScore >= 0.5 && !tie && (negatedClause(seg) || contains(r.Excluded, bestEntry)) {
+		// "no colour changes whatsoever": what the prompt asks not to do (or
+		// what is left of "no color changes" once "no color" excluded the colour
+		// entries) is no transform to add, even when its words are an example's.
+		words := joinTokens(seg)
+		r.negated = append(r.negated, words)
+		if !contains(r.Excluded, bestEntry) {
+			r.Excluded = append(r.Excluded, bestEntry)
 		}
+		r.issue("warning", fmt.Sprintf("%q: the prompt asks for none of this (%s and the like); no transform is added for it", words, bestEntry), "", bestEntry, "")
+		return
 	}
 	if bestScore >= 0.5 && !tie {
 		e, _ := p.voc.Entry(bestEntry)
@@ -1155,6 +1213,85 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
+}
+
+// exampleFor returns the entry whose example phrase shares the most of the content
+// words (Jaccard), its score, and whether another entry ties with it.
+func (p *Parser) exampleFor(content map[string]bool) (bestScore float64, bestEntry string, tie bool) {
+	for _, e := range p.voc.Entries {
+		for _, ex := range p.examples[e.Name] {
+			inter := 0
+			for w := range content {
+				if ex[w] {
+					inter++
+				}
+			}
+			union := len(content) + len(ex) - inter
+			s := float64(inter) / float64(union)
+			switch {
+			case s > bestScore+1e-9:
+				bestScore, bestEntry, tie = s, e.Name, false
+			case math.Abs(s-bestScore) <= 1e-9 && bestEntry != e.Name && s > 0:
+				tie = true
+			}
+		}
+	}
+	return bestScore, bestEntry, tie
+}
+
+// negatedClause says whether a clause no phrase matched opens with a negator ("no
+// colour changes whatsoever", "never anything photometric").
+func negatedClause(seg []token) bool {
+	for _, t := range seg {
+		switch {
+		case t.kind == tSep:
+		case t.kind == tWord && (negators[t.text] || t.text == "nothing"):
+			return true
+		case t.kind == tWord && filler[t.text] && t.text != "nothing":
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// onlyKind reads "geometry only", "only colour", "just geometric": a kind (a tag of
+// the vocabulary's entries) the prompt keeps to. It returns the tag or "".
+func (p *Parser) onlyKind(seg []token, content map[string]bool) string {
+	only := false
+	for _, t := range seg {
+		only = only || t.text == "only" || t.text == "just"
+	}
+	if !only || len(content) != 1 {
+		return ""
+	}
+	for w := range content {
+		w = strings.ReplaceAll(w, "colour", "color")
+		for _, e := range p.voc.Entries {
+			if augmentation(e) && contains(e.Tags, w) {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// checkOnly holds the transforms read to the kinds the prompt keeps to: the words
+// are read when every transform is of the kind, and a warning names those that are
+// not.
+func (p *Parser) checkOnly(r *Result) {
+	for _, o := range r.only {
+		var not []string
+		for _, t := range r.Transforms {
+			if e, ok := p.voc.Entry(t.Entry); ok && !contains(e.Tags, o[0]) {
+				not = append(not, t.Entry)
+			}
+		}
+		r.negated = append(r.negated, o[1])
+		if len(not) > 0 {
+			r.issue("warning", fmt.Sprintf("%q: the prompt keeps to %s transforms, but it also names %s, which are not; they are applied as asked", o[1], o[0], strings.Join(not, ", ")), "drop them or the restriction", "", "")
+		}
+	}
 }
 
 // takePreset sets the preset a clause names and lists the clause's other words
