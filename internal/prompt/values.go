@@ -655,7 +655,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.setP(f, word(k))
 			continue
 		}
-		if f, ok := frequency[word(k)]; ok {
+		if f, ok := frequency[word(k)]; ok && !copulas[word(k-1)] {
 			rd.setP(f, word(k))
 			continue
 		}
