@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -25,8 +26,20 @@ func consumed(t token) token {
 // ask for them ("I need", "maybe", "of each image"), so that "10" is no angle and
 // "maybe" no probability.
 func readVariants(r *Result, toks []token) {
-	for k := 0; k+1 < len(toks); k++ {
-		if toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
+	for k := 0; k < len(toks); k++ {
+		// "x10", "×10" at the end of a clause: ten of each.
+		if t := toks[k].text; toks[k].kind == tWord && !toks[k].code && (strings.HasPrefix(t, "x") || strings.HasPrefix(t, "×")) && (k+1 == len(toks) || toks[k+1].kind == tSep) {
+			if n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(t, "x"), "×")); err == nil && n >= 1 {
+				r.Variants = n
+				toks[k] = consumed(toks[k])
+				continue
+			}
+		}
+		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
+			continue
+		}
+		if k > 0 && (toks[k-1].text == "from" || toks[k-1].text == "of") {
+			// "random crop 256 (from 512 imgs)": what the inputs are, not how many.
 			continue
 		}
 		end := k + 1
