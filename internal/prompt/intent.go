@@ -28,12 +28,10 @@ func consumed(t token) token {
 func readVariants(r *Result, toks []token) {
 	for k := 0; k < len(toks); k++ {
 		// "x10", "×10" at the end of a clause: ten of each.
-		if t := toks[k].text; toks[k].kind == tWord && !toks[k].code && (strings.HasPrefix(t, "x") || strings.HasPrefix(t, "×")) && (k+1 == len(toks) || toks[k+1].kind == tSep) {
-			if n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(t, "x"), "×")); err == nil && n >= 1 {
-				r.Variants = n
-				toks[k] = consumed(toks[k])
-				continue
-			}
+		if n, ok := timesCount(toks[k].text); ok && toks[k].kind == tWord && !toks[k].code && (k+1 == len(toks) || toks[k+1].kind == tSep) {
+			r.Variants = n
+			toks[k] = consumed(toks[k])
+			continue
 		}
 		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
 			continue
@@ -81,6 +79,15 @@ func readVariants(r *Result, toks []token) {
 		}
 		k = end - 1
 	}
+}
+
+// timesCount reads "x10", "×10": a count of variants.
+func timesCount(w string) (int, bool) {
+	if !strings.HasPrefix(w, "x") && !strings.HasPrefix(w, "×") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(w, "x"), "×"))
+	return n, err == nil && n >= 1
 }
 
 var variantWords = map[string]bool{
