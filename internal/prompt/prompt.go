@@ -130,6 +130,12 @@ func (p *Parser) correct(r *Result, toks []token) {
 		t := &toks[k]
 		w := t.text
 		n := utf8.RuneCountInString(w)
+		if full := p.abbreviation(toks, k); full != "" {
+			// "bright +-0.15", "sat 20": a parameter's name cut short before its value.
+			r.issue("warning", fmt.Sprintf("%q is read as %q", w, full), "", "", "")
+			t.typo, t.text = w, full
+			continue
+		}
 		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
 			continue
 		}
@@ -164,6 +170,48 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// abbreviation returns the one parameter name of the vocabulary that the word at k
+// begins, when a value follows it and the word is no phrase or English word itself;
+// else "".
+func (p *Parser) abbreviation(toks []token, k int) string {
+	t := toks[k]
+	if t.kind != tWord || t.code || utf8.RuneCountInString(t.text) < 3 || k+1 >= len(toks) || knownWord(t.text) || negators[t.text] {
+		return ""
+	}
+	if next := toks[k+1]; next.kind != tNum && next.text != "±" {
+		return ""
+	}
+	// The value closes its clause ("bright +-0.15,"): "cut 8 random holes" goes on.
+	j := k + 1
+	if toks[j].text == "±" {
+		j++
+	}
+	for j < len(toks) && (toks[j].kind == tNum || units[toks[j].text] != "") {
+		j++
+	}
+	if j < len(toks) && toks[j].kind != tSep && !separators[toks[j].text] {
+		return ""
+	}
+	full := ""
+	for _, e := range p.voc.Entries {
+		for name := range e.Parameters {
+			if name == t.text {
+				return ""
+			}
+			if strings.HasPrefix(name, t.text) && !strings.Contains(name, "_") && name != full {
+				if full != "" {
+					return ""
+				}
+				full = name
+			}
+		}
+	}
+	if full == "" || p.words[t.text] && !strings.HasPrefix(full, t.text) {
+		return ""
+	}
+	return full
 }
 
 // sharedWithAugmentation says whether some words of phrase are a name or an alias
