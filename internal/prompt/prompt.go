@@ -434,6 +434,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	toks = eitherWay(toks)
+	fractionWords(toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
@@ -481,6 +482,37 @@ func eitherWay(toks []token) []token {
 	}
 	return toks
 }
+
+// fractionWords reads "to a quarter of its resolution", "by half": a fraction word
+// after a, one, to or by that no "of the images" makes a portion is a number.
+func fractionWords(toks []token) {
+	for k := 1; k < len(toks); k++ {
+		f, ok := fractions[toks[k].text]
+		if !ok || toks[k].code || toks[k].kind != tWord {
+			continue
+		}
+		if w := toks[k-1].text; w != "a" && w != "one" && w != "to" && w != "by" {
+			continue
+		}
+		if k+1 < len(toks) && toks[k+1].text == "of" {
+			j := k + 2
+			if j < len(toks) && (toks[j].text == "the" || toks[j].text == "them" || toks[j].text == "all") {
+				j++
+			}
+			if j >= len(toks) || portionNouns[toks[j].text] || toks[k+2].text == "them" {
+				continue
+			}
+		}
+		if k+1 < len(toks) && (portionNouns[toks[k+1].text] || toks[k+1].text == "the") {
+			// "half the images", "a third the time".
+			continue
+		}
+		toks[k].kind, toks[k].num = tNum, f
+	}
+}
+
+// fractions are the words of a fraction as numbers.
+var fractions = map[string]float64{"half": 0.5, "third": 1.0 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
 
 // matches finds vocabulary phrases, left to right, the longest at each position. A
 // phrase that ends in a number does not match when a unit follows ("rotate 90
