@@ -918,7 +918,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		}
 		kept = append(kept, m)
 	}
-	cl.matches = kept
+	cl.matches = p.borders(r, toks, cl, kept)
 	for i, m := range cl.matches {
 		from, to := m.start, cl.end
 		if i == 0 {
@@ -992,6 +992,42 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		}
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// borders reads "rotation with constant zero padding at the borders": padding named
+// with or using after a transform that moves pixels is how that transform fills its
+// borders, not a padding step of its own. The words, to the next transform, are
+// listed: no geometric entry takes a border mode from a prompt.
+func (p *Parser) borders(r *Result, toks []token, cl clause, ms []match) []match {
+	var kept []match
+	for i, m := range ms {
+		if i > 0 && len(m.claims) == 1 {
+			prev := ms[i-1]
+			pe, ok1 := p.voc.Entry(prev.claims[0])
+			me, ok2 := p.voc.Entry(m.claims[0])
+			with := -1
+			for j := prev.end; j < m.start; j++ {
+				if toks[j].text == "with" || toks[j].text == "using" {
+					with = j
+				}
+			}
+			if ok1 && ok2 && with >= 0 && contains(me.Tags, "pad") && !contains(pe.Tags, "pad") && (contains(pe.Tags, "geometry") || contains(pe.Tags, "geometric")) {
+				end := cl.end
+				if i+1 < len(ms) {
+					end = ms[i+1].start
+				}
+				words := joinTokens(toks[with:end])
+				r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev.claims[0], prev.claims[0]),
+					"give the pipeline as albumentations code or JSON to set the border mode", prev.claims[0])
+				for j := with; j < end; j++ {
+					toks[j] = consumed(toks[j])
+				}
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	return kept
 }
 
 // mentioned returns the index of a transform of t's entry named in an earlier clause
