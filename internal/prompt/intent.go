@@ -316,7 +316,9 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 			}
 			y := reads(x, al, prm, true)
 			y.param, y.params = x.param, x.params
-			if fits(y) {
+			if fits(y) || kind == "px" && opt.Width <= 0 && pendingFits(y, prm, dir, opt) {
+				// A size in pixels with no image yet ("glass blur sigma 0.7" in
+				// validate_prompt) stays pixels until augment_image has the image.
 				r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
 					"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
 				return y, true
@@ -358,13 +360,31 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 		if y.kind == span {
 			y.b = each(y.b)
 		}
-		if ok && (y.kind == span || x.a.v > 1) && fits(y) {
+		if ok && prm.Min == 0 && y.kind == span && y.a.v < 0 && y.b.v > 0 {
+			// "multiplicative noise 0.9-1.1": factors either side of 1 for a
+			// half width around it are that half width, 0.1.
+			y.kind, y.a.v, y.a.signed = one, math.Max(-y.a.v, y.b.v), false
+		}
+		if ok && (x.kind == span || x.a.v > 1) && fits(y) {
 			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a factor (%s of change)", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), "factor - 1"),
 				"write the change itself to be sure", e.Name, prm.Name)
 			return y, true
 		}
 	}
 	return x, false
+}
+
+// pendingFits says whether each end of y reads as pixels waiting for the image size.
+func pendingFits(y expr, prm *vocab.Parameter, dir int, opt Options) bool {
+	_, p1, m1 := convert(y.a, prm, dir, opt)
+	if m1 != "" || p1 == nil {
+		return false
+	}
+	if y.kind == span {
+		_, p2, m2 := convert(y.b, prm, dir, opt)
+		return m2 == "" && p2 != nil
+	}
+	return true
 }
 
 // alikeSample are the parameters a value given with no name goes to when the entry's

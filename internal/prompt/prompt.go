@@ -573,6 +573,12 @@ func (p *Parser) matches(toks []token) []match {
 		return i
 	}
 	for i := 0; i < len(toks); {
+		if toks[i].joined && !toks[i].code {
+			// Inside an argument's name written in prose ("r_shift_limit"): no
+			// phrase starts there.
+			i++
+			continue
+		}
 		best, bestNode := walk(i, toks[i].text)
 		if toks[i].text == "randomly" {
 			// "randomly crop" is the phrase "random crop".

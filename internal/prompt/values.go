@@ -720,6 +720,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					m += pn.width
 				}
 			}
+			if e != nil && x.kind == one && x.param == "" && x.a.unit == "" && !x.a.signed && k+m < len(seg) {
+				// "with 2 iterations": a count of something no parameter of
+				// the entry is; the number is that word's, listed with it.
+				if w := word(k + m); w != "" && !knownWord(w) && !p.known[w] && !p.words[w] && !inPhrase[seg[k+m].pos] {
+					rd.stray = append(rd.stray, joinTokens(seg[k:k+m+1]))
+					last = -2
+					k += m
+					continue
+				}
+			}
 			rd.exprs = append(rd.exprs, x)
 			k += m - 1
 			continue
