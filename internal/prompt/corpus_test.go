@@ -40,6 +40,8 @@ type want struct {
 	Values map[string]float64    `json:"values,omitempty"`
 	Ranges map[string][2]float64 `json:"ranges,omitempty"`
 	P      float64               `json:"p"`
+	// Group is the albumentations container written around it in code.
+	Group *Group `json:"group,omitempty"`
 }
 
 func loadCorpus(t *testing.T) []corpusCase {
@@ -74,7 +76,7 @@ func parseCase(p *Parser, c corpusCase) *Result {
 func got(r *Result) corpusCase {
 	g := corpusCase{Prompt: r.Prompt, Want: []want{}, Preset: r.Preset, Variants: r.Variants, Excluded: r.Excluded}
 	for _, t := range r.Transforms {
-		g.Want = append(g.Want, want{Entry: t.Entry, Values: t.Values, Ranges: t.Ranges, P: t.P})
+		g.Want = append(g.Want, want{Entry: t.Entry, Values: t.Values, Ranges: t.Ranges, P: t.P, Group: t.Group})
 		for _, pd := range t.Pending {
 			g.Pending = append(g.Pending, t.Entry+"."+pd.Parameter)
 		}
@@ -305,6 +307,9 @@ func TestEveryWordAccounted(t *testing.T) {
 			words(x)
 		}
 		for _, x := range r.negated {
+			words(x)
+		}
+		for _, x := range r.groupArgs {
 			words(x)
 		}
 		if r.Preset != "" {

@@ -36,6 +36,13 @@ func readVariants(r *Result, toks []token) {
 		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
 			continue
 		}
+		if toks[k+1].text == "each" && (k+2 == len(toks) || toks[k+2].kind == tSep) {
+			// "run this on the folder, 3 each": a count of each input's outputs.
+			r.Variants = int(toks[k].num)
+			toks[k], toks[k+1] = consumed(toks[k]), consumed(toks[k+1])
+			k++
+			continue
+		}
 		if k > 0 && (toks[k-1].text == "from" || toks[k-1].text == "of") {
 			// "random crop 256 (from 512 imgs)": what the inputs are, not how many.
 			continue

@@ -345,6 +345,9 @@ type Result struct {
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
+	// groupArgs are the words of containers' own arguments (n=2, replace=False),
+	// read into their groups.
+	groupArgs []string
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -368,6 +371,23 @@ type Transform struct {
 	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
 	pSet  bool
 	given map[string]bool
+	// Group is the albumentations container the transform was written in
+	// (A.OneOf([...], p=0.2)); nil for a transform on its own.
+	Group *Group `json:"group,omitempty"`
+	// at is the place in the prompt of the first token of the phrase that named it.
+	at int
+}
+
+// Group is an albumentations container written in a prompt's code: its kind
+// (one_of, some_of, one_or_other, sequential), its p, SomeOf's n and replace, and
+// the container around it. Transforms with the same *Group are its members.
+type Group struct {
+	ID      int     `json:"id"`
+	Kind    string  `json:"kind"`
+	P       float64 `json:"p"`
+	N       int     `json:"n,omitempty"`
+	Replace bool    `json:"replace,omitempty"`
+	Parent  *Group  `json:"parent,omitempty"`
 }
 
 // Pending is a value in pixels that becomes a fraction once the image size is known.
@@ -416,12 +436,9 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
-	for _, t := range toks {
-		if t.call && compositions[t.text] && t.text != "compose" {
-			r.unread(t.text, fmt.Sprintf("%s: a prompt's transforms each run with their own p; the choice %s makes among them is not kept (give the pipeline to augment_image's pipeline to keep it)", t.text, t.text),
-				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
-		}
-	}
+	spans, args := readGroups(toks)
+	r.groupArgs = args
+	defer p.groups(r, spans)
 	random := false
 	for k := range toks {
 		switch t := toks[k].text; {
@@ -513,6 +530,104 @@ func fractionWords(toks []token) {
 
 // fractions are the words of a fraction as numbers.
 var fractions = map[string]float64{"half": 0.5, "third": 1.0 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
+
+// groupKinds are albumentations' containers as pipeline groups, with their default p
+// in albumentations 1.3.1 (core/composition.py).
+var groupKinds = map[string]struct {
+	kind string
+	p    float64
+}{
+	"oneof": {"one_of", 0.5}, "someof": {"some_of", 1}, "oneorother": {"one_or_other", 0.5}, "sequential": {"sequential", 0.5},
+}
+
+// readGroups reads the containers written in code (A.OneOf([A.Blur(), ...],
+// p=0.2)): each one's kind, its own p (n, replace) from its arguments, which it
+// consumes, and the token positions its brackets hold.
+func readGroups(toks []token) ([]groupSpan, []string) {
+	var spans []groupSpan
+	var args []string
+	for c, t := range toks {
+		gk, ok := groupKinds[t.text]
+		if !t.call || !ok {
+			continue
+		}
+		g := &Group{ID: len(spans) + 1, Kind: gk.kind, P: gk.p}
+		end := c + 1
+		for end < len(toks) && toks[end].depth > t.depth {
+			end++
+		}
+		// Its own arguments are one bracket deeper than its name: p=0.2, n=2.
+		for k := c + 1; k+2 < end; k++ {
+			if toks[k].depth != t.depth+1 || toks[k+1].text != "=" || toks[k].kind != tWord {
+				continue
+			}
+			switch {
+			case toks[k].text == "p" && toks[k+2].kind == tNum:
+				g.P = toks[k+2].num
+			case toks[k].text == "n" && toks[k+2].kind == tNum:
+				g.N = int(toks[k+2].num)
+			case toks[k].text == "replace":
+				g.Replace = toks[k+2].text == "true"
+			default:
+				continue
+			}
+			args = append(args, joinTokens(toks[k:k+3]))
+			for j := k; j <= k+2; j++ {
+				toks[j] = consumed(toks[j])
+			}
+		}
+		if g.Kind == "some_of" && g.N == 0 {
+			g.N = 1
+		}
+		to := toks[len(toks)-1].pos + 1
+		if end < len(toks) {
+			to = toks[end].pos
+		}
+		spans = append(spans, groupSpan{g: g, from: toks[c].pos, to: to})
+	}
+	// The container around each: the narrowest other span that holds it.
+	for i := range spans {
+		best := -1
+		for j := range spans {
+			if i != j && spans[j].from < spans[i].from && spans[i].to <= spans[j].to && (best < 0 || spans[j].from > spans[best].from) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			spans[i].g.Parent = spans[best].g
+		}
+	}
+	return spans, args
+}
+
+// groups makes each transform named inside a container's brackets its member, the
+// innermost container's; a container none of whose transforms was read is listed.
+func (p *Parser) groups(r *Result, spans []groupSpan) {
+	used := map[*Group]bool{}
+	for i := range r.Transforms {
+		t := &r.Transforms[i]
+		from := -1
+		for _, s := range spans {
+			if t.at > s.from && t.at < s.to && s.from > from {
+				t.Group, from = s.g, s.from
+			}
+		}
+		for g := t.Group; g != nil; g = g.Parent {
+			used[g] = true
+		}
+	}
+	for _, s := range spans {
+		if !used[s.g] {
+			r.unread(s.g.Kind, fmt.Sprintf("%s: none of its transforms was read, so it is not kept", s.g.Kind), "", "")
+		}
+	}
+}
+
+// groupSpan is a container and the token positions its brackets hold.
+type groupSpan struct {
+	g        *Group
+	from, to int
+}
 
 // matches finds vocabulary phrases, left to right, the longest at each position. A
 // phrase that ends in a number does not match when a unit follows ("rotate 90
@@ -944,7 +1059,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			continue
 		}
 		e, _ := p.voc.Entry(name)
-		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
+		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims)), at: toks[m.start].pos}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
 			t.pSet = true
