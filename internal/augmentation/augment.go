@@ -465,8 +465,25 @@ func PromptError(r *prompt.Result) error {
 // steps of the preset it names ("random 90 degree rotations and the aerial preset").
 func PromptPipeline(voc *vocab.Vocabulary, r *prompt.Result) augment.Pipeline {
 	p := augment.Pipeline{}
+	groups := map[*prompt.Group]*augment.Group{}
+	var group func(g *prompt.Group) *augment.Group
+	group = func(g *prompt.Group) *augment.Group {
+		if g == nil {
+			return nil
+		}
+		if ag, ok := groups[g]; ok {
+			return ag
+		}
+		ag := &augment.Group{ID: g.ID, Kind: g.Kind, P: g.P, N: g.N, Replace: g.Replace, Parent: group(g.Parent)}
+		groups[g] = ag
+		return ag
+	}
 	for _, t := range r.Transforms {
-		p = append(p, pipelineStep(t.Entry, t.P, t.Values, t.Ranges))
+		st := pipelineStep(t.Entry, t.P, t.Values, t.Ranges)
+		// A container written in the prompt's code (A.OneOf([...], p=0.2)) is the
+		// steps' group, as in a pipeline given as albumentations code.
+		st.Group = group(t.Group)
+		p = append(p, st)
 	}
 	if r.Preset != "" {
 		if pr, ok := voc.Preset(r.Preset); ok {

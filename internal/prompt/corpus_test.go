@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,6 +40,8 @@ type want struct {
 	Values map[string]float64    `json:"values,omitempty"`
 	Ranges map[string][2]float64 `json:"ranges,omitempty"`
 	P      float64               `json:"p"`
+	// Group is the albumentations container written around it in code.
+	Group *Group `json:"group,omitempty"`
 }
 
 func loadCorpus(t *testing.T) []corpusCase {
@@ -73,7 +76,7 @@ func parseCase(p *Parser, c corpusCase) *Result {
 func got(r *Result) corpusCase {
 	g := corpusCase{Prompt: r.Prompt, Want: []want{}, Preset: r.Preset, Variants: r.Variants, Excluded: r.Excluded}
 	for _, t := range r.Transforms {
-		g.Want = append(g.Want, want{Entry: t.Entry, Values: t.Values, Ranges: t.Ranges, P: t.P})
+		g.Want = append(g.Want, want{Entry: t.Entry, Values: t.Values, Ranges: t.Ranges, P: t.P, Group: t.Group})
 		for _, pd := range t.Pending {
 			g.Pending = append(g.Pending, t.Entry+"."+pd.Parameter)
 		}
@@ -306,6 +309,9 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, x := range r.negated {
 			words(x)
 		}
+		for _, x := range r.groupArgs {
+			words(x)
+		}
 		if r.Preset != "" {
 			words(r.Preset)
 			for _, pr := range p.voc.Presets {
@@ -321,16 +327,27 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, tr := range r.Transforms {
 			portioned = portioned || tr.P < 1
 		}
+		// A word read as another ("sat" as saturation, "contrst" as contrast) is
+		// read when that one is.
+		for _, is := range r.Errors {
+			if m := readAs.FindStringSubmatch(is.Message); m != nil && read[m[2]] {
+				read[m[1]] = true
+			}
+		}
 		for _, tk := range tokenize(c.Prompt) {
 			w := tk.text
 			if portioned && portionNouns[w] || tk.code && rangeEnds[w] != 0 {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.
 				continue
 			}
-			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
+			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || timesOK(w) || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
 				continue
 			}
 			t.Errorf("%q: the word %q is neither read nor listed as unread (unread: %q)", c.Prompt, w, got(r).Unread)
 		}
 	}
 }
+
+var readAs = regexp.MustCompile(`^"([^"]+)" is read as "([^"]+)"$`)
+
+func timesOK(w string) bool { _, ok := timesCount(w); return ok }

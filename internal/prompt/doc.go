@@ -74,7 +74,14 @@
 // crops"), leaves those entries out (Result.Excluded, with a warning naming them);
 // avoid, exclude and without reach every phrase to the end of their clause ("avoid
 // anything that distorts faces like elastic or grid distortion"). "both flips" and
-// "all flips" are each entry with that word. Two phrases of one entry in a clause
+// "all flips" ("flips both ways") are each entry with that word. A clause with no
+// phrase that opens with a negator and resembles an entry's example ("No colour
+// changes whatsoever") adds nothing, and an entry the prompt excludes is never added by
+// another mention of it; "geometry only" keeps to a tag, with a warning naming
+// transforms outside it. A frequency word after a copula ("the clips were mostly shot
+// at dusk") describes the images and sets no p; "each 30%", and a bare "p .5" closing a
+// list none of whose transforms gave a p, is every listed transform's p. "x10" and "3
+// each" closing a clause are variants. Two phrases of one entry in a clause
 // ("occlusion / cutout") are one transform, and so is an entry named again in another
 // clause: that mention's p and values are the first one's ("RandomFog ..., fog fairly
 // often, like 70% of the time"). A clause that only says how much ("shift scale
@@ -100,9 +107,12 @@
 // of words.go that says how much, how often, which way or nothing) or it is a warning
 // with Issue.Phrase set: an unknown phrase, a value with nothing to apply to, an
 // argument of albumentations code no parameter takes, a call to a transform no entry
-// is, and a word inside a transform's clause that nothing took ("median" in "median
-// blur with kernel 5": the blur runs, and "median" is listed; neighbouring such words
-// are one phrase), or beside a preset's name. A portion word no construction read
+// is, and a word inside a transform's clause that nothing took (neighbouring such
+// words are one phrase; a number and the unknown word after it, "2 iterations", are
+// one), or beside a preset's name. An unknown word right before an entry's generic
+// noun names a kind of it the vocabulary lacks ("median blur", "bilateral blur"): the
+// two are listed and no box blur runs. Padding named with a rotation ("with constant
+// zero padding at the borders") is how it fills its borders, listed, not a pad step. A portion word no construction read
 // ("half" with nothing it is half of) is listed too. Result.Unread lists them, and
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
@@ -149,9 +159,11 @@
 // lower, upper, min or max) are its ends, the default standing for an end not written,
 // name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
-// call names a transform (blur_limit is Blur's argument, not a blur). OneOf and SomeOf
-// keep no choice in a prompt: each inner transform runs with its own p, and that is
-// reported.
+// call names a transform (blur_limit is Blur's argument, not a blur). A container
+// (OneOf, SomeOf, OneOrOther, Sequential) is Transform.Group of each transform written
+// inside its brackets, the innermost one's, nested through Group.Parent, with its own
+// arguments (p, SomeOf's n and replace; albumentations 1.3.1's default p otherwise):
+// the pipeline carries it as step groups that choose as albumentations' do.
 //
 // # Values and units
 //

@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -25,8 +26,25 @@ func consumed(t token) token {
 // ask for them ("I need", "maybe", "of each image"), so that "10" is no angle and
 // "maybe" no probability.
 func readVariants(r *Result, toks []token) {
-	for k := 0; k+1 < len(toks); k++ {
-		if toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
+	for k := 0; k < len(toks); k++ {
+		// "x10", "×10" at the end of a clause: ten of each.
+		if n, ok := timesCount(toks[k].text); ok && toks[k].kind == tWord && !toks[k].code && (k+1 == len(toks) || toks[k+1].kind == tSep) {
+			r.Variants = n
+			toks[k] = consumed(toks[k])
+			continue
+		}
+		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
+			continue
+		}
+		if toks[k+1].text == "each" && (k+2 == len(toks) || toks[k+2].kind == tSep) {
+			// "run this on the folder, 3 each": a count of each input's outputs.
+			r.Variants = int(toks[k].num)
+			toks[k], toks[k+1] = consumed(toks[k]), consumed(toks[k+1])
+			k++
+			continue
+		}
+		if k > 0 && (toks[k-1].text == "from" || toks[k-1].text == "of") {
+			// "random crop 256 (from 512 imgs)": what the inputs are, not how many.
 			continue
 		}
 		end := k + 1
@@ -68,6 +86,15 @@ func readVariants(r *Result, toks []token) {
 		}
 		k = end - 1
 	}
+}
+
+// timesCount reads "x10", "×10": a count of variants.
+func timesCount(w string) (int, bool) {
+	if !strings.HasPrefix(w, "x") && !strings.HasPrefix(w, "×") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(w, "x"), "×"))
+	return n, err == nil && n >= 1
 }
 
 var variantWords = map[string]bool{
@@ -296,7 +323,9 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 			}
 			y := reads(x, al, prm, true)
 			y.param, y.params = x.param, x.params
-			if fits(y) {
+			if fits(y) || kind == "px" && opt.Width <= 0 && pendingFits(y, prm, dir, opt) {
+				// A size in pixels with no image yet ("glass blur sigma 0.7" in
+				// validate_prompt) stays pixels until augment_image has the image.
 				r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read in albumentations' %s", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), al.Name),
 					"write the value in the parameter's own unit to be sure", e.Name, prm.Name)
 				return y, true
@@ -338,13 +367,31 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 		if y.kind == span {
 			y.b = each(y.b)
 		}
-		if ok && (y.kind == span || x.a.v > 1) && fits(y) {
+		if ok && prm.Min == 0 && y.kind == span && y.a.v < 0 && y.b.v > 0 {
+			// "multiplicative noise 0.9-1.1": factors either side of 1 for a
+			// half width around it are that half width, 0.1.
+			y.kind, y.a.v, y.a.signed = one, math.Max(-y.a.v, y.b.v), false
+		}
+		if ok && (x.kind == span || x.a.v > 1) && fits(y) {
 			r.issue("warning", fmt.Sprintf("%s: %s: %q is outside [%s, %s]; read as a factor (%s of change)", e.Name, prm.Name, x.text, formatNumber(prm.Min), formatNumber(prm.Max), "factor - 1"),
 				"write the change itself to be sure", e.Name, prm.Name)
 			return y, true
 		}
 	}
 	return x, false
+}
+
+// pendingFits says whether each end of y reads as pixels waiting for the image size.
+func pendingFits(y expr, prm *vocab.Parameter, dir int, opt Options) bool {
+	_, p1, m1 := convert(y.a, prm, dir, opt)
+	if m1 != "" || p1 == nil {
+		return false
+	}
+	if y.kind == span {
+		_, p2, m2 := convert(y.b, prm, dir, opt)
+		return m2 == "" && p2 != nil
+	}
+	return true
 }
 
 // alikeSample are the parameters a value given with no name goes to when the entry's

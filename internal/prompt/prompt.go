@@ -130,6 +130,12 @@ func (p *Parser) correct(r *Result, toks []token) {
 		t := &toks[k]
 		w := t.text
 		n := utf8.RuneCountInString(w)
+		if full := p.abbreviation(toks, k); full != "" {
+			// "bright +-0.15", "sat 20": a parameter's name cut short before its value.
+			r.issue("warning", fmt.Sprintf("%q is read as %q", w, full), "", "", "")
+			t.typo, t.text = w, full
+			continue
+		}
 		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
 			continue
 		}
@@ -164,6 +170,48 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// abbreviation returns the one parameter name of the vocabulary that the word at k
+// begins, when a value follows it and the word is no phrase or English word itself;
+// else "".
+func (p *Parser) abbreviation(toks []token, k int) string {
+	t := toks[k]
+	if t.kind != tWord || t.code || utf8.RuneCountInString(t.text) < 3 || k+1 >= len(toks) || knownWord(t.text) || negators[t.text] {
+		return ""
+	}
+	if next := toks[k+1]; next.kind != tNum && next.text != "±" {
+		return ""
+	}
+	// The value closes its clause ("bright +-0.15,"): "cut 8 random holes" goes on.
+	j := k + 1
+	if toks[j].text == "±" {
+		j++
+	}
+	for j < len(toks) && (toks[j].kind == tNum || units[toks[j].text] != "") {
+		j++
+	}
+	if j < len(toks) && toks[j].kind != tSep && !separators[toks[j].text] {
+		return ""
+	}
+	full := ""
+	for _, e := range p.voc.Entries {
+		for name := range e.Parameters {
+			if name == t.text {
+				return ""
+			}
+			if strings.HasPrefix(name, t.text) && !strings.Contains(name, "_") && name != full {
+				if full != "" {
+					return ""
+				}
+				full = name
+			}
+		}
+	}
+	if full == "" || p.words[t.text] && !strings.HasPrefix(full, t.text) {
+		return ""
+	}
+	return full
 }
 
 // sharedWithAugmentation says whether some words of phrase are a name or an alias
@@ -294,6 +342,12 @@ type Result struct {
 	// negated are the words of each negation ("avoid anything that distorts faces
 	// like elastic"), read as what the prompt asks not to do.
 	negated []string
+	// only are the kinds the prompt restricts itself to ("geometry only"), with
+	// their words, checked once the prompt is read.
+	only [][2]string
+	// groupArgs are the words of containers' own arguments (n=2, replace=False),
+	// read into their groups.
+	groupArgs []string
 }
 
 // Transform is one vocabulary entry the prompt asks for, in the entry's own units.
@@ -317,6 +371,23 @@ type Transform struct {
 	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
 	pSet  bool
 	given map[string]bool
+	// Group is the albumentations container the transform was written in
+	// (A.OneOf([...], p=0.2)); nil for a transform on its own.
+	Group *Group `json:"group,omitempty"`
+	// at is the place in the prompt of the first token of the phrase that named it.
+	at int
+}
+
+// Group is an albumentations container written in a prompt's code: its kind
+// (one_of, some_of, one_or_other, sequential), its p, SomeOf's n and replace, and
+// the container around it. Transforms with the same *Group are its members.
+type Group struct {
+	ID      int     `json:"id"`
+	Kind    string  `json:"kind"`
+	P       float64 `json:"p"`
+	N       int     `json:"n,omitempty"`
+	Replace bool    `json:"replace,omitempty"`
+	Parent  *Group  `json:"parent,omitempty"`
 }
 
 // Pending is a value in pixels that becomes a fraction once the image size is known.
@@ -365,12 +436,9 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
-	for _, t := range toks {
-		if t.call && compositions[t.text] && t.text != "compose" {
-			r.unread(t.text, fmt.Sprintf("%s: a prompt's transforms each run with their own p; the choice %s makes among them is not kept (give the pipeline to augment_image's pipeline to keep it)", t.text, t.text),
-				"write the pipeline as albumentations JSON (A.to_dict) in pipeline", "")
-		}
-	}
+	spans, args := readGroups(toks)
+	r.groupArgs = args
+	defer p.groups(r, spans)
 	random := false
 	for k := range toks {
 		switch t := toks[k].text; {
@@ -382,17 +450,183 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		toks[k].random = random
 	}
 	p.correct(r, toks)
+	toks = eitherWay(toks)
+	fractionWords(toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
+	matches = p.otherKinds(r, toks, matches)
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
 	}
 	p.settlePresets(r)
+	p.checkOnly(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
 	return r
+}
+
+// opposites are the pairs of words that say both ways when joined by "/" or "or"
+// ("zoom in/out by 10%", "shift left or right 5%").
+var opposites = map[[2]string]bool{
+	{"in", "out"}: true, {"up", "down"}: true, {"left", "right"}: true, {"cw", "ccw"}: true,
+	{"brighter", "darker"}: true, {"lighter", "darker"}: true, {"more", "less"}: true,
+	{"increase", "decrease"}: true, {"plus", "minus"}: true, {"clockwise", "counterclockwise"}: true,
+}
+
+// eitherWay reads "in/out by 10%", "up or down 5": a value either way, ±v. The
+// second direction word goes (it only said the other way) and a ± stands before the
+// number.
+func eitherWay(toks []token) []token {
+	for k := 0; k+3 < len(toks); k++ {
+		a, b := toks[k].text, toks[k+2].text
+		if toks[k].code || (toks[k+1].text != "/" && toks[k+1].text != "or") || !opposites[[2]string{a, b}] && !opposites[[2]string{b, a}] {
+			continue
+		}
+		n := k + 3
+		for n < len(toks) && n <= k+4 && toks[n].kind == tWord && (toks[n].text == "by" || toks[n].text == "of" || toks[n].text == "to") {
+			n++
+		}
+		if n >= len(toks) || toks[n].kind != tNum || toks[n].signed {
+			continue
+		}
+		pm := token{kind: tWord, text: "±", pos: toks[k+1].pos}
+		out := append([]token(nil), toks[:k+1]...)
+		out = append(out, toks[k+3:n]...)
+		out = append(out, pm)
+		toks = append(out, toks[n:]...)
+	}
+	return toks
+}
+
+// fractionWords reads "to a quarter of its resolution", "by half": a fraction word
+// after a, one, to or by that no "of the images" makes a portion is a number.
+func fractionWords(toks []token) {
+	for k := 1; k < len(toks); k++ {
+		f, ok := fractions[toks[k].text]
+		if !ok || toks[k].code || toks[k].kind != tWord {
+			continue
+		}
+		if w := toks[k-1].text; w != "a" && w != "one" && w != "to" && w != "by" {
+			continue
+		}
+		if k+1 < len(toks) && toks[k+1].text == "of" {
+			j := k + 2
+			if j < len(toks) && (toks[j].text == "the" || toks[j].text == "them" || toks[j].text == "all") {
+				j++
+			}
+			if j >= len(toks) || portionNouns[toks[j].text] || toks[k+2].text == "them" {
+				continue
+			}
+		}
+		if k+1 < len(toks) && (portionNouns[toks[k+1].text] || toks[k+1].text == "the") {
+			// "half the images", "a third the time".
+			continue
+		}
+		toks[k].kind, toks[k].num = tNum, f
+	}
+}
+
+// fractions are the words of a fraction as numbers.
+var fractions = map[string]float64{"half": 0.5, "third": 1.0 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
+
+// groupKinds are albumentations' containers as pipeline groups, with their default p
+// in albumentations 1.3.1 (core/composition.py).
+var groupKinds = map[string]struct {
+	kind string
+	p    float64
+}{
+	"oneof": {"one_of", 0.5}, "someof": {"some_of", 1}, "oneorother": {"one_or_other", 0.5}, "sequential": {"sequential", 0.5},
+}
+
+// readGroups reads the containers written in code (A.OneOf([A.Blur(), ...],
+// p=0.2)): each one's kind, its own p (n, replace) from its arguments, which it
+// consumes, and the token positions its brackets hold.
+func readGroups(toks []token) ([]groupSpan, []string) {
+	var spans []groupSpan
+	var args []string
+	for c, t := range toks {
+		gk, ok := groupKinds[t.text]
+		if !t.call || !ok {
+			continue
+		}
+		g := &Group{ID: len(spans) + 1, Kind: gk.kind, P: gk.p}
+		end := c + 1
+		for end < len(toks) && toks[end].depth > t.depth {
+			end++
+		}
+		// Its own arguments are one bracket deeper than its name: p=0.2, n=2.
+		for k := c + 1; k+2 < end; k++ {
+			if toks[k].depth != t.depth+1 || toks[k+1].text != "=" || toks[k].kind != tWord {
+				continue
+			}
+			switch {
+			case toks[k].text == "p" && toks[k+2].kind == tNum:
+				g.P = toks[k+2].num
+			case toks[k].text == "n" && toks[k+2].kind == tNum:
+				g.N = int(toks[k+2].num)
+			case toks[k].text == "replace":
+				g.Replace = toks[k+2].text == "true"
+			default:
+				continue
+			}
+			args = append(args, joinTokens(toks[k:k+3]))
+			for j := k; j <= k+2; j++ {
+				toks[j] = consumed(toks[j])
+			}
+		}
+		if g.Kind == "some_of" && g.N == 0 {
+			g.N = 1
+		}
+		to := toks[len(toks)-1].pos + 1
+		if end < len(toks) {
+			to = toks[end].pos
+		}
+		spans = append(spans, groupSpan{g: g, from: toks[c].pos, to: to})
+	}
+	// The container around each: the narrowest other span that holds it.
+	for i := range spans {
+		best := -1
+		for j := range spans {
+			if i != j && spans[j].from < spans[i].from && spans[i].to <= spans[j].to && (best < 0 || spans[j].from > spans[best].from) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			spans[i].g.Parent = spans[best].g
+		}
+	}
+	return spans, args
+}
+
+// groups makes each transform named inside a container's brackets its member, the
+// innermost container's; a container none of whose transforms was read is listed.
+func (p *Parser) groups(r *Result, spans []groupSpan) {
+	used := map[*Group]bool{}
+	for i := range r.Transforms {
+		t := &r.Transforms[i]
+		from := -1
+		for _, s := range spans {
+			if t.at > s.from && t.at < s.to && s.from > from {
+				t.Group, from = s.g, s.from
+			}
+		}
+		for g := t.Group; g != nil; g = g.Parent {
+			used[g] = true
+		}
+	}
+	for _, s := range spans {
+		if !used[s.g] {
+			r.unread(s.g.Kind, fmt.Sprintf("%s: none of its transforms was read, so it is not kept", s.g.Kind), "", "")
+		}
+	}
+}
+
+// groupSpan is a container and the token positions its brackets hold.
+type groupSpan struct {
+	g        *Group
+	from, to int
 }
 
 // matches finds vocabulary phrases, left to right, the longest at each position. A
@@ -454,6 +688,12 @@ func (p *Parser) matches(toks []token) []match {
 		return i
 	}
 	for i := 0; i < len(toks); {
+		if toks[i].joined && !toks[i].code {
+			// Inside an argument's name written in prose ("r_shift_limit"): no
+			// phrase starts there.
+			i++
+			continue
+		}
 		best, bestNode := walk(i, toks[i].text)
 		if toks[i].text == "randomly" {
 			// "randomly crop" is the phrase "random crop".
@@ -495,6 +735,31 @@ func (p *Parser) matches(toks []token) []match {
 		i = best + 1
 	}
 	return out
+}
+
+// otherKinds drops a match that is only an entry's generic noun ("blur", "noise")
+// right after a word no phrase, parameter or English word of words.go knows: "median
+// blur", "bilateral blur" name a kind of the operation the vocabulary does not have,
+// and reading them as the entry (a box blur) would change the operation silently. The
+// words are listed as not applied.
+func (p *Parser) otherKinds(r *Result, toks []token, ms []match) []match {
+	var kept []match
+	for _, m := range ms {
+		if m.end-m.start == 1 && m.start > 0 && !m.example && len(m.claims) == 1 && !toks[m.start].code {
+			w := toks[m.start-1]
+			e, ok := p.voc.Entry(m.claims[0])
+			if ok && w.kind == tWord && !w.code && w.typo == "" && !p.words[w.text] && !p.known[w.text] && !knownWord(w.text) && !negators[w.text] &&
+				(m.phrase == e.Category || p.isHead(m)) {
+				phrase := w.text + " " + m.phrase
+				r.unread(phrase, fmt.Sprintf("%q: no vocabulary entry is a %s; %s is another operation, so it is not applied", phrase, phrase, m.claims[0]),
+					fmt.Sprintf("name %q to have it instead", strings.ReplaceAll(m.claims[0], "_", " ")), "")
+				toks[m.start-1], toks[m.start] = consumed(toks[m.start-1]), consumed(toks[m.start])
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	return kept
 }
 
 // isHead says whether a match is one of its entry's prompt.heads.
@@ -664,6 +929,18 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 		}
+		// "geometry only: flips both ways": a colon after words with no number
+		// ends what introduces the list; each side is read alone.
+		for k := cl.start; k+1 < cl.end; k++ {
+			if toks[k].kind == tNum {
+				break
+			}
+			if toks[k].text == ":" && k > cl.start && !toks[k].code && !frequencyWords[toks[k-1].text] {
+				p.clause(r, toks, clause{start: cl.start, end: k}, opt)
+				p.clause(r, toks, clause{start: k + 1, end: cl.end}, opt)
+				return
+			}
+		}
 		if names := p.every(seg); len(names) > 0 {
 			// "both flips": each entry the word names.
 			for _, name := range names {
@@ -679,12 +956,24 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			e, _ := p.voc.Entry(last.Entry)
 			// A clause that only says how often is about the transform before it
 			// ("motion blur with kernel size 5 to 9, 20% of the time").
-			if rd := p.scan(nil, seg, nil); len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+			rd := p.scan(nil, seg, nil)
+			if v, ok := sharedPercent(seg); ok && !rd.pSet {
+				// "posterize, equalize, sharpen — each 30%": a percentage said of
+				// each of them is how often each runs.
+				rd = reading{p: v, pSet: true}
+			}
+			if len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
 				last.P, last.pSet = rd.p, true
 				// "both at p=0.25", "all rarely": each transform named before it
-				// whose p the words did not give.
+				// whose p the words did not give. So is a bare "p .5" closing a
+				// list none of whose transforms gave its own p ("bright +-0.15,
+				// contrst +-0.15, gamma 80-120, p .5").
+				trailing := pNotation(seg) && lastClause(toks, cl.end)
+				for i := range r.Transforms {
+					trailing = trailing && (i == len(r.Transforms)-1 || !r.Transforms[i].pSet)
+				}
 				for _, tk := range seg {
-					if tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
+					if trailing || tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
 						for i := range r.Transforms {
 							if tr := &r.Transforms[i]; !tr.pSet {
 								tr.P, tr.pSet = rd.p, true
@@ -750,7 +1039,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		}
 		kept = append(kept, m)
 	}
-	cl.matches = kept
+	cl.matches = p.borders(r, toks, cl, kept)
 	for i, m := range cl.matches {
 		from, to := m.start, cl.end
 		if i == 0 {
@@ -763,8 +1052,14 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		seg = append(seg, toks[from:m.start]...)
 		seg = append(seg, toks[m.end:to]...)
 		name := p.choose(r, m, seg, opt)
+		if contains(r.Excluded, name) {
+			// "Don't horizontally flip — text would be mirrored": an entry the
+			// prompt asks not to apply is never added by another mention of it.
+			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q names %s, which the prompt asks not to apply; not applied", joinTokens(toks[from:to]), name), "", name)
+			continue
+		}
 		e, _ := p.voc.Entry(name)
-		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims))}
+		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims)), at: toks[m.start].pos}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
 			t.pSet = true
@@ -820,6 +1115,42 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 	}
 }
 
+// borders reads "rotation with constant zero padding at the borders": padding named
+// with or using after a transform that moves pixels is how that transform fills its
+// borders, not a padding step of its own. The words, to the next transform, are
+// listed: no geometric entry takes a border mode from a prompt.
+func (p *Parser) borders(r *Result, toks []token, cl clause, ms []match) []match {
+	var kept []match
+	for i, m := range ms {
+		if i > 0 && len(m.claims) == 1 {
+			prev := ms[i-1]
+			pe, ok1 := p.voc.Entry(prev.claims[0])
+			me, ok2 := p.voc.Entry(m.claims[0])
+			with := -1
+			for j := prev.end; j < m.start; j++ {
+				if toks[j].text == "with" || toks[j].text == "using" {
+					with = j
+				}
+			}
+			if ok1 && ok2 && with >= 0 && contains(me.Tags, "pad") && !contains(pe.Tags, "pad") && (contains(pe.Tags, "geometry") || contains(pe.Tags, "geometric")) {
+				end := cl.end
+				if i+1 < len(ms) {
+					end = ms[i+1].start
+				}
+				words := joinTokens(toks[with:end])
+				r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev.claims[0], prev.claims[0]),
+					"give the pipeline as albumentations code or JSON to set the border mode", prev.claims[0])
+				for j := with; j < end; j++ {
+					toks[j] = consumed(toks[j])
+				}
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
 // mentioned returns the index of a transform of t's entry named in an earlier clause
 // that t adds nothing conflicting to (its p, or parameters the first did not give),
 // or -1.
@@ -852,7 +1183,7 @@ func (p *Parser) every(seg []token) []string {
 			return nil
 		case t.text == "both" || t.text == "all":
 			all = true
-		case filler[t.text]:
+		case filler[t.text] || bothWays[t.text]:
 		case word == "":
 			word = t.text
 		default:
@@ -873,6 +1204,10 @@ func (p *Parser) every(seg []token) []string {
 	}
 	return out
 }
+
+// bothWays are the words of "both ways", "both directions", "all axes" after "both"
+// or "all": which of the entries, all of them.
+var bothWays = map[string]bool{"ways": true, "directions": true, "axes": true, "sides": true}
 
 // paramEndsAt says whether a name of a parameter of e ends at token j, starting at or
 // after from.
@@ -1070,30 +1405,28 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		p.takePreset(r, name, words)
 		return
 	}
+	if tag := p.onlyKind(seg, content); tag != "" {
+		r.only = append(r.only, [2]string{tag, joinTokens(seg)})
+		return
+	}
 	if len(content) == 0 {
 		if hasNumber(seg) {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
 	}
-	bestScore, bestEntry, tie := 0.0, "", false
-	for _, e := range p.voc.Entries {
-		for _, ex := range p.examples[e.Name] {
-			inter := 0
-			for w := range content {
-				if ex[w] {
-					inter++
-				}
-			}
-			union := len(content) + len(ex) - inter
-			s := float64(inter) / float64(union)
-			switch {
-			case s > bestScore+1e-9:
-				bestScore, bestEntry, tie = s, e.Name, false
-			case math.Abs(s-bestScore) <= 1e-9 && bestEntry != e.Name && s > 0:
-				tie = true
-			}
+	bestScore, bestEntry, tie := p.exampleFor(content)
+	if bestScore >= 0.5 && !tie && (negatedClause(seg) || contains(r.Excluded, bestEntry)) {
+		// "no colour changes whatsoever": what the prompt asks not to do (or
+		// what is left of "no color changes" once "no color" excluded the colour
+		// entries) is no transform to add, even when its words are an example's.
+		words := joinTokens(seg)
+		r.negated = append(r.negated, words)
+		if !contains(r.Excluded, bestEntry) {
+			r.Excluded = append(r.Excluded, bestEntry)
 		}
+		r.issue("warning", fmt.Sprintf("%q: the prompt asks for none of this (%s and the like); no transform is added for it", words, bestEntry), "", bestEntry, "")
+		return
 	}
 	if bestScore >= 0.5 && !tie {
 		e, _ := p.voc.Entry(bestEntry)
@@ -1117,6 +1450,85 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 		r.Suggestions = append(r.Suggestions, fmt.Sprintf("for %q, did you mean %s?", strings.Join(words, " "), quoteList(near)))
 	}
 	r.unread(joinTokens(seg), fmt.Sprintf("%q names no vocabulary entry; ignored", joinTokens(seg)), sugg, "")
+}
+
+// exampleFor returns the entry whose example phrase shares the most of the content
+// words (Jaccard), its score, and whether another entry ties with it.
+func (p *Parser) exampleFor(content map[string]bool) (bestScore float64, bestEntry string, tie bool) {
+	for _, e := range p.voc.Entries {
+		for _, ex := range p.examples[e.Name] {
+			inter := 0
+			for w := range content {
+				if ex[w] {
+					inter++
+				}
+			}
+			union := len(content) + len(ex) - inter
+			s := float64(inter) / float64(union)
+			switch {
+			case s > bestScore+1e-9:
+				bestScore, bestEntry, tie = s, e.Name, false
+			case math.Abs(s-bestScore) <= 1e-9 && bestEntry != e.Name && s > 0:
+				tie = true
+			}
+		}
+	}
+	return bestScore, bestEntry, tie
+}
+
+// negatedClause says whether a clause no phrase matched opens with a negator ("no
+// colour changes whatsoever", "never anything photometric").
+func negatedClause(seg []token) bool {
+	for _, t := range seg {
+		switch {
+		case t.kind == tSep:
+		case t.kind == tWord && (negators[t.text] || t.text == "nothing"):
+			return true
+		case t.kind == tWord && filler[t.text] && t.text != "nothing":
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// onlyKind reads "geometry only", "only colour", "just geometric": a kind (a tag of
+// the vocabulary's entries) the prompt keeps to. It returns the tag or "".
+func (p *Parser) onlyKind(seg []token, content map[string]bool) string {
+	only := false
+	for _, t := range seg {
+		only = only || t.text == "only" || t.text == "just"
+	}
+	if !only || len(content) != 1 {
+		return ""
+	}
+	for w := range content {
+		w = strings.ReplaceAll(w, "colour", "color")
+		for _, e := range p.voc.Entries {
+			if augmentation(e) && contains(e.Tags, w) {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// checkOnly holds the transforms read to the kinds the prompt keeps to: the words
+// are read when every transform is of the kind, and a warning names those that are
+// not.
+func (p *Parser) checkOnly(r *Result) {
+	for _, o := range r.only {
+		var not []string
+		for _, t := range r.Transforms {
+			if e, ok := p.voc.Entry(t.Entry); ok && !contains(e.Tags, o[0]) {
+				not = append(not, t.Entry)
+			}
+		}
+		r.negated = append(r.negated, o[1])
+		if len(not) > 0 {
+			r.issue("warning", fmt.Sprintf("%q: the prompt keeps to %s transforms, but it also names %s, which are not; they are applied as asked", o[1], o[0], strings.Join(not, ", ")), "drop them or the restriction", "", "")
+		}
+	}
 }
 
 // takePreset sets the preset a clause names and lists the clause's other words
@@ -1183,6 +1595,45 @@ func (p *Parser) inExample(entry, w string) bool {
 		}
 	}
 	return false
+}
+
+// sharedPercent reads "each 30%", "all 10 %": a word saying the value is each
+// transform's and a percentage, nothing else. It returns the probability.
+func sharedPercent(seg []token) (float64, bool) {
+	shared, v, n := false, 0.0, 0
+	for k, t := range seg {
+		switch {
+		case t.kind == tSep:
+		case t.text == "each" || t.text == "all" || t.text == "both":
+			shared = true
+		case t.kind == tNum && k+1 < len(seg) && units[seg[k+1].text] == "%" && !t.signed:
+			v, n = t.num/100, n+1
+		case units[t.text] == "%" || t.kind == tWord && filler[t.text]:
+		default:
+			return 0, false
+		}
+	}
+	return v, shared && n == 1 && v > 0 && v <= 1
+}
+
+// pNotation says whether a clause writes its probability as p ("p .5", "p=0.5").
+func pNotation(seg []token) bool {
+	for _, t := range seg {
+		if t.text == "p" {
+			return true
+		}
+	}
+	return false
+}
+
+// lastClause says whether nothing but separators follows token end.
+func lastClause(toks []token, end int) bool {
+	for _, t := range toks[end:] {
+		if t.kind != tSep {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyFrequency says whether a clause's words are all about how often: a probability

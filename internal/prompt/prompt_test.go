@@ -268,3 +268,26 @@ func TestResultJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSidedRangeSaid: a range of sizes with no sign on a parameter that shifts
+// either way ("hue 5-10") is read as written, and a warning says it is one-sided; a
+// range with signs, a ± or a direction word says nothing.
+func TestOneSidedRangeSaid(t *testing.T) {
+	p := testParser(t)
+	for prompt, want := range map[string]bool{
+		"some hue shifts (not too crazy, maybe 5-10)": true,
+		"rotate 10-20 degrees":                        true,
+		"hue ±10":                                     false,
+		"rotate -20..20":                              false,
+		"rotate clockwise 10-20 degrees":              false,
+	} {
+		r := p.Parse(prompt, Options{})
+		said := false
+		for _, is := range r.Errors {
+			said = said || strings.Contains(is.Message, "is read as one-sided")
+		}
+		if said != want {
+			t.Errorf("%q: one-sided warning %v, want %v (%+v)", prompt, said, want, r.Errors)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type token struct {
 	// arg numbers a call's arguments across the prompt: tokens of one argument
 	// (border_mode=cv2.BORDER_CONSTANT) share it; 0 outside calls.
 	arg int
+	// depth is how many brackets are open around the token (code's nesting).
+	depth int
 	// pos is the token's place in the prompt, so a word is known as read wherever a
 	// segment copies it.
 	pos int
@@ -73,6 +75,7 @@ func tokenize(s string) []token {
 			t.arg = arg
 		}
 		t.pos = len(out)
+		t.depth = len(opens)
 		out = append(out, t)
 	}
 	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }

@@ -655,7 +655,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.setP(f, word(k))
 			continue
 		}
-		if f, ok := frequency[word(k)]; ok {
+		if f, ok := frequency[word(k)]; ok && !copulas[word(k-1)] && !(hedges[word(k)] && k+1 < len(seg) && seg[k+1].kind == tNum) {
 			rd.setP(f, word(k))
 			continue
 		}
@@ -718,6 +718,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
 					m += pn.width
+				}
+			}
+			if e != nil && x.kind == one && x.param == "" && x.a.unit == "" && !x.a.signed && k+m < len(seg) {
+				// "with 2 iterations": a count of something no parameter of
+				// the entry is; the number is that word's, listed with it.
+				if w := word(k + m); w != "" && !knownWord(w) && !p.known[w] && !p.words[w] && !inPhrase[seg[k+m].pos] {
+					rd.stray = append(rd.stray, joinTokens(seg[k:k+m+1]))
+					last = -2
+					k += m
+					continue
 				}
 			}
 			rd.exprs = append(rd.exprs, x)
@@ -962,6 +972,12 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	if lo == hi {
 		setValue(t, name, lo)
 		return
+	}
+	if sdir == 0 && !x.a.signed && !x.b.signed && lo > 0 && prm.Min < 0 && prm.Min == -prm.Max {
+		// "some hue shifts, maybe 5-10": a range of sizes on a parameter that
+		// shifts either way may mean ±10; it is read as written, and said.
+		r.issue("warning", fmt.Sprintf("%s: %s: %q is read as one-sided, %s to %s; a shift either way of up to %s is written ±%s", e.Name, name, x.text, formatNumber(lo), formatNumber(hi), x.b.text, x.b.text),
+			"write ±"+x.b.text+" for shifts either way", e.Name, name)
 	}
 	setRange(t, name, lo, hi)
 }

@@ -35,6 +35,13 @@ var frequency = map[string]float64{
 	"usually": 0.8, "mostly": 0.8,
 }
 
+// copulas before a frequency word make it a description of the images ("the clips
+// were mostly shot at dusk", "they are often dark"), not how often a transform runs.
+var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true, "been": true, "being": true, "be": true}
+
+// hedges before a number hedge the number ("maybe 5-10"), not how often.
+var hedges = map[string]bool{"maybe": true, "perhaps": true}
+
 // portion maps a word of how many images ("some of them", "a few of the images") to
 // the probability p that the transform runs.
 var portion = map[string]float64{
