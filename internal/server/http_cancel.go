@@ -106,11 +106,7 @@ func (s gatedStore) Append(ctx context.Context, session, stream string, data []b
 // cancelledReply reports whether data, one JSON-RPC message, is a reply to a
 // request of the session that the client cancelled.
 func (g *replyGate) cancelledReply(session string, data []byte) bool {
-	var m wireMessage
-	if json.Unmarshal(data, &m) != nil || m.Method != "" {
-		return false
-	}
-	k, ok := replyKey(m.ID)
+	k, ok := replyTo(data)
 	if !ok {
 		return false
 	}
@@ -118,6 +114,16 @@ func (g *replyGate) cancelledReply(session string, data []byte) bool {
 	c := g.inflight[session+"\x00"+k]
 	g.mu.Unlock()
 	return c != nil && c.Load()
+}
+
+// replyTo returns the key (replyKey) of the request data answers, when data is
+// one JSON-RPC reply (no method).
+func replyTo(data []byte) (string, bool) {
+	var m wireMessage
+	if json.Unmarshal(data, &m) != nil || m.Method != "" {
+		return "", false
+	}
+	return replyKey(m.ID)
 }
 
 // wireMessage is what the gate reads of a JSON-RPC message.
@@ -212,11 +218,7 @@ func (w *gatedWriter) cancelledReply(p []byte) bool {
 			data = data[:j]
 		}
 	}
-	var m wireMessage
-	if json.Unmarshal(data, &m) != nil || m.Method != "" {
-		return false
-	}
-	k, ok := replyKey(m.ID)
+	k, ok := replyTo(data)
 	if !ok {
 		return false
 	}
