@@ -164,19 +164,43 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg = j
 			}
 		}
+		// "Vertical flip would be nonsense here", "mirrored text is useless",
+		// "tilting not needed": a judgement after the phrase, in its clause, that
+		// the transform is unwanted excludes it as a negator before it would.
+		end := m.end
+		if neg < 0 {
+			if j := judgedUnwanted(toks, m.end); j > 0 {
+				neg, end = m.start, j
+			}
+		}
 		// "no flips or rotations": the negation runs over "or".
 		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
 			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {
 			neg = m.start - 1
+		}
+		if neg < 0 && describesData(toks, m.start) {
+			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
+			// images are, not a transform to run; its words stay unread and listed,
+			// and a frequency word in it ("mostly") is no transform's p.
+			for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
+				if frequency[toks[j].text] > 0 {
+					toks[j] = consumed(toks[j])
+				}
+			}
+			negated = false
+			continue
 		}
 		if neg < 0 {
 			negated = false
 			kept = append(kept, m)
 			continue
 		}
-		words := joinTokens(toks[neg:m.end])
+		if end < m.end {
+			end = m.end
+		}
+		words := joinTokens(toks[neg:end])
 		r.negated = append(r.negated, words)
-		for j := neg; j < m.end; j++ {
+		for j := neg; j < end; j++ {
 			toks[j] = consumed(toks[j])
 		}
 		r.issue("warning", fmt.Sprintf("%q: the prompt asks for no %s; none is applied", words, strings.Join(m.claims, " or ")), "", m.claims[0], "")
@@ -184,6 +208,55 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		negated, prevEnd = true, m.end
 	}
 	return kept
+}
+
+// unwantedWords judge a transform named before them in their clause as not wanted.
+var unwantedWords = map[string]bool{
+	"nonsense": true, "useless": true, "pointless": true, "unnecessary": true, "unneeded": true,
+	"harmful": true, "unwanted": true, "counterproductive": true,
+}
+
+// judgedUnwanted returns the end of a judgement that the phrase ending at from is not
+// wanted ("would be nonsense", "is useless", "not needed", "makes no sense"), read to
+// the end of the phrase's clause; 0 when there is none. Another transform before the
+// judgement ends the search: the judgement is that one's.
+func judgedUnwanted(toks []token, from int) int {
+	for j := from; j < len(toks) && j < from+6; j++ {
+		t := toks[j]
+		if t.kind == tSep || separators[t.text] {
+			return 0
+		}
+		if t.kind != tWord {
+			continue
+		}
+		if unwantedWords[t.text] {
+			return j + 1
+		}
+		if j+1 < len(toks) && (t.text == "not" && (toks[j+1].text == "needed" || toks[j+1].text == "necessary" || toks[j+1].text == "wanted" || toks[j+1].text == "useful") ||
+			t.text == "no" && toks[j+1].text == "sense") {
+			return j + 2
+		}
+	}
+	return 0
+}
+
+// describesData says whether the phrase starting at start is the predicate of a copula
+// ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
+// frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
+func describesData(toks []token, start int) bool {
+	for j := start - 1; j >= 0 && j >= start-3; j-- {
+		t := toks[j]
+		if t.kind == tWord && copulas[t.text] {
+			return j+1 == start || j+2 == start || frequency[toks[j+1].text] > 0 || toks[j+1].text == "all" || toks[j+1].text == "already"
+		}
+		if t.kind == tWord && frequency[t.text] > 0 && j+1 == start && t.depth > 0 && !t.code {
+			return true
+		}
+		if t.kind != tWord || !(frequency[t.text] > 0 || t.text == "all" || t.text == "already") {
+			return false
+		}
+	}
+	return false
 }
 
 // negateFamily reads a negator before a word no phrase matched that is a word of
@@ -210,6 +283,10 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 			continue
 		}
 		w := toks[j].text
+		if w == "needed" || w == "necessary" || w == "wanted" || w == "useful" {
+			// "tilting not needed": a judgement of the word before, no entry's name.
+			continue
+		}
 		var family []string
 		for _, e := range p.voc.Entries {
 			for _, part := range strings.Split(e.Name, "_") {
