@@ -259,6 +259,75 @@ func describesData(toks []token, start int) bool {
 	return false
 }
 
+// fillWords before a look word make it the colour a transform fills with ("cutout
+// filled w/ gray (128)"), not a transform.
+var fillWords = map[string]bool{"filled": true, "fill": true, "filling": true, "fills": true, "padded": true}
+
+// explained drops a phrase that only explains another one, so that two words for one
+// operation are not two transforms; the dropped words stay unread and listed:
+//   - a colour after a fill word is the fill of the transform before it ("filled w/
+//     gray");
+//   - a transform named in a parenthesis right after another one is what the one
+//     before means ("a blue-green color cast (RGB shift with r -30..0, ...)"): the
+//     parenthesis, the more exact, is kept;
+//   - "like" or "such as" between two phrases of one kind in one clause ("sensor
+//     noise like a cheap phone at high ISO") makes the second an example of the
+//     first: the example, the more exact, is kept.
+func explained(toks []token, ms []match) []match {
+	drop := make([]bool, len(ms))
+	for i, m := range ms {
+		if i == 0 {
+			continue
+		}
+		for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
+			if fillWords[toks[j].text] {
+				drop[i] = true
+				break
+			}
+			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" {
+				break
+			}
+		}
+		prev := ms[i-1]
+		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
+			drop[i-1] = true
+		}
+		if sameKind(prev, m) {
+			for j := prev.end; j < m.start; j++ {
+				if toks[j].kind == tSep || separators[toks[j].text] {
+					break
+				}
+				if toks[j].text == "like" || toks[j].text == "such" && j+1 < m.start && toks[j+1].text == "as" {
+					drop[i-1] = true
+					break
+				}
+			}
+		}
+	}
+	var out []match
+	for i, m := range ms {
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// sameKind says whether two phrases claim entries sharing a word of their names
+// (gaussian_noise and iso_noise are both noise).
+func sameKind(a, b match) bool {
+	for _, x := range a.claims {
+		for _, y := range b.claims {
+			for _, w := range strings.Split(x, "_") {
+				if len(w) > 2 && strings.Contains("_"+y+"_", "_"+w+"_") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // negateFamily reads a negator before a word no phrase matched that is a word of
 // entries' names ("no flips": flip_horizontal and flip_vertical; "without noise").
 // It returns the last token of each such negation, so that "no flips or crops" runs

@@ -455,6 +455,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
+	matches = explained(toks, matches)
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
