@@ -292,6 +292,11 @@ func explained(toks []token, ms []match) []match {
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
 			drop[i-1] = true
 		}
+		if v := toks[m.start-1].text; (v == "via" || v == "using" || v == "through") && sameClause(toks, prev.end, m.start) {
+			// "random scale 0.5-1.5 via affine": the operation done by the entry
+			// named after via.
+			drop[i-1] = true
+		}
 		if sameKind(prev, m) {
 			for j := prev.end; j < m.start; j++ {
 				if toks[j].kind == tSep || separators[toks[j].text] {
@@ -311,6 +316,16 @@ func explained(toks []token, ms []match) []match {
 		}
 	}
 	return out
+}
+
+// sameClause says whether no clause boundary lies in toks[from:to].
+func sameClause(toks []token, from, to int) bool {
+	for j := from; j < to; j++ {
+		if toks[j].kind == tSep || separators[toks[j].text] {
+			return false
+		}
+	}
+	return true
 }
 
 // sameKind says whether two phrases claim entries sharing a word of their names
