@@ -273,7 +273,7 @@ var fillWords = map[string]bool{"filled": true, "fill": true, "filling": true, "
 //   - "like" or "such as" between two phrases of one kind in one clause ("sensor
 //     noise like a cheap phone at high ISO") makes the second an example of the
 //     first: the example, the more exact, is kept.
-func explained(toks []token, ms []match) []match {
+func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 	drop := make([]bool, len(ms))
 	for i, m := range ms {
 		if i == 0 {
@@ -291,6 +291,29 @@ func explained(toks []token, ms []match) []match {
 		prev := ms[i-1]
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
 			drop[i-1] = true
+		}
+		if toks[m.start-1].text == "keep" || toks[m.start-1].text == "keeping" {
+			// "I'd keep hue at or below 0.05": a bound on a parameter of a
+			// transform named before, not another transform.
+			for _, q := range ms[:i] {
+				if drop[i] || !p.hasParameter(q.claims, m.phrase) {
+					continue
+				}
+				drop[i] = true
+				end := m.end
+				for j := m.end; j < len(toks) && j < m.end+5 && toks[j].kind != tSep; j++ {
+					if toks[j].kind == tNum {
+						end = j + 1
+						break
+					}
+				}
+				words := joinTokens(toks[m.start-1 : end])
+				r.bounds = append(r.bounds, words)
+				for j := m.start - 1; j < end; j++ {
+					toks[j] = consumed(toks[j])
+				}
+				r.issue("warning", fmt.Sprintf("%q: a bound on %s's %s, read as no second transform; the value %s is given is the one applied", words, q.claims[0], m.phrase, q.claims[0]), "", q.claims[0], m.phrase)
+			}
 		}
 		if v := toks[m.start-1].text; (v == "via" || v == "using" || v == "through") && sameClause(toks, prev.end, m.start) {
 			// "random scale 0.5-1.5 via affine": the operation done by the entry
@@ -316,6 +339,20 @@ func explained(toks []token, ms []match) []match {
 		}
 	}
 	return out
+}
+
+// hasParameter says whether one of the entries has a parameter named name.
+func (p *Parser) hasParameter(entries []string, name string) bool {
+	for _, e := range p.voc.Entries {
+		for _, c := range entries {
+			if e.Name == c {
+				if _, ok := e.Parameters[name]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // sameClause says whether no clause boundary lies in toks[from:to].

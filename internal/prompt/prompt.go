@@ -342,6 +342,9 @@ type Result struct {
 	// negated are the words of each negation ("avoid anything that distorts faces
 	// like elastic"), read as what the prompt asks not to do.
 	negated []string
+	// bounds are the words of a bound kept on a parameter of a transform named
+	// before ("keep hue at or below 0.05"), each reported as a warning.
+	bounds []string
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -455,7 +458,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
-	matches = explained(toks, matches)
+	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
