@@ -343,7 +343,7 @@ func TestEveryWordAccounted(t *testing.T) {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.
 				continue
 			}
-			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || timesOK(w) || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
+			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || numberWords[w] > 0 || timesOK(w) || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
 				continue
 			}
 			t.Errorf("%q: the word %q is neither read nor listed as unread (unread: %q)", c.Prompt, w, got(r).Unread)

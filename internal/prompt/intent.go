@@ -33,6 +33,17 @@ func readVariants(r *Result, toks []token) {
 			toks[k] = consumed(toks[k])
 			continue
 		}
+		if n, ok := numberWords[toks[k].text]; ok && toks[k].kind == tWord && k+1 < len(toks) && variantWords[toks[k+1].text] {
+			// "five variants each", "Ten variants.": a count written as a word.
+			toks[k] = token{kind: tNum, text: toks[k].text, num: float64(n), pos: toks[k].pos, depth: toks[k].depth}
+		}
+		if k == 0 && len(toks) > 2 && toks[0].kind == tNum && toks[0].num >= 1 && toks[0].num == float64(int(toks[0].num)) && toks[1].text == "x" && toks[2].text == ":" {
+			// "3x: blur 3-7 + hue shift ±10": a count of variants heading the prompt.
+			r.Variants = int(toks[0].num)
+			toks[0], toks[1], toks[2] = consumed(toks[0]), consumed(toks[1]), consumed(toks[2])
+			k = 2
+			continue
+		}
 		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
 			continue
 		}
@@ -55,6 +66,15 @@ func readVariants(r *Result, toks []token) {
 			if k+2 < len(toks) && (variantWords[toks[k+2].text] || toks[k+2].text == "images") {
 				end = k + 3
 			}
+		}
+		if end == k+1 && k+3 < len(toks) && variantAdjectives[toks[k+1].text] && toks[k+2].text == "per" && toks[k+3].kind == tWord {
+			// "12 augmented per original".
+			r.Variants = int(toks[k].num)
+			for j := k; j <= k+3; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			k += 3
+			continue
 		}
 		if end == k+1 && k > 0 && variantLead[toks[k-1].text] && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord {
 			// "generate 5 per image": a count of outputs per input.
@@ -86,6 +106,12 @@ func readVariants(r *Result, toks []token) {
 		}
 		k = end - 1
 	}
+}
+
+// numberWords are counts written as words ("five variants").
+var numberWords = map[string]int{
+	"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
 }
 
 // timesCount reads "x10", "×10": a count of variants.
