@@ -76,11 +76,15 @@ func readVariants(r *Result, toks []token) {
 			k += 3
 			continue
 		}
-		if end == k+1 && k > 0 && variantLead[toks[k-1].text] && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord {
-			// "generate 5 per image": a count of outputs per input.
-			end = k + 1
+		if end == k+1 && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord && (k > 0 && variantLead[toks[k-1].text] ||
+			variantTail[toks[k+2].text] && (k+3 == len(toks) || toks[k+3].kind == tSep) && (k == 0 || toks[k-1].kind == tSep)) {
+			// "generate 5 per image", "..., 4 per image.": a count of outputs per input.
 			r.Variants = int(toks[k].num)
-			for j := k - 1; j <= k+2; j++ {
+			from := k
+			if k > 0 && variantLead[toks[k-1].text] {
+				from = k - 1
+			}
+			for j := from; j <= k+2; j++ {
 				toks[j] = consumed(toks[j])
 			}
 			k += 2
@@ -171,7 +175,9 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			if t.kind != tWord {
 				break
 			}
-			if negators[t.text] || t.text == "do" && j+1 < m.start && toks[j+1].text == "not" {
+			// "drop the shift-scale-rotate for now": a step of the pasted code taken
+			// out ("drop 5% of the pixels" is a pixel dropout, no "the" after it).
+			if negators[t.text] || t.text == "do" && j+1 < m.start && toks[j+1].text == "not" || t.text == "drop" && j+1 < m.start && toks[j+1].text == "the" {
 				neg = j
 				break
 			}
