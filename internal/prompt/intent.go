@@ -320,6 +320,16 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 				break
 			}
 		}
+		if m.start >= 2 && toks[m.start-1].text == "the" && (toks[m.start-2].text == "for" || toks[m.start-2].text == "on" || toks[m.start-2].text == "to") && m.end == m.start+1 {
+			// "p 0.8 for the noise": "the noise" is the noise named before
+			// ("sensor noise like ... ISO"), whose p this is.
+			for k := i - 1; k >= 0; k-- {
+				if !drop[k] && len(ms[k].claims) == 1 && strings.Contains("_"+ms[k].claims[0]+"_", "_"+toks[m.start].text+"_") {
+					ms[i].claims = ms[k].claims
+					break
+				}
+			}
+		}
 		prev := ms[i-1]
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
 			drop[i-1] = true
