@@ -93,7 +93,8 @@
 // is kept: "colour cast (RGB shift ...)"), an example after "like" of the same kind
 // ("sensor noise like ... high ISO" is iso_noise), an operation done "via"/"using" an
 // entry (that entry: "random scale 0.5-1.5 via affine"), and "keep hue at or below
-// 0.05" after a transform with a hue (a bound, warned). "50/50" is p=0.5. Two phrases of one entry in a clause
+// 0.05" after a transform with a hue (a bound, warned); "p 0.8 for the noise" is the
+// p of the noise named before. "50/50" is p=0.5. Two phrases of one entry in a clause
 // ("occlusion / cutout") are one transform, and so is an entry named again in another
 // clause: that mention's p and values are the first one's ("RandomFog ..., fog fairly
 // often, like 70% of the time"). A clause that only says how much ("shift scale
