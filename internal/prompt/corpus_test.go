@@ -312,6 +312,9 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, x := range r.groupArgs {
 			words(x)
 		}
+		for _, x := range r.bounds {
+			words(x)
+		}
 		if r.Preset != "" {
 			words(r.Preset)
 			for _, pr := range p.voc.Presets {
@@ -334,13 +337,13 @@ func TestEveryWordAccounted(t *testing.T) {
 				read[m[1]] = true
 			}
 		}
-		for _, tk := range tokenize(c.Prompt) {
+		for _, tk := range evenOdds(tokenize(c.Prompt)) {
 			w := tk.text
 			if portioned && portionNouns[w] || tk.code && rangeEnds[w] != 0 {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.
 				continue
 			}
-			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || timesOK(w) || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
+			if tk.kind != tWord || read[w] || read[strings.TrimSuffix(w, "s")] || knownWord(w) || negators[w] || r.Variants > 0 && (variantWords[w] || numberWords[w] > 0 || timesOK(w) || variantLead[w] || variantTail[w] || variantAdjectives[w]) || tk.call {
 				continue
 			}
 			t.Errorf("%q: the word %q is neither read nor listed as unread (unread: %q)", c.Prompt, w, got(r).Unread)

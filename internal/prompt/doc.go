@@ -81,7 +81,20 @@
 // transforms outside it. A frequency word after a copula ("the clips were mostly shot
 // at dusk") describes the images and sets no p; "each 30%", and a bare "p .5" closing a
 // list none of whose transforms gave a p, is every listed transform's p. "x10" and "3
-// each" closing a clause are variants. Two phrases of one entry in a clause
+// each" closing a clause are variants, and so are "five variants" (a number word),
+// "3x:" heading the prompt, "12 augmented per original" and "4 per image" standing as
+// a clause. A judgement after a phrase in its clause ("vertical flip would be
+// nonsense", "is useless", "not needed", "makes no sense") excludes it as a negator
+// would; "drop the X" takes a step out of pasted code. A phrase after a copula or a
+// frequency word opening a parenthesis ("scanners are mono anyway", "(scanned, mostly
+// grayscale)") describes the images: it adds nothing and is listed. A phrase that
+// only explains another is no second transform: a colour after a fill word ("filled
+// w/ gray"), a transform named in a parenthesis right after another (the parenthesis
+// is kept: "colour cast (RGB shift ...)"), an example after "like" of the same kind
+// ("sensor noise like ... high ISO" is iso_noise), an operation done "via"/"using" an
+// entry (that entry: "random scale 0.5-1.5 via affine"), and "keep hue at or below
+// 0.05" after a transform with a hue (a bound, warned); "p 0.8 for the noise" is the
+// p of the noise named before. "50/50" is p=0.5. Two phrases of one entry in a clause
 // ("occlusion / cutout") are one transform, and so is an entry named again in another
 // clause: that mention's p and values are the first one's ("RandomFog ..., fog fairly
 // often, like 70% of the time"). A clause that only says how much ("shift scale

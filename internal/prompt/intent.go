@@ -33,6 +33,17 @@ func readVariants(r *Result, toks []token) {
 			toks[k] = consumed(toks[k])
 			continue
 		}
+		if n, ok := numberWords[toks[k].text]; ok && toks[k].kind == tWord && k+1 < len(toks) && variantWords[toks[k+1].text] {
+			// "five variants each", "Ten variants.": a count written as a word.
+			toks[k] = token{kind: tNum, text: toks[k].text, num: float64(n), pos: toks[k].pos, depth: toks[k].depth}
+		}
+		if k == 0 && len(toks) > 2 && toks[0].kind == tNum && toks[0].num >= 1 && toks[0].num == float64(int(toks[0].num)) && toks[1].text == "x" && toks[2].text == ":" {
+			// "3x: blur 3-7 + hue shift ±10": a count of variants heading the prompt.
+			r.Variants = int(toks[0].num)
+			toks[0], toks[1], toks[2] = consumed(toks[0]), consumed(toks[1]), consumed(toks[2])
+			k = 2
+			continue
+		}
 		if k+1 >= len(toks) || toks[k].kind != tNum || toks[k].signed || toks[k].num != float64(int(toks[k].num)) || toks[k].num < 1 || toks[k].code {
 			continue
 		}
@@ -56,11 +67,24 @@ func readVariants(r *Result, toks []token) {
 				end = k + 3
 			}
 		}
-		if end == k+1 && k > 0 && variantLead[toks[k-1].text] && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord {
-			// "generate 5 per image": a count of outputs per input.
-			end = k + 1
+		if end == k+1 && k+3 < len(toks) && variantAdjectives[toks[k+1].text] && toks[k+2].text == "per" && toks[k+3].kind == tWord {
+			// "12 augmented per original".
 			r.Variants = int(toks[k].num)
-			for j := k - 1; j <= k+2; j++ {
+			for j := k; j <= k+3; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			k += 3
+			continue
+		}
+		if end == k+1 && k+2 < len(toks) && toks[k+1].text == "per" && toks[k+2].kind == tWord && (k > 0 && variantLead[toks[k-1].text] ||
+			variantTail[toks[k+2].text] && (k+3 == len(toks) || toks[k+3].kind == tSep) && (k == 0 || toks[k-1].kind == tSep)) {
+			// "generate 5 per image", "..., 4 per image.": a count of outputs per input.
+			r.Variants = int(toks[k].num)
+			from := k
+			if k > 0 && variantLead[toks[k-1].text] {
+				from = k - 1
+			}
+			for j := from; j <= k+2; j++ {
 				toks[j] = consumed(toks[j])
 			}
 			k += 2
@@ -86,6 +110,12 @@ func readVariants(r *Result, toks []token) {
 		}
 		k = end - 1
 	}
+}
+
+// numberWords are counts written as words ("five variants").
+var numberWords = map[string]int{
+	"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
 }
 
 // timesCount reads "x10", "×10": a count of variants.
@@ -145,7 +175,9 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			if t.kind != tWord {
 				break
 			}
-			if negators[t.text] || t.text == "do" && j+1 < m.start && toks[j+1].text == "not" {
+			// "drop the shift-scale-rotate for now": a step of the pasted code taken
+			// out ("drop 5% of the pixels" is a pixel dropout, no "the" after it).
+			if negators[t.text] || t.text == "do" && j+1 < m.start && toks[j+1].text == "not" || t.text == "drop" && j+1 < m.start && toks[j+1].text == "the" {
 				neg = j
 				break
 			}
@@ -164,19 +196,43 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg = j
 			}
 		}
+		// "Vertical flip would be nonsense here", "mirrored text is useless",
+		// "tilting not needed": a judgement after the phrase, in its clause, that
+		// the transform is unwanted excludes it as a negator before it would.
+		end := m.end
+		if neg < 0 {
+			if j := judgedUnwanted(toks, m.end); j > 0 {
+				neg, end = m.start, j
+			}
+		}
 		// "no flips or rotations": the negation runs over "or".
 		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
 			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {
 			neg = m.start - 1
+		}
+		if neg < 0 && describesData(toks, m.start) {
+			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
+			// images are, not a transform to run; its words stay unread and listed,
+			// and a frequency word in it ("mostly") is no transform's p.
+			for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
+				if frequency[toks[j].text] > 0 {
+					toks[j] = consumed(toks[j])
+				}
+			}
+			negated = false
+			continue
 		}
 		if neg < 0 {
 			negated = false
 			kept = append(kept, m)
 			continue
 		}
-		words := joinTokens(toks[neg:m.end])
+		if end < m.end {
+			end = m.end
+		}
+		words := joinTokens(toks[neg:end])
 		r.negated = append(r.negated, words)
-		for j := neg; j < m.end; j++ {
+		for j := neg; j < end; j++ {
 			toks[j] = consumed(toks[j])
 		}
 		r.issue("warning", fmt.Sprintf("%q: the prompt asks for no %s; none is applied", words, strings.Join(m.claims, " or ")), "", m.claims[0], "")
@@ -184,6 +240,186 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		negated, prevEnd = true, m.end
 	}
 	return kept
+}
+
+// unwantedWords judge a transform named before them in their clause as not wanted.
+var unwantedWords = map[string]bool{
+	"nonsense": true, "useless": true, "pointless": true, "unnecessary": true, "unneeded": true,
+	"harmful": true, "unwanted": true, "counterproductive": true,
+}
+
+// judgedUnwanted returns the end of a judgement that the phrase ending at from is not
+// wanted ("would be nonsense", "is useless", "not needed", "makes no sense"), read to
+// the end of the phrase's clause; 0 when there is none. Another transform before the
+// judgement ends the search: the judgement is that one's.
+func judgedUnwanted(toks []token, from int) int {
+	for j := from; j < len(toks) && j < from+6; j++ {
+		t := toks[j]
+		if t.kind == tSep || separators[t.text] {
+			return 0
+		}
+		if t.kind != tWord {
+			continue
+		}
+		if unwantedWords[t.text] {
+			return j + 1
+		}
+		if j+1 < len(toks) && (t.text == "not" && (toks[j+1].text == "needed" || toks[j+1].text == "necessary" || toks[j+1].text == "wanted" || toks[j+1].text == "useful") ||
+			t.text == "no" && toks[j+1].text == "sense") {
+			return j + 2
+		}
+	}
+	return 0
+}
+
+// describesData says whether the phrase starting at start is the predicate of a copula
+// ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
+// frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
+func describesData(toks []token, start int) bool {
+	for j := start - 1; j >= 0 && j >= start-3; j-- {
+		t := toks[j]
+		if t.kind == tWord && copulas[t.text] {
+			return j+1 == start || j+2 == start || frequency[toks[j+1].text] > 0 || toks[j+1].text == "all" || toks[j+1].text == "already"
+		}
+		if t.kind == tWord && frequency[t.text] > 0 && j+1 == start && t.depth > 0 && !t.code {
+			return true
+		}
+		if t.kind != tWord || !(frequency[t.text] > 0 || t.text == "all" || t.text == "already") {
+			return false
+		}
+	}
+	return false
+}
+
+// fillWords before a look word make it the colour a transform fills with ("cutout
+// filled w/ gray (128)"), not a transform.
+var fillWords = map[string]bool{"filled": true, "fill": true, "filling": true, "fills": true, "padded": true}
+
+// explained drops a phrase that only explains another one, so that two words for one
+// operation are not two transforms; the dropped words stay unread and listed:
+//   - a colour after a fill word is the fill of the transform before it ("filled w/
+//     gray");
+//   - a transform named in a parenthesis right after another one is what the one
+//     before means ("a blue-green color cast (RGB shift with r -30..0, ...)"): the
+//     parenthesis, the more exact, is kept;
+//   - "like" or "such as" between two phrases of one kind in one clause ("sensor
+//     noise like a cheap phone at high ISO") makes the second an example of the
+//     first: the example, the more exact, is kept.
+func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
+	drop := make([]bool, len(ms))
+	for i, m := range ms {
+		if i == 0 {
+			continue
+		}
+		for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
+			if fillWords[toks[j].text] {
+				drop[i] = true
+				break
+			}
+			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" {
+				break
+			}
+		}
+		if m.start >= 2 && toks[m.start-1].text == "the" && (toks[m.start-2].text == "for" || toks[m.start-2].text == "on" || toks[m.start-2].text == "to") && m.end == m.start+1 {
+			// "p 0.8 for the noise": "the noise" is the noise named before
+			// ("sensor noise like ... ISO"), whose p this is.
+			for k := i - 1; k >= 0; k-- {
+				if !drop[k] && len(ms[k].claims) == 1 && strings.Contains("_"+ms[k].claims[0]+"_", "_"+toks[m.start].text+"_") {
+					ms[i].claims = ms[k].claims
+					break
+				}
+			}
+		}
+		prev := ms[i-1]
+		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
+			drop[i-1] = true
+		}
+		if toks[m.start-1].text == "keep" || toks[m.start-1].text == "keeping" {
+			// "I'd keep hue at or below 0.05": a bound on a parameter of a
+			// transform named before, not another transform.
+			for _, q := range ms[:i] {
+				if drop[i] || !p.hasParameter(q.claims, m.phrase) {
+					continue
+				}
+				drop[i] = true
+				end := m.end
+				for j := m.end; j < len(toks) && j < m.end+5 && toks[j].kind != tSep; j++ {
+					if toks[j].kind == tNum {
+						end = j + 1
+						break
+					}
+				}
+				words := joinTokens(toks[m.start-1 : end])
+				r.bounds = append(r.bounds, words)
+				for j := m.start - 1; j < end; j++ {
+					toks[j] = consumed(toks[j])
+				}
+				r.issue("warning", fmt.Sprintf("%q: a bound on %s's %s, read as no second transform; the value %s is given is the one applied", words, q.claims[0], m.phrase, q.claims[0]), "", q.claims[0], m.phrase)
+			}
+		}
+		if v := toks[m.start-1].text; (v == "via" || v == "using" || v == "through") && sameClause(toks, prev.end, m.start) {
+			// "random scale 0.5-1.5 via affine": the operation done by the entry
+			// named after via.
+			drop[i-1] = true
+		}
+		if sameKind(prev, m) {
+			for j := prev.end; j < m.start; j++ {
+				if toks[j].kind == tSep || separators[toks[j].text] {
+					break
+				}
+				if toks[j].text == "like" || toks[j].text == "such" && j+1 < m.start && toks[j+1].text == "as" {
+					drop[i-1] = true
+					break
+				}
+			}
+		}
+	}
+	var out []match
+	for i, m := range ms {
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hasParameter says whether one of the entries has a parameter named name.
+func (p *Parser) hasParameter(entries []string, name string) bool {
+	for _, e := range p.voc.Entries {
+		for _, c := range entries {
+			if e.Name == c {
+				if _, ok := e.Parameters[name]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sameClause says whether no clause boundary lies in toks[from:to].
+func sameClause(toks []token, from, to int) bool {
+	for j := from; j < to; j++ {
+		if toks[j].kind == tSep || separators[toks[j].text] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameKind says whether two phrases claim entries sharing a word of their names
+// (gaussian_noise and iso_noise are both noise).
+func sameKind(a, b match) bool {
+	for _, x := range a.claims {
+		for _, y := range b.claims {
+			for _, w := range strings.Split(x, "_") {
+				if len(w) > 2 && strings.Contains("_"+y+"_", "_"+w+"_") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // negateFamily reads a negator before a word no phrase matched that is a word of
@@ -210,6 +446,10 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 			continue
 		}
 		w := toks[j].text
+		if w == "needed" || w == "necessary" || w == "wanted" || w == "useful" {
+			// "tilting not needed": a judgement of the word before, no entry's name.
+			continue
+		}
 		var family []string
 		for _, e := range p.voc.Entries {
 			for _, part := range strings.Split(e.Name, "_") {

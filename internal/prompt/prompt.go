@@ -342,6 +342,9 @@ type Result struct {
 	// negated are the words of each negation ("avoid anything that distorts faces
 	// like elastic"), read as what the prompt asks not to do.
 	negated []string
+	// bounds are the words of a bound kept on a parameter of a transform named
+	// before ("keep hue at or below 0.05"), each reported as a warning.
+	bounds []string
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -451,10 +454,12 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	toks = eitherWay(toks)
+	toks = evenOdds(toks)
 	fractionWords(toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
+	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
@@ -502,6 +507,21 @@ func eitherWay(toks []token) []token {
 
 // fractionWords reads "to a quarter of its resolution", "by half": a fraction word
 // after a, one, to or by that no "of the images" makes a portion is a number.
+// evenOdds reads "50/50" outside code ("hflip 50/50") as "half the time": even odds.
+func evenOdds(toks []token) []token {
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if toks[k].text == "50/50" && !toks[k].code {
+			for _, w := range []string{"half", "the", "time"} {
+				out = append(out, token{kind: tWord, text: w, pos: toks[k].pos, depth: toks[k].depth})
+			}
+			continue
+		}
+		out = append(out, toks[k])
+	}
+	return out
+}
+
 func fractionWords(toks []token) {
 	for k := 1; k < len(toks); k++ {
 		f, ok := fractions[toks[k].text]
