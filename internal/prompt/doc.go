@@ -71,7 +71,8 @@
 // differs ("generate 5 per image", "25 imgs per input" too); a negator (no, not,
 // without, don't, never, avoid, skip) before a phrase, or before a word of entries'
 // names ("no flips": flip_horizontal and flip_vertical), and on over "or" ("no flips or
-// crops"), leaves those entries out (Result.Excluded, with a warning naming them);
+// crops", "not shift hue or do any colour jitter"), leaves those entries out
+// (Result.Excluded, with a warning naming them), as do "leave X alone", "keep X as is";
 // avoid, exclude and without reach every phrase to the end of their clause ("avoid
 // anything that distorts faces like elastic or grid distortion"). "both flips" and
 // "all flips" ("flips both ways") are each entry with that word. A clause with no

@@ -205,10 +205,21 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg, end = m.start, j
 			}
 		}
-		// "no flips or rotations": the negation runs over "or".
-		if neg < 0 && m.start >= 2 && (toks[m.start-1].text == "or" || toks[m.start-1].text == "nor") &&
-			(negated && prevEnd == m.start-1 || negEnd[m.start-2]) {
-			neg = m.start - 1
+		// "leave brightness alone", "keep the hue as is": the transform is to stay
+		// undone.
+		if neg < 0 {
+			if j := leftAlone(toks, m.start, m.end); j > 0 {
+				neg, end = m.start-1, j
+				if neg > 0 && toks[neg-1].text == "leave" || neg > 0 && toks[neg-1].text == "keep" {
+					neg--
+				}
+			}
+		}
+		// "no flips or rotations", "not shift hue or do any colour jitter": the
+		// negation runs over "or" (and a "do any" after it).
+		if o := orBefore(toks, m.start); neg < 0 && o >= 1 &&
+			(negated && prevEnd == o || negEnd[o-1]) {
+			neg = o
 		}
 		if neg < 0 && describesData(toks, m.start) {
 			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
@@ -267,6 +278,46 @@ func judgedUnwanted(toks []token, from int) int {
 		if j+1 < len(toks) && (t.text == "not" && (toks[j+1].text == "needed" || toks[j+1].text == "necessary" || toks[j+1].text == "wanted" || toks[j+1].text == "useful") ||
 			t.text == "no" && toks[j+1].text == "sense") {
 			return j + 2
+		}
+	}
+	return 0
+}
+
+// orBefore returns the index of an "or"/"nor" right before the phrase at start,
+// with at most "do" and "any" between ("or do any colour jitter"), or -1.
+func orBefore(toks []token, start int) int {
+	for j := start - 1; j >= 0 && j >= start-3; j-- {
+		switch t := toks[j]; {
+		case t.kind != tWord:
+			return -1
+		case t.text == "or" || t.text == "nor":
+			return j
+		case t.text != "do" && t.text != "any":
+			return -1
+		}
+	}
+	return -1
+}
+
+// leftAlone says whether the phrase from start to end is one the prompt says to leave
+// as it is ("leave brightness alone", "keep the hue as is", "leave value untouched"):
+// it returns the index after the words that say so, or 0.
+func leftAlone(toks []token, start, end int) int {
+	j := start - 1
+	if j >= 0 && toks[j].text == "the" {
+		j--
+	}
+	if j < 0 || toks[j].kind != tWord || toks[j].text != "leave" && toks[j].text != "keep" {
+		return 0
+	}
+	for k := end; k < len(toks) && k < end+3; k++ {
+		switch t := toks[k]; {
+		case t.kind != tWord:
+			return 0
+		case t.text == "alone" || t.text == "untouched" || t.text == "unchanged":
+			return k + 1
+		case t.text == "as" && k+1 < len(toks) && toks[k+1].text == "is":
+			return k + 2
 		}
 	}
 	return 0
