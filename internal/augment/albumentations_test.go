@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 func albuMap(t testing.TB) *AlbuMap {
@@ -309,14 +310,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	// Parameters written at darkroom's defaults (albumentations' differ) come back
 	// given explicitly: the same pipeline.
-	for i, st := range back.Pipeline {
-		e, _ := voc.Entry(st.Entry)
-		for k, v := range st.Params {
-			if _, given := imp.Pipeline[i].Params[k]; !given && v == Fixed(e.Parameters[k].Default) {
-				delete(st.Params, k)
-			}
-		}
-	}
+	dropWrittenDefaults(voc, imp.Pipeline, back.Pipeline)
 	if diff := cmp.Diff(imp.Pipeline, back.Pipeline); diff != "" {
 		t.Errorf("read back (-written +read):\n%s\n%s", diff, out)
 	}
@@ -344,5 +338,19 @@ func TestExportRoundTrip(t *testing.T) {
 	if len(doc.Skipped) != 1 || len(doc.Transform.Transforms) != 1 || doc.Transform.Transforms[0]["__class_fullname__"] != "VerticalFlip" ||
 		doc.Transform.BboxParams["format"] != "coco" || doc.Transform.BboxParams["min_visibility"] != 0.2 {
 		t.Errorf("albumentations.json:\n%s", out)
+	}
+}
+
+// dropWrittenDefaults removes from read the parameters an export wrote at darkroom's
+// defaults (albumentations' differ, so they are written) that written did not give:
+// read back, the pipeline is then compared step for step with the one written.
+func dropWrittenDefaults(voc *vocab.Vocabulary, written, read []Step) {
+	for i, st := range read {
+		e, _ := voc.Entry(st.Entry)
+		for k, v := range st.Params {
+			if _, given := written[i].Params[k]; !given && v == Fixed(e.Parameters[k].Default) {
+				delete(st.Params, k)
+			}
+		}
 	}
 }

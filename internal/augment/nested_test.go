@@ -310,14 +310,7 @@ func TestExportNested(t *testing.T) {
 	if got := shape(back.Pipeline); got != nestedWant {
 		t.Errorf("read back as\n%s\nwant\n%s", got, nestedWant)
 	}
-	for i, st := range back.Pipeline {
-		e, _ := voc.Entry(st.Entry)
-		for k, v := range st.Params {
-			if _, given := imp.Pipeline[i].Params[k]; !given && v == Fixed(e.Parameters[k].Default) {
-				delete(st.Params, k)
-			}
-		}
-	}
+	dropWrittenDefaults(voc, imp.Pipeline, back.Pipeline)
 	if diff := cmp.Diff(imp.Pipeline, back.Pipeline); diff != "" {
 		t.Errorf("read back (-written +read):\n%s", diff)
 	}
