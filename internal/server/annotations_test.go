@@ -37,26 +37,7 @@ func TestToolsThatReplaceUserTextAreDestructive(t *testing.T) {
 			fx := fixtureOptions{moody: tool.Name != "branch", harbour: tool.Name != "ingest"}
 			s, pending := contextFixture(t, fx)
 			before := userText(t, s, fx.notesImage())
-			ok := false
-			var lastErr *ErrorInfo
-			// A confirm tool's example names a made-up proposal: try each pending one.
-			candidates := []string{""}
-			if _, ok := args["proposal_id"]; ok {
-				candidates = pending
-			}
-			for _, p := range candidates {
-				if p != "" {
-					args["proposal_id"] = p
-				}
-				raw, _ := json.Marshal(args)
-				env, _ := s.Invoke(context.Background(), tool.Name, raw)
-				if env.Success {
-					ok = true
-					break
-				}
-				lastErr = env.Error
-			}
-			if !ok {
+			if lastErr := invokeExample(s, tool.Name, args, pending); lastErr != nil {
 				t.Fatalf("its contract example %v fails in the fixture: %s: %s", args, lastErr.Code, lastErr.Message)
 			}
 			after := userText(t, s, fx.notesImage())
@@ -178,4 +159,27 @@ func greyRamp(t *testing.T, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// invokeExample runs a tool's contract example on the fixture: nil when a call
+// succeeds, else the last call's error. A confirm tool's example names a made-up
+// proposal, so each pending proposal is tried in its place.
+func invokeExample(s *Server, tool string, args map[string]any, pending []string) *ErrorInfo {
+	candidates := []string{""}
+	if _, ok := args["proposal_id"]; ok {
+		candidates = pending
+	}
+	var last *ErrorInfo
+	for _, p := range candidates {
+		if p != "" {
+			args["proposal_id"] = p
+		}
+		raw, _ := json.Marshal(args)
+		env, _ := s.Invoke(context.Background(), tool, raw)
+		if env.Success {
+			return nil
+		}
+		last = env.Error
+	}
+	return last
 }

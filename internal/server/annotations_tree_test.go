@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,21 +34,9 @@ func TestAnnotationsHoldOnTheWorkspaceTree(t *testing.T) {
 			before := workspaceTree(t, root)
 			call := func(n int) {
 				t.Helper()
-				candidates := []string{""}
-				if _, ok := args["proposal_id"]; ok {
-					candidates = pending
-				}
-				var last *ErrorInfo
-				for _, p := range candidates {
-					if p != "" {
-						args["proposal_id"] = p
-					}
-					raw, _ := json.Marshal(args)
-					env, _ := s.Invoke(context.Background(), tool.Name, raw)
-					if env.Success {
-						return
-					}
-					last = env.Error
+				last := invokeExample(s, tool.Name, args, pending)
+				if last == nil {
+					return
 				}
 				// A second call that the tool refuses because the first did its work
 				// (a confirmed proposal is gone, a name is taken) changed nothing more.
