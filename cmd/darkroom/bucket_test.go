@@ -296,8 +296,12 @@ func TestBucketKillResume(t *testing.T) {
 	addMasks(t, in)
 	upload(t, b, filepath.Join(in, "yolo"), "in/yolo")
 	out := t.TempDir()
+	// Enough variants that the run outlives its first journal flush (at most one a
+	// second) on a fast machine: with 8 a run could finish before any journal object
+	// was written, leaving nothing to kill.
+	const variants = 48
 	recipe := []string{"--pipeline", `[{"entry": "rotate", "params": {"angle": [-30, 30]}}, {"entry": "gaussian_blur", "p": 0.5}]`,
-		"--variants", "8", "--seed", "3"}
+		"--variants", fmt.Sprint(variants), "--seed", "3"}
 	runDarkroom(t, append([]string{"augment-dataset", "--workspace", filepath.Join(out, "ws"), "--allow-root", in,
 		"--allow-write-root", out, "--input", filepath.Join(in, "yolo"), "--output", filepath.Join(out, "clean")}, recipe...)...)
 	const ttl = "lock_ttl=3s"
@@ -308,24 +312,36 @@ func TestBucketKillResume(t *testing.T) {
 
 	cmd := darkroomCmd(t, args...)
 	cmd.Env = s.env
+	var runLog bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &runLog, &runLog
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(2 * time.Minute)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	started := time.Now()
+	deadline := started.Add(2 * time.Minute)
 	for {
 		objs, _, _ := b.ListPage(context.Background(), blob.FirstPageToken, 10, &blob.ListOptions{Prefix: "out/yolo/manifest.partial.jsonl/"})
 		if len(objs) > 0 {
 			break
 		}
+		select {
+		case err := <-exited:
+			// Waiting out the deadline here would only hide what happened.
+			t.Fatalf("the run ended (%v) after %v before a journal object was seen; raise variants if it finished\n%s",
+				err, time.Since(started).Round(time.Millisecond), runLog.String())
+		default:
+		}
 		if time.Now().After(deadline) {
-			t.Fatal("no journal object within 2 minutes")
+			t.Fatalf("no journal object within 2 minutes\n%s", runLog.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	<-exited
 	if ok, _ := b.Exists(context.Background(), "out/yolo/manifest.jsonl"); ok {
-		t.Skip("the run finished before it could be killed")
+		t.Fatalf("the run finished before it could be killed (after %v); raise variants", time.Since(started).Round(time.Millisecond))
 	}
 
 	// Every object whole (objects checks each one's sha256 metadata against its
@@ -380,8 +396,8 @@ func TestBucketKillResume(t *testing.T) {
 	if err := json.Unmarshal(bytes.TrimSpace(o), &r); err != nil {
 		t.Fatalf("%s: %v", o, err)
 	}
-	if r.Data.Reused < lines || r.Data.Reused+r.Data.Written != 24 {
-		t.Errorf("rerun reused %d and wrote %d, want at least the journal's %d reused, of 24", r.Data.Reused, r.Data.Written, lines)
+	if want := 3 * variants; r.Data.Reused < lines || r.Data.Reused+r.Data.Written != want {
+		t.Errorf("rerun reused %d and wrote %d, want at least the journal's %d reused, of %d", r.Data.Reused, r.Data.Written, lines, want)
 	}
 	sameTree(t, "killed and resumed on S3", objects(t, b, "out/yolo"), tree(t, filepath.Join(out, "clean")))
 }
