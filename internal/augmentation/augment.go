@@ -313,8 +313,13 @@ func (s *Service) Augment(ctx context.Context, req AugmentRequest) (Augmented, e
 		if err := ctx.Err(); err != nil {
 			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "augmentation cancelled after %d of %d variants", n, req.Count)
 		}
+		turn, err := engine.Bulk(ctx)
+		if err != nil {
+			return Augmented{}, darkroom.Wrap(darkroom.Unavailable, err, "augmentation cancelled after %d of %d variants", n, req.Count)
+		}
 		v, err := aug.Variant(src, out.Pipeline, out.Seed, n, ann)
 		if err != nil {
+			turn()
 			return Augmented{}, err
 		}
 		name := filepath.Join(dir, fmt.Sprintf("result-%d.%s", n, ext))
@@ -329,6 +334,7 @@ func (s *Service) Augment(ctx context.Context, req AugmentRequest) (Augmented, e
 			}
 			return nil
 		})
+		turn()
 		engine.Recycle(v.Image)
 		v.Image = nil // written: let the pixels go before the next variant
 		if err != nil {

@@ -30,7 +30,10 @@ type DatasetRequest struct {
 	Shard          string // "i/N", "" for the whole folder
 	Format         string // png, jpeg or keep
 	Workers        int    // 0: every core
-	Progress       func(dataset.Progress)
+	// Shared says the run shares the process with other callers (a server's): each
+	// image then takes a bulk turn (engine.Bulk), so the run leaves them a core.
+	Shared   bool
+	Progress func(dataset.Progress)
 }
 
 // DatasetResult is what a dataset run did.
@@ -124,7 +127,7 @@ func (s *Service) AugmentDataset(ctx context.Context, req DatasetRequest) (Datas
 		Variants: req.Variants,
 		Shard:    shard,
 		Workers:  req.Workers,
-		Augment:  datasetAugment(aug, pipeline, albu, format),
+		Augment:  datasetAugment(aug, pipeline, albu, format, req.Shared),
 		Progress: req.Progress,
 	})
 	if err != nil {
@@ -143,9 +146,16 @@ func (s *Service) AugmentDataset(ctx context.Context, req DatasetRequest) (Datas
 
 // datasetAugment is the dataset runner's AugmentFunc: decode the source, move its
 // objects (boxes, keypoints) and mask through variant 0 of the pipeline drawn with
-// the job's own seed, encode.
-func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, albu *albuRecipe, format string) dataset.AugmentFunc {
+// the job's own seed, encode. A shared run's job waits for a bulk turn first.
+func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, albu *albuRecipe, format string, shared bool) dataset.AugmentFunc {
 	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
+		if shared {
+			end, err := engine.Bulk(ctx)
+			if err != nil {
+				return dataset.Result{}, darkroom.Wrap(darkroom.Unavailable, err, "%s: cancelled waiting for a core", job.Source)
+			}
+			defer end()
+		}
 		// One job per worker, one worker per core: the job keeps to its core.
 		defer engine.Occupy()()
 		res, err := reserveDatasetJob(ctx, aug, p, job)

@@ -36,7 +36,7 @@ func TestDatasetAugmentMovesInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := augment.Pipeline{{Entry: "flip_horizontal", P: 1, Params: map[string]augment.Value{}}}
-	f := datasetAugment(s.Augmenter(), p, nil, "png")
+	f := datasetAugment(s.Augmenter(), p, nil, "png", false)
 	res, err := f(context.Background(), dataset.Job{Source: "a.png", Seed: 1, Image: buf.Bytes(), Labels: dataset.Labels{
 		Format: dataset.FormatCOCO, Width: w, Height: h, Instances: inst,
 		Objects: []dataset.Object{{Class: 1, Box: [4]float64{0, 0, 6, 8}, Instance: 1}, {Class: 1, Box: [4]float64{10, 0, 14, 16}, Instance: 300}},

@@ -44,7 +44,7 @@ func BenchmarkDatasetJob(b *testing.B) {
 		{Entry: "brightness_contrast", P: 1, Params: map[string]augment.Value{"brightness": augment.Fixed(0.26), "contrast": augment.Fixed(0.2)}},
 		{Entry: "gaussian_blur", P: 1, Params: map[string]augment.Value{"radius": augment.Fixed(0.00146)}},
 	}
-	f := datasetAugment(aug, p, nil, "jpeg")
+	f := datasetAugment(aug, p, nil, "jpeg", false)
 	b.SetBytes(int64(3 * img.W * img.H))
 	b.ResetTimer()
 	cpu0 := processCPU()

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -55,6 +57,67 @@ func helpers(want int) (got int, release func()) {
 func Occupy() (release func()) {
 	busy.Add(1)
 	return func() { busy.Add(-1) }
+}
+
+// bulk admits long CPU-bound jobs (Bulk): running is how many hold a turn, waiting
+// the jobs that wait for one, first come first.
+var bulk struct {
+	mu      sync.Mutex
+	running int
+	waiting []chan struct{}
+}
+
+// bulkTurns is how many bulk jobs run at once: one core fewer than there are, at
+// least one. Read at each turn: the runtime may change GOMAXPROCS (a container's
+// CPU limit changing).
+func bulkTurns() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// Bulk waits for a turn to run a long CPU-bound job (a variant of augment_image: its
+// render and encode) and returns the function that ends the turn. One core fewer
+// than there are runs such jobs at a time, taken in the order they asked, so a call
+// that edits, previews or reads finds a core at once instead of queueing behind every
+// variant in flight: the Go scheduler gives each runnable goroutine its turn, and ten
+// variants rendering at once made a 7 ms apply wait behind all ten. A job still
+// splits its rows over the cores that are free (helpers), so one job alone keeps
+// every core. Waiting ends with ctx's error, and no turn is kept.
+func Bulk(ctx context.Context) (end func(), err error) {
+	b := &bulk
+	b.mu.Lock()
+	if len(b.waiting) == 0 && b.running < bulkTurns() {
+		b.running++
+		b.mu.Unlock()
+		return endBulk, nil
+	}
+	ready := make(chan struct{})
+	b.waiting = append(b.waiting, ready)
+	b.mu.Unlock()
+	select {
+	case <-ready:
+		return endBulk, nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		if i := slices.Index(b.waiting, ready); i >= 0 {
+			b.waiting = slices.Delete(b.waiting, i, i+1)
+			b.mu.Unlock()
+			return nil, ctx.Err()
+		}
+		b.mu.Unlock()
+		endBulk() // handed a turn as the context ended: pass it on
+		return nil, ctx.Err()
+	}
+}
+
+// endBulk ends a turn: the first waiting job takes it over, or it is given back.
+func endBulk() {
+	b := &bulk
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.waiting) > 0 && b.running <= bulkTurns() {
+		close(b.waiting[0])
+		b.waiting = b.waiting[1:]
+		return
+	}
+	b.running--
 }
 
 // freeCores reports whether a goroutine starting parallel work now would get a

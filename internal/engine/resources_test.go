@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"runtime"
@@ -114,6 +116,60 @@ func TestOccupyKeepsRendersOnTheirCore(t *testing.T) {
 	}
 	if b := busy.Load(); b != 0 {
 		t.Errorf("%d goroutines still counted busy", b)
+	}
+}
+
+// Bulk admits one job per core but one (at least one), so a short call always finds
+// a core; a job waits for a turn, a waiting job gives up with its context, and a
+// turn handed back admits the next waiting job.
+func TestBulkLeavesACore(t *testing.T) {
+	var turns []func()
+	t.Cleanup(func() {
+		for _, turn := range turns {
+			turn()
+		}
+	})
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		turn, err := Bulk(ctx)
+		cancel()
+		if err != nil {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatal(err)
+			}
+			break
+		}
+		turns = append(turns, turn)
+	}
+	if want := max(1, runtime.GOMAXPROCS(0)-1); len(turns) != want {
+		t.Fatalf("%d bulk jobs ran at once on %d cores, want %d", len(turns), runtime.GOMAXPROCS(0), want)
+	}
+	got := make(chan func(), 1)
+	go func() {
+		turn, err := Bulk(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		got <- turn
+	}()
+	select {
+	case <-got:
+		t.Fatal("a job ran with every turn taken")
+	case <-time.After(20 * time.Millisecond):
+	}
+	turns[0]()
+	select {
+	case turn := <-got:
+		turns[0] = turn
+	case <-time.After(10 * time.Second):
+		t.Fatal("a turn handed back did not admit the waiting job")
+	}
+	for _, turn := range turns {
+		turn()
+	}
+	turns = nil
+	if bulk.running != 0 || len(bulk.waiting) != 0 {
+		t.Errorf("%d turns still held, %d jobs waiting", bulk.running, len(bulk.waiting))
 	}
 }
 

@@ -538,7 +538,7 @@ func augmentDataset(ctx context.Context, s *Server, args map[string]any) (any, s
 	}
 	res, err := s.aug.AugmentDataset(ctx, augmentation.DatasetRequest{
 		Input: a.Input, Output: a.Output, Prompt: a.Prompt, Preset: a.Preset, Pipeline: pipeline, Albumentations: albu,
-		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat,
+		Variants: max(a.Variants, 1), Seed: a.Seed, Shard: a.Shard, Format: a.OutputFormat, Shared: true,
 		Progress: func(p dataset.Progress) {
 			s.progress(ctx, float64(p.Done), float64(p.Total),
 				fmt.Sprintf("%d of %d variants, %.1f/s, ETA %s", p.Done, p.Total, p.Rate, p.ETA.Round(time.Second)))
