@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/procstat"
 )
 
 // The line limit and the argument limit are one number, and a photo well over
@@ -142,24 +142,7 @@ func (p *memProbe) sample() {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	p.peakHeap = max(p.peakHeap, m.HeapInuse)
-	p.peakRSS = max(p.peakRSS, rssBytes())
-}
-
-// rssBytes is the process's resident set size from /proc/self/status, or 0
-// where there is none.
-func rssBytes() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb uint64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb)
-			return kb << 10
-		}
-	}
-	return 0
+	p.peakRSS = max(p.peakRSS, procstat.RSS(0))
 }
 
 // skipLine reads a line of size bytes, then a ping, through the transport alone,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/fsx"
+	"github.com/darkroom-mcp/darkroom/internal/procstat"
 )
 
 // A file inside the allowed root is swapped, again and again, for a symbolic link to
@@ -93,7 +94,7 @@ func TestReadAllowedSwapRace(t *testing.T) {
 					}
 				}
 			}()
-			base := int64(rssBytes())
+			base := int64(procstat.RSS(0))
 			var peak atomic.Int64
 			wg.Add(1)
 			go func() { // the memory watch
@@ -103,7 +104,7 @@ func TestReadAllowedSwapRace(t *testing.T) {
 					case <-stop:
 						return
 					case <-time.After(5 * time.Millisecond):
-						if r := int64(rssBytes()) - base; r > peak.Load() {
+						if r := int64(procstat.RSS(0)) - base; r > peak.Load() {
 							peak.Store(r)
 						}
 					}
@@ -349,21 +350,4 @@ func TestFSErrorCodes(t *testing.T) {
 			t.Errorf("%v: %s, want %s", errno, got, want)
 		}
 	}
-}
-
-// rssBytes is the process's resident set size, from /proc (0 elsewhere: the
-// memory watch then sees nothing grow).
-func rssBytes() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb uint64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -44,6 +44,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	darkroom "github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/procstat"
 )
 
 type bearer struct {
@@ -151,13 +152,13 @@ func run(clients, principals, calls, augment int, bin string) int {
 	url := "http://" + addr + "/mcp"
 
 	var rssMu sync.Mutex
-	var rss []int
+	var rss []uint64
 	stopRSS := make(chan struct{})
 	go func() {
 		for {
-			if kb := vmRSS(srv.Process.Pid); kb > 0 {
+			if b := procstat.RSS(srv.Process.Pid); b > 0 {
 				rssMu.Lock()
-				rss = append(rss, kb)
+				rss = append(rss, b)
 				rssMu.Unlock()
 			}
 			select {
@@ -337,7 +338,7 @@ func run(clients, principals, calls, augment int, bin string) int {
 		fmt.Printf("%-16s %7d %9.1f %9.1f %9.1f\n", n, len(ds), ms(ds[len(ds)/2]), ms(ds[len(ds)*95/100]), ms(ds[len(ds)*99/100]))
 	}
 	rssMu.Lock()
-	first, peak, last := 0, 0, 0
+	var first, peak, last uint64
 	if len(rss) > 0 {
 		first, last, peak = rss[0], rss[len(rss)-1], slices.Max(rss)
 	}
@@ -347,7 +348,7 @@ func run(clients, principals, calls, augment int, bin string) int {
 	for _, tool := range slices.Sorted(maps.Keys(unexpected)) {
 		fmt.Printf("  first unexpected error of %s: %s\n", tool, unexpected[tool])
 	}
-	fmt.Printf("server RSS: first %d MB, peak %d MB, last %d MB (%d samples)\n", first/1024, peak/1024, last/1024, len(rss))
+	fmt.Printf("server RSS: first %d MB, peak %d MB, last %d MB (%d samples)\n", first>>20, peak>>20, last>>20, len(rss))
 	if lost.Load() != 0 || crossReads.Load() != 0 {
 		return 1
 	}
@@ -378,20 +379,6 @@ func cpuSeconds(pid int) float64 {
 // clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux
 // architecture Go builds for.
 const clockTicks = 100
-
-func vmRSS(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb
-		}
-	}
-	return 0
-}
 
 type syncBuffer struct {
 	mu sync.Mutex
