@@ -175,14 +175,29 @@ func (e EntryValue) at(field string) cue.Path {
 // entries (regions) is keyed by all of them, which a client could vary at will.
 const maxEntrySchemas = 4096
 
+// maskFill is what entryParams puts at an entry's mask_spec.
+type maskFill uint8
+
+const (
+	// maskGiven: the call gave a mask_spec; the params keep the schema there.
+	maskGiven maskFill = iota
+	// maskDefault: none given, and the entry has a default mask: its name.
+	maskDefault
+	// maskNone: none given and no default: null where mask_spec is optional (it
+	// stays absent in the result). An optional mask_spec left to the schema is
+	// still evaluated with every shape it may take: about half of an
+	// apply_primitive's check, for a field the call does not have.
+	maskNone
+)
+
 // entryParams returns the tool's params with each entry's #values at its value
-// (and its default mask at its mask_spec when withMask[i]), made once per evaluator.
-func (ev *evaluator) entryParams(t *Tool, es []EntryValue, withMask []bool) cue.Value {
+// and its mask_spec filled as masks[i] says, made once per evaluator.
+func (ev *evaluator) entryParams(t *Tool, es []EntryValue, masks []maskFill) cue.Value {
 	var key strings.Builder
 	key.WriteString(t.key)
 	for i, e := range es {
-		fmt.Fprintf(&key, "\x00%s\x00%s", e.At, e.Entry)
-		if withMask[i] {
+		fmt.Fprintf(&key, "\x00%s\x00%s\x00%d", e.At, e.Entry, masks[i])
+		if masks[i] == maskDefault {
 			key.WriteString("\x00" + e.DefaultMask)
 		}
 	}
@@ -208,8 +223,13 @@ func (ev *evaluator) entryParams(t *Tool, es []EntryValue, withMask []bool) cue.
 			}
 		}
 		p = p.FillPath(e.at("value"), schema)
-		if withMask[i] {
+		switch masks[i] {
+		case maskDefault:
 			p = p.FillPath(e.at("mask_spec"), ctx.Encode(map[string]any{"name": e.DefaultMask}))
+		case maskNone:
+			if optionalField(p, e, "mask_spec") {
+				p = p.FillPath(e.at("mask_spec"), ctx.CompileString("null"))
+			}
 		}
 	}
 	if len(ev.entries) < maxEntrySchemas {
@@ -238,24 +258,63 @@ func (t *Tool) CheckEntries(raw json.RawMessage, es []EntryValue) (map[string]an
 	if ferrs != nil {
 		return nil, invalid(t.Name, ferrs)
 	}
-	withMask := make([]bool, len(es))
+	masks := make([]maskFill, len(es))
 	for i, e := range es {
-		if e.DefaultMask == "" {
-			continue
-		}
 		holder := args
 		if e.At != "" {
 			holder, _ = lookupObject(args, e.At)
 		}
-		_, hasMask := holder["mask_spec"]
-		withMask[i] = !hasMask
+		if _, given := holder["mask_spec"]; given {
+			continue
+		}
+		masks[i] = maskNone
+		if e.DefaultMask != "" {
+			masks[i] = maskDefault
+		}
 	}
 	var out map[string]any
 	var err error
 	c.withEvaluator(func(ev *evaluator) {
-		out, err = c.unify(ev.entryParams(t, es, withMask), t.Name, args)
+		out, err = c.unify(ev.entryParams(t, es, masks), t.Name, args)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// A mask_spec filled with null only to spare its evaluation was not given:
+	// the result does not have it either.
+	for i, e := range es {
+		if masks[i] != maskNone {
+			continue
+		}
+		holder := out
+		if e.At != "" {
+			holder, _ = lookupObject(out, e.At)
+		}
+		if v, ok := holder["mask_spec"]; ok && v == nil {
+			delete(holder, "mask_spec")
+		}
+	}
+	return out, nil
+}
+
+// optionalField reports whether name is an optional field of the struct at e.At in
+// params (false where that struct cannot be found, a list's element).
+func optionalField(params cue.Value, e EntryValue, name string) bool {
+	parent := params
+	if e.At != "" {
+		sels := e.at(name).Selectors()
+		parent = params.LookupPath(cue.MakePath(sels[:len(sels)-1]...))
+	}
+	iter, err := parent.Fields(cue.Optional(true))
+	if err != nil {
+		return false
+	}
+	for iter.Next() {
+		if iter.Selector().Unquoted() == name {
+			return iter.IsOptional()
+		}
+	}
+	return false
 }
 
 // lookupObject returns the object at a dotted path of decoded arguments (list

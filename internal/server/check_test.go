@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -30,6 +31,45 @@ func TestApplyPrimitiveEvaluatesOnce(t *testing.T) {
 		if n := contract.Evaluations() - before; n != 1 {
 			t.Errorf("apply_primitive %v: %d CUE evaluations, want 1", args, n)
 		}
+	}
+}
+
+// TestAbsentMaskStaysAbsent: the check comes back with the call's mask_spec as it
+// was given: absent when the call gave none (or null) and the entry has no default
+// mask (the check evaluates no mask shape then), the default mask when the entry
+// has one; a mask given is still judged, and a region still must name one.
+func TestAbsentMaskStaysAbsent(t *testing.T) {
+	f := newEdFixture(t)
+	tool, _ := f.s.Contract.Tool("apply_primitive")
+	for _, tt := range []struct {
+		args string
+		want string // the named mask checked; "" for no mask_spec
+		ok   bool
+	}{
+		{`{"image_id": "cup", "primitive_name": "exposure", "value": 0.5}`, "", true},
+		{`{"image_id": "cup", "primitive_name": "exposure", "value": 0.5, "mask_spec": null}`, "", true},
+		{`{"image_id": "cup", "primitive_name": "dramatic_sky"}`, "sky_gradient", true},
+		{`{"image_id": "cup", "primitive_name": "exposure", "mask_spec": {"name": "sky_gradient"}}`, "sky_gradient", true},
+		{`{"image_id": "cup", "primitive_name": "exposure", "mask_spec": {"shape": {"kind": "ellipse"}}}`, "", false},
+		{`{"image_id": "cup", "primitive_name": "exposure", "mask_spec": 3}`, "", false},
+	} {
+		args, err := f.s.check(tool, json.RawMessage(tt.args))
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: error %v, want ok %v", tt.args, err, tt.ok)
+			continue
+		}
+		if !tt.ok {
+			continue
+		}
+		got, given := args["mask_spec"]
+		m, _ := got.(map[string]any)
+		if name, _ := m["name"].(string); given != (tt.want != "") || name != tt.want {
+			t.Errorf("%s: mask_spec %v (given %v), want the mask %q", tt.args, got, given, tt.want)
+		}
+	}
+	regions, _ := f.s.Contract.Tool("apply_per_region")
+	if _, err := f.s.check(regions, json.RawMessage(`{"image_id": "cup", "primitive_name": "exposure", "regions": [{"value": 0.5}]}`)); err == nil || !strings.Contains(err.Error(), "mask_spec") {
+		t.Errorf("a region without mask_spec: %v, want it refused naming mask_spec", err)
 	}
 }
 
