@@ -150,14 +150,17 @@ func (s *Service) AugmentDataset(ctx context.Context, req DatasetRequest) (Datas
 func datasetAugment(aug *augment.Augmenter, p augment.Pipeline, albu *albuRecipe, format string, shared bool) dataset.AugmentFunc {
 	return func(ctx context.Context, job dataset.Job) (dataset.Result, error) {
 		if shared {
+			// Jobs take bulk turns, one core fewer than there are: the job holding
+			// one splits its rows over the free cores, as an augment_image variant.
 			end, err := engine.Bulk(ctx)
 			if err != nil {
 				return dataset.Result{}, darkroom.Wrap(darkroom.Unavailable, err, "%s: cancelled waiting for a core", job.Source)
 			}
 			defer end()
+		} else {
+			// One job per worker, one worker per core: the job keeps to its core.
+			defer engine.Occupy()()
 		}
-		// One job per worker, one worker per core: the job keeps to its core.
-		defer engine.Occupy()()
 		res, err := reserveDatasetJob(ctx, aug, p, job)
 		if err != nil {
 			return dataset.Result{}, err
