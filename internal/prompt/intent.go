@@ -609,7 +609,9 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit", "px"} {
 		for i := range prm.Also {
 			al := &prm.Also[i]
-			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
+			// A range or a signed value through a limit only when the limit scales
+			// it to the parameter's unit ("saturation ±15" of HSV's 0..255 S).
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) && (al.Scale == 0 || al.Scale == 1) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
 				continue
 			}
 			y := reads(x, al, prm, true)

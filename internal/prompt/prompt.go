@@ -1015,9 +1015,14 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 	// A clause that starts with a parameter of the transform before it, which its own
 	// clause gave values, goes on with it ("HSV jitter with hue ±5, saturation ±15"):
 	// a list of its values, not another transform.
-	if n := len(r.Transforms); n > 0 && len(r.Transforms[n-1].given) > 0 && hasNumber(toks[cl.start:cl.end]) {
+	// So does one after a transform named bare just before a comma or a colon
+	// ("color jitter, brightness 0.2, contrast 0.2": its values listed after it, not a
+	// brightness and a contrast step beside it); what the bare name drew gives way to
+	// the values listed.
+	if n := len(r.Transforms); n > 0 && hasNumber(toks[cl.start:cl.end]) {
 		last := &r.Transforms[n-1]
-		if e, ok := p.voc.Entry(last.Entry); ok {
+		bare := len(last.given) == 0 && cl.start > 0 && (toks[cl.start-1].text == "," || toks[cl.start-1].text == ":") && last.at < toks[cl.start-1].pos
+		if e, ok := p.voc.Entry(last.Entry); ok && (len(last.given) > 0 || bare) {
 			m := cl.matches[0]
 			lead := true
 			for j := cl.start; j < m.start; j++ {
@@ -1025,6 +1030,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
 			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+				if bare {
+					last.Values, last.Ranges = nil, nil
+				}
 				p.read(r, last, e, toks[cl.start:cl.end], nil, opt)
 				return
 			}

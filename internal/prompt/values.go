@@ -1063,6 +1063,13 @@ func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir i
 		return x
 	}
 	for i := range prm.Also {
+		if al := &prm.Also[i]; al.As == "turn_fraction" && x.a.unit == "" && x.a.v <= 0.5 {
+			// ColorJitter's hue of at most half a turn ("hue 0.05"): no hue
+			// rotation is a twentieth of a degree.
+			y := reads(x, al, prm, false)
+			y.param, y.params = x.param, x.params
+			return y
+		}
 		if al := &prm.Also[i]; al.As == "limit" || al.As == "limit_fraction" {
 			y := reads(x, al, prm, false)
 			// The value as written, in its own unit: only its reading is the limit's.
