@@ -337,7 +337,7 @@ func TestEveryWordAccounted(t *testing.T) {
 				read[m[1]] = true
 			}
 		}
-		for _, tk := range evenOdds(tokenize(c.Prompt)) {
+		for _, tk := range odds(evenOdds(tokenize(c.Prompt))) {
 			w := tk.text
 			if portioned && portionNouns[w] || tk.code && rangeEnds[w] != 0 {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.

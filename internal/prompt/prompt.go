@@ -374,6 +374,10 @@ type Transform struct {
 	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
 	pSet  bool
 	given map[string]bool
+	// pCode says P is albumentations' default for a call that wrote none: a p the
+	// words give each transform ("A.ISONoise() and RGBShift(...), prob 0.3 each")
+	// replaces it.
+	pCode bool
 	// Group is the albumentations container the transform was written in
 	// (A.OneOf([...], p=0.2)); nil for a transform on its own.
 	Group *Group `json:"group,omitempty"`
@@ -455,6 +459,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	p.correct(r, toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = odds(toks)
 	fractionWords(toks)
 	readVariants(r, toks)
 	matches := p.negate(r, toks, p.matches(toks))
@@ -516,6 +521,96 @@ func evenOdds(toks []token) []token {
 				out = append(out, token{kind: tWord, text: w, pos: toks[k].pos, depth: toks[k].depth})
 			}
 			continue
+		}
+		out = append(out, toks[k])
+	}
+	return out
+}
+
+// odds reads how often written as odds or as a place: "1 in 10", "one in twenty",
+// "2 out of 5" are p 0.1, 0.05 and 0.4; "on everything", "to every image", "on all
+// images" are always; "at 30%" closing a clause ("motion blur k=9 at 30%") is 30% of
+// the time, not a strength. Each becomes the words the probability readers know.
+func odds(toks []token) []token {
+	num := func(k int) (float64, bool) {
+		if k >= len(toks) || toks[k].code {
+			return 0, false
+		}
+		if toks[k].kind == tNum && !toks[k].signed {
+			return toks[k].num, true
+		}
+		if n, ok := numberWords[toks[k].text]; ok && toks[k].kind == tWord {
+			return float64(n), true
+		}
+		if toks[k].text == "one" && toks[k].kind == tWord {
+			return 1, true
+		}
+		return 0, false
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord {
+			return toks[k].text
+		}
+		return ""
+	}
+	mk := func(at token, ws ...string) []token {
+		var out []token
+		for _, w := range ws {
+			t := token{kind: tWord, text: w, pos: at.pos, depth: at.depth, random: at.random}
+			if n, err := strconv.ParseFloat(w, 64); err == nil {
+				t.kind, t.num = tNum, n
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if a, ok := num(k); ok && a >= 1 && a == math.Trunc(a) {
+			j := k + 1
+			if word(j) == "out" && word(j+1) == "of" {
+				j++
+			}
+			if word(j) == "in" || word(j) == "of" && word(j-1) == "out" {
+				if b, ok := num(j + 1); ok && b > a && b == math.Trunc(b) {
+					// "1 in 10 images": the noun after is the portion's.
+					end := j + 2
+					if portionNouns[word(end)] || word(end) == "imgs" {
+						end++
+					}
+					out = append(out, mk(toks[k], "p", "=", strconv.FormatFloat(a/b, 'g', 6, 64))...)
+					k = end - 1
+					continue
+				}
+			}
+		}
+		if w := word(k); (w == "on" || w == "to" || w == "for") && !toks[k].code {
+			n := 0
+			switch {
+			case word(k+1) == "everything" || word(k+1) == "all" && word(k+2) == "of" && word(k+3) == "them":
+				n = 1
+				if word(k+1) == "all" {
+					n = 3
+				}
+			case (word(k+1) == "every" || word(k+1) == "each" || word(k+1) == "all") && (portionNouns[word(k+2)] || word(k+2) == "image" || word(k+2) == "photo" || word(k+2) == "imgs" || word(k+2) == "img" || word(k+2) == "frame" || word(k+2) == "sample" || word(k+2) == "one"):
+				n = 2
+			}
+			if n > 0 {
+				out = append(out, mk(toks[k], "always")...)
+				k += n
+				continue
+			}
+		}
+		if word(k) == "at" && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
+			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" {
+				// "at 30%": how often; "of the time" makes it a portion the readers know.
+				out = append(out, toks[k+1], toks[k+2])
+				if word(e) != "of" && word(e) != "chance" && word(e) != "probability" {
+					out = append(out, mk(toks[k+2], "of", "the", "time")...)
+				}
+				k += 2
+				continue
+			}
 		}
 		out = append(out, toks[k])
 	}
@@ -982,6 +1077,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				// each of them is how often each runs.
 				rd = reading{p: v, pSet: true}
 			}
+			if len(rd.exprs) == 1 && rd.pSet && onlyFrequency(seg) {
+				// "rarely (like 5%) each": the percentage says how rare.
+				if x := rd.exprs[0]; x.kind == one && x.a.unit == "%" && !x.a.signed && x.a.v <= 100 {
+					rd.p, rd.exprs = x.a.v/100, nil
+				}
+			}
 			if len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
 				last.P, last.pSet = rd.p, true
 				// "both at p=0.25", "all rarely": each transform named before it
@@ -995,8 +1096,8 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				for _, tk := range seg {
 					if trailing || tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
 						for i := range r.Transforms {
-							if tr := &r.Transforms[i]; !tr.pSet {
-								tr.P, tr.pSet = rd.p, true
+							if tr := &r.Transforms[i]; !tr.pSet || tr.pCode {
+								tr.P, tr.pSet, tr.pCode = rd.p, true, false
 							}
 						}
 						break
@@ -1090,7 +1191,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims)), at: toks[m.start].pos}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
-			t.pSet = true
+			t.pSet, t.pCode = true, true
 			t.P = codeP
 			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
 				t.P = *e.Prompt.CodeP

@@ -81,7 +81,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
 	if rd.pSet {
-		t.P, t.pSet = rd.p, true
+		t.P, t.pSet, t.pCode = rd.p, true, false
 	}
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -693,6 +693,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						x = reads(x, al, e.Parameters[n], true)
 						x.param, x.params = n, []string{n}
 						break
+					}
+				}
+				// Else the parameter's albumentations name that says how its value
+				// reads (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
+				for i := range e.Parameters[n].Also {
+					if al := &e.Parameters[n].Also[i]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
+						x = reads(x, al, e.Parameters[n], true)
+						x.param, x.params = n, []string{n}
 					}
 				}
 			}
