@@ -221,7 +221,13 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			(negated && prevEnd == o || negEnd[o-1]) {
 			neg = o
 		}
-		if neg < 0 && describesData(toks, m.start) {
+		if neg < 0 && describesData(toks, m.start, m.end, ms) {
+			if r.described == nil {
+				r.described = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.described[toks[j].pos] = true
+			}
 			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
 			// images are, not a transform to run; its words stay unread and listed,
 			// and a frequency word in it ("mostly") is no transform's p.
@@ -323,10 +329,33 @@ func leftAlone(toks []token, start, end int) int {
 	return 0
 }
 
+// dataHedges before a phrase closing its clause say how the images are ("basically
+// monochrome"), not what to do to them.
+var dataHedges = map[string]bool{
+	"basically": true, "essentially": true, "mainly": true, "largely": true, "predominantly": true,
+	"mostly": true, "entirely": true, "anyway": true, "already": true, "inherently": true, "naturally": true,
+}
+
 // describesData says whether the phrase starting at start is the predicate of a copula
 // ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
 // frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
-func describesData(toks []token, start int) bool {
+func describesData(toks []token, start, end int, ms []match) bool {
+	// "Dental xrays (grayscale).": a phrase that is all a parenthesis holds, right
+	// after a word no phrase took, says what that word's images are.
+	if t := toks[start]; t.depth > 0 && !t.code && start > 0 && toks[start-1].depth < t.depth && toks[start-1].kind == tWord && (end == len(toks) || toks[end].depth < t.depth) {
+		named := false
+		for _, m := range ms {
+			named = named || m.end == start
+		}
+		if !named {
+			return true
+		}
+	}
+	// "IR cameras so basically monochrome": a hedge of how the images are before a
+	// phrase that ends its clause.
+	if start > 0 && dataHedges[toks[start-1].text] && (end == len(toks) || toks[end].kind == tSep || toks[end].text == "anyway") {
+		return true
+	}
 	for j := start - 1; j >= 0 && j >= start-3; j-- {
 		t := toks[j]
 		if t.kind == tWord && copulas[t.text] {
@@ -340,6 +369,13 @@ func describesData(toks []token, start int) bool {
 		}
 	}
 	return false
+}
+
+// shadeWords say which shade of a colour ("filled with mid gray (128)"): between a
+// fill word and its colour they keep the colour the fill's.
+var shadeWords = map[string]bool{
+	"a": true, "mid": true, "middle": true, "medium": true, "light": true, "dark": true, "pure": true,
+	"solid": true, "neutral": true, "plain": true, "constant": true,
 }
 
 // fillWords before a look word make it the colour a transform fills with ("cutout
@@ -359,17 +395,17 @@ var fillWords = map[string]bool{"filled": true, "fill": true, "filling": true, "
 func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 	drop := make([]bool, len(ms))
 	for i, m := range ms {
-		if i == 0 {
-			continue
-		}
 		for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
 			if fillWords[toks[j].text] {
 				drop[i] = true
 				break
 			}
-			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" {
+			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" && !shadeWords[toks[j].text] {
 				break
 			}
+		}
+		if i == 0 {
+			continue
 		}
 		if m.start >= 2 && toks[m.start-1].text == "the" && (toks[m.start-2].text == "for" || toks[m.start-2].text == "on" || toks[m.start-2].text == "to") && m.end == m.start+1 {
 			// "p 0.8 for the noise": "the noise" is the noise named before

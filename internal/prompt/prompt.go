@@ -345,6 +345,9 @@ type Result struct {
 	// bounds are the words of a bound kept on a parameter of a transform named
 	// before ("keep hue at or below 0.05"), each reported as a warning.
 	bounds []string
+	// described are the token places of phrases that say what the images are
+	// ("basically monochrome"): no example phrase makes them a transform.
+	described map[int]bool
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -1106,6 +1109,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 			if namesParameter(p.voc, e, seg) {
+				if len(last.given) == 0 && hasNumber(seg) && cl.start > 0 && (toks[cl.start-1].text == "," || toks[cl.start-1].text == ":") {
+					// "random erasing, 2-4 holes": named bare, then its values;
+					// what the bare name drew gives way to them.
+					p.rereadBare(r, last, e, seg, opt)
+					return
+				}
 				p.read(r, last, e, seg, nil, opt)
 				return
 			}
@@ -1132,12 +1141,16 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
 			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
 				if bare {
-					last.Values, last.Ranges = nil, nil
+					p.rereadBare(r, last, e, toks[cl.start:cl.end], opt)
+					return
 				}
 				p.read(r, last, e, toks[cl.start:cl.end], nil, opt)
 				return
 			}
 		}
+	}
+	if p.bordersAfter(r, toks, cl) {
+		return
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
 	// parameter, not another transform ("color jitter brightness 0.2 contrast 0.2").
@@ -1278,6 +1291,85 @@ func (p *Parser) borders(r *Result, toks []token, cl clause, ms []match) []match
 		kept = append(kept, m)
 	}
 	return kept
+}
+
+// rereadBare reads seg, the values listed after a transform named bare ("color
+// jitter, brightness 0.2, contrast 0.2"), into t: the parameters its prompt.sample
+// drew together for the bare name give way to them, as they would had the values come
+// in the name's own clause; what else it drew (a motion blur's radius) stays unless
+// given.
+func (p *Parser) rereadBare(r *Result, t *Transform, e *vocab.Entry, seg []token, opt Options) {
+	values, ranges := t.Values, t.Ranges
+	t.Values, t.Ranges = nil, nil
+	p.read(r, t, e, seg, nil, opt)
+	for k, v := range values {
+		if !sampled(e, k) && !has(t.Values, k) && !hasRange(t.Ranges, k) {
+			setValue(t, k, v)
+		}
+	}
+	for k, v := range ranges {
+		if !sampled(e, k) && !has(t.Values, k) && !hasRange(t.Ranges, k) {
+			setRange(t, k, v[0], v[1])
+		}
+	}
+}
+
+// sampled says whether parameter k is one of the several the entry's prompt.sample
+// draws together (a jitter's brightness, contrast, saturation and hue).
+func sampled(e *vocab.Entry, k string) bool {
+	if e.Prompt == nil {
+		return false
+	}
+	// A direction drawn whenever not given (prompt.free) is no magnitude of them.
+	n := 0
+	for s := range e.Prompt.Sample {
+		if !contains(e.Prompt.Free, s) {
+			n++
+		}
+	}
+	_, ok := e.Prompt.Sample[k]
+	return ok && n >= 2 && !contains(e.Prompt.Free, k)
+}
+
+// borderFills are the words of how a border is filled: a colour or a mode.
+var borderFills = map[string]bool{
+	"white": true, "black": true, "gray": true, "grey": true, "zero": true, "zeros": true, "zeroes": true,
+	"reflect": true, "reflection": true, "reflective": true, "mirror": true, "mirrored": true, "constant": true,
+	"replicate": true, "edge": true, "wrap": true, "colour": true, "color": true,
+}
+
+// bordersAfter reads "shift/scale/rotate ... . Pad with white, not reflect.": a clause
+// whose only phrase is padding, with no size, that says how to fill after a transform
+// that moves pixels is how that transform fills its borders, not a padding step. Its
+// words are listed, as borders lists them within a clause.
+func (p *Parser) bordersAfter(r *Result, toks []token, cl clause) bool {
+	if len(cl.matches) != 1 || len(cl.matches[0].claims) != 1 || len(r.Transforms) == 0 {
+		return false
+	}
+	me, ok := p.voc.Entry(cl.matches[0].claims[0])
+	if !ok || !contains(me.Tags, "pad") {
+		return false
+	}
+	prev := r.Transforms[len(r.Transforms)-1].Entry
+	pe, ok := p.voc.Entry(prev)
+	// Only a transform that leaves borders to fill: one that turns, shears or warps.
+	if !ok || contains(pe.Tags, "pad") || !contains(pe.Tags, "affine") && !contains(pe.Tags, "rotate") && !contains(pe.Tags, "perspective") && !contains(pe.Tags, "distortion") {
+		return false
+	}
+	fill := false
+	for _, t := range toks[cl.start:cl.end] {
+		if t.kind == tNum || t.kind == tSize {
+			return false
+		}
+		fill = fill || borderFills[t.text]
+	}
+	if !fill {
+		return false
+	}
+	words := joinTokens(toks[cl.start:cl.end])
+	r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev, prev),
+		"give the pipeline as albumentations code or JSON to set the border mode", prev)
+	return true
 }
 
 // mentioned returns the index of a transform of t's entry named in an earlier clause
@@ -1543,6 +1635,12 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
+	}
+	for _, t := range seg {
+		if r.described[t.pos] {
+			r.unread(joinTokens(seg), fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", joinTokens(seg)), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			return
+		}
 	}
 	bestScore, bestEntry, tie := p.exampleFor(content)
 	if bestScore >= 0.5 && !tie && (negatedClause(seg) || contains(r.Excluded, bestEntry)) {
