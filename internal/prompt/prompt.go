@@ -348,6 +348,9 @@ type Result struct {
 	// described are the token places of phrases that say what the images are
 	// ("basically monochrome"): no example phrase makes them a transform.
 	described map[int]bool
+	// choiceWords are the words that asked for one transform of several ("either",
+	// "one of the two"), read as a one_of group.
+	choiceWords []string
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -465,6 +468,8 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = odds(toks)
 	fractionWords(toks)
 	readVariants(r, toks)
+	choices := choiceSentences(r, toks)
+	defer p.proseGroups(r, toks, choices, len(spans))
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
@@ -604,6 +609,13 @@ func odds(toks []token) []token {
 				continue
 			}
 		}
+		if toks[k].kind == tNum && !toks[k].code && !toks[k].signed && k+2 < len(toks) && (toks[k+1].text == "%" || toks[k+1].text == "percent") && word(k+2) == "overall" {
+			// "30% overall": of the time, said of a group or of all.
+			out = append(out, toks[k], toks[k+1])
+			out = append(out, mk(toks[k+1], "of", "the", "time")...)
+			k += 2
+			continue
+		}
 		if word(k) == "at" && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
 			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" {
 				// "at 30%": how often; "of the time" makes it a portion the readers know.
@@ -737,6 +749,133 @@ func (p *Parser) groups(r *Result, spans []groupSpan) {
 	for _, s := range spans {
 		if !used[s.g] {
 			r.unread(s.g.Kind, fmt.Sprintf("%s: none of its transforms was read, so it is not kept", s.g.Kind), "", "")
+		}
+	}
+}
+
+// choiceSentences finds the sentences that ask for one transform of several, as
+// albumentations' OneOf does: "either A or B", "A or B, pick one", "one or the other,
+// not both", "one of the two". It consumes the words that say so and returns each
+// sentence's token places [from, to).
+func choiceSentences(r *Result, toks []token) [][2]int {
+	var out [][2]int
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	start := 0
+	for k := 0; k <= len(toks); k++ {
+		if k < len(toks) && !(toks[k].kind == tSep && (toks[k].text == "." || toks[k].text == ";" || toks[k].text == "!" || toks[k].text == "?")) {
+			continue
+		}
+		var said []int
+		or := false
+		for j := start; j < k; j++ {
+			switch {
+			case word(j) == "or":
+				or = true
+			case word(j) == "either":
+				said = append(said, j)
+			case word(j) == "one" && word(j+1) == "or" && word(j+2) == "the" && word(j+3) == "other":
+				said = append(said, j, j+1, j+2, j+3)
+				j += 3
+			case word(j) == "not" && word(j+1) == "both":
+				said = append(said, j, j+1)
+				j++
+			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
+				n := 3
+				if word(j+2) == "the" {
+					n = 4
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				j += n - 1
+			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
+				said = append(said, j, j+1)
+				j++
+				if word(j+1) == "randomly" || word(j+1) == "at" && word(j+2) == "random" {
+					said = append(said, j+1)
+					if word(j+1) == "at" {
+						said = append(said, j+2)
+					}
+				}
+			}
+		}
+		if or && len(said) > 0 {
+			words := make([]string, 0, len(said))
+			for _, j := range said {
+				words = append(words, toks[j].text)
+			}
+			r.choiceWords = append(r.choiceWords, strings.Join(words, " "))
+			for _, j := range said {
+				toks[j] = consumed(toks[j])
+			}
+			to := toks[len(toks)-1].pos + 1
+			if k < len(toks) {
+				to = toks[k].pos
+			}
+			from := 0
+			if start < len(toks) {
+				from = toks[start].pos
+			}
+			out = append(out, [2]int{from, to})
+		}
+		start = k + 1
+	}
+	return out
+}
+
+// proseGroups makes the transforms of a choice sentence joined by "or" one one_of
+// group: its p is the one the words gave the last of them ("30% overall", "p=0.3"),
+// or 1, and each member's is 1 (the group draws, then runs the one it chose). A
+// transform already in a container written in code keeps that one.
+func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int) {
+	at := map[int]int{}
+	for i, t := range toks {
+		at[t.pos] = i
+	}
+	for _, c := range choices {
+		var members []int
+		for i := range r.Transforms {
+			if t := &r.Transforms[i]; t.Group == nil && t.at >= c[0] && t.at < c[1] {
+				members = append(members, i)
+			}
+		}
+		// The run of them joined by "or", each to the next.
+		var chain []int
+		for _, i := range members {
+			if len(chain) > 0 {
+				prev, ok1 := at[r.Transforms[chain[len(chain)-1]].at]
+				cur, ok2 := at[r.Transforms[i].at]
+				or := false
+				for j := prev; ok1 && ok2 && j < cur; j++ {
+					or = or || toks[j].text == "or" && toks[j].kind == tWord
+				}
+				if !or {
+					if len(chain) >= 2 {
+						break
+					}
+					chain = chain[:0]
+				}
+			}
+			chain = append(chain, i)
+		}
+		if len(chain) < 2 {
+			continue
+		}
+		ids++
+		g := &Group{ID: ids, Kind: "one_of", P: 1}
+		for _, i := range chain {
+			if t := &r.Transforms[i]; t.pSet && !t.pCode {
+				g.P = t.P
+			}
+		}
+		for _, i := range chain {
+			r.Transforms[i].Group = g
+			r.Transforms[i].P = 1
 		}
 	}
 }
