@@ -31,6 +31,93 @@ type Parser struct {
 	examples map[string][]map[string]bool
 	// phrases lists every phrase, for suggestions.
 	phrases []string
+	// lacking are albumentations transforms darkroom cannot do, by the words a prompt
+	// names them with ("median blur", "saferotate", "sun flare"), set by Lacking.
+	lacking map[string]lackingClass
+	// lackingLongest is the most words of a lacking name.
+	lackingLongest int
+}
+
+// lackingClass is an albumentations transform darkroom cannot do and why.
+type lackingClass struct{ class, why string }
+
+// Lacking tells the parser the albumentations transforms darkroom cannot do, class
+// name to why (vocabulary/albumentations/transforms.yaml's unsupported), so that a
+// prompt naming one ("some defocus", "use SafeRotate", "a sun flare") has it listed
+// with that reason instead of a near entry applied or an unknown word. A name that is
+// also a phrase of the vocabulary ("random crop") stays the vocabulary's. Call it once,
+// before the parser is shared.
+func (p *Parser) Lacking(classes map[string]string) {
+	p.lacking = map[string]lackingClass{}
+	for class, why := range classes {
+		words := texts(tokenize(splitCamel(class)))
+		forms := [][]string{words, {strings.ToLower(class)}}
+		if len(words) > 2 && words[0] == "random" {
+			// RandomSunFlare is "a sun flare" in words.
+			forms = append(forms, words[1:])
+		}
+		for _, f := range forms {
+			key := strings.Join(f, " ")
+			if len(f) == 0 || p.isPhrase(f) {
+				continue
+			}
+			p.lacking[key] = lackingClass{class: class, why: why}
+			p.lackingLongest = max(p.lackingLongest, len(f))
+		}
+	}
+}
+
+// isPhrase says whether the words are, whole, a phrase of the vocabulary.
+func (p *Parser) isPhrase(words []string) bool {
+	n := p.root
+	for _, w := range words {
+		if n = n.next[w]; n == nil {
+			return false
+		}
+	}
+	return len(n.claims) > 0
+}
+
+// lackingNames lists and consumes the albumentations transforms darkroom cannot do
+// that the prose names (see Lacking), the longest name at each place.
+func (p *Parser) lackingNames(r *Result, toks []token) {
+	for k := 0; k < len(toks); k++ {
+		for n := min(p.lackingLongest, len(toks)-k); n >= 1; n-- {
+			words := make([]string, 0, n)
+			ok := true
+			for _, t := range toks[k : k+n] {
+				ok = ok && t.kind == tWord && !t.code && !t.call
+				words = append(words, t.text)
+			}
+			if !ok {
+				continue
+			}
+			c, found := p.lacking[strings.Join(words, " ")]
+			if !found {
+				// "random sun flares": the plural.
+				words[n-1] = strings.TrimSuffix(words[n-1], "s")
+				c, found = p.lacking[strings.Join(words, " ")]
+			}
+			if !found {
+				continue
+			}
+			// What the clause says of it ("sun flare only rarely", "defocus bc the
+			// camera focuses badly") is its own, to the clause's end or the next
+			// phrase: no p or value of it goes to the transform before.
+			end := k + n
+			for end < len(toks) && toks[end].kind != tSep && !separators[toks[end].text] && toks[end].depth == toks[k].depth && (filler[toks[end].text] || p.root.next[toks[end].text] == nil) {
+				end++
+			}
+			phrase := joinTokens(toks[k:end])
+			r.unread(phrase, fmt.Sprintf("%q: %s is albumentations' %s, which darkroom cannot do (%s); not applied, and no other transform stands in for it", phrase, joinTokens(toks[k:k+n]), c.class, c.why), "", "")
+			for j := k; j < end; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			r.lackingAt = append(r.lackingAt, toks[k].pos)
+			k = end - 1
+			break
+		}
+	}
 }
 
 type node struct {
@@ -351,6 +438,9 @@ type Result struct {
 	// choiceWords are the words that asked for one transform of several ("either",
 	// "one of the two"), read as a one_of group.
 	choiceWords []string
+	// lackingAt are the places of albumentations transforms darkroom cannot do that
+	// the prose named: a clause after one that only says how often is its.
+	lackingAt []int
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -463,6 +553,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		toks[k].random = random
 	}
 	p.correct(r, toks)
+	p.lackingNames(r, toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = odds(toks)
@@ -1182,6 +1273,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				if len(near) > 0 {
 					sugg = "did you mean " + quoteList(near) + "?"
 				}
+				for _, c := range p.lacking {
+					if strings.ToLower(c.class) == t.text {
+						r.unread(joinTokens(seg), fmt.Sprintf("%q: darkroom cannot do the albumentations transform %s (%s); skipped", joinTokens(seg), c.class, c.why), "", "")
+						return
+					}
+				}
 				r.unread(joinTokens(seg), fmt.Sprintf("%q: no vocabulary entry is the albumentations transform %s; skipped", joinTokens(seg), t.text), sugg, "")
 				return
 			}
@@ -1226,6 +1323,18 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 			}
 			if len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+				lacking := map[int]bool{}
+				for _, at := range r.lackingAt {
+					lacking[at] = true
+				}
+				for j := cl.start - 1; j >= 0 && toks[j].kind == tSep; j-- {
+					if lacking[toks[j].pos] {
+						// "some defocus, often": how often the transform darkroom
+						// cannot do runs, not the one before it.
+						r.unread(joinTokens(seg), fmt.Sprintf("%q: how often the transform named before it runs, which darkroom cannot do; not applied", joinTokens(seg)), "", "")
+						return
+					}
+				}
 				last.P, last.pSet = rd.p, true
 				// "both at p=0.25", "all rarely": each transform named before it
 				// whose p the words did not give. So is a bare "p .5" closing a
