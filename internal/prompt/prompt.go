@@ -1645,21 +1645,23 @@ func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
 // every reads "both flips", "all flips": the entries whose names have the word, each
 // of them; nil when the clause says anything else.
 func (p *Parser) every(seg []token) []string {
-	all, word := false, ""
+	all, word, random := false, "", false
 	for _, t := range seg {
 		switch {
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
 			all = true
-		case filler[t.text] || bothWays[t.text]:
+		case t.text == "random" || t.text == "randomly":
+			random = true
+		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
 		case word == "":
 			word = t.text
 		default:
 			return nil
 		}
 	}
-	if !all || word == "" {
+	if word == "" {
 		return nil
 	}
 	var out []string
@@ -1671,8 +1673,16 @@ func (p *Parser) every(seg []token) []string {
 			}
 		}
 	}
+	// "random flips", "flips": the plural of a pair's word (horizontal and
+	// vertical) is the pair; of more kinds (blurs) it names none of them.
+	if !all && !(len(out) == 2 && (random || len(seg) == 1)) {
+		return nil
+	}
 	return out
 }
+
+// welcome are the words that say a transform is wanted ("both flips are fine").
+var welcome = map[string]bool{"are": true, "fine": true, "ok": true, "okay": true, "allowed": true, "welcome": true, "good": true}
 
 // bothWays are the words of "both ways", "both directions", "all axes" after "both"
 // or "all": which of the entries, all of them.

@@ -65,7 +65,7 @@ var positive = map[string]bool{
 
 // separators cut a prompt into clauses, one transform each.
 var separators = map[string]bool{
-	"and": true, "then": true, "also": true, "plus": true, "afterwards": true, "finally": true, "next": true, "&": true,
+	"and": true, "then": true, "also": true, "plus": true, "afterwards": true, "finally": true, "next": true, "&": true, "+": true,
 }
 
 // filler words carry nothing for a clause with no vocabulary phrase in it.
