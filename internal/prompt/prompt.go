@@ -223,7 +223,17 @@ func (p *Parser) correct(r *Result, toks []token) {
 			t.typo, t.text = w, full
 			continue
 		}
-		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
+		if t.kind != tWord || n < 5 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] || t.code {
+			continue
+		}
+		if n < 7 {
+			// A short word only for a slip that keeps its letters: two neighbours
+			// swapped ("rotaet") or one doubled letter dropped ("betwen"), and one
+			// target only.
+			if c := p.slip(w); c != "" {
+				r.issue("warning", fmt.Sprintf("%q is read as %q", w, c), "", "", "")
+				t.typo, t.text = w, c
+			}
 			continue
 		}
 		if strings.HasSuffix(w, "s") && (p.words[strings.TrimSuffix(w, "s")] || p.known[strings.TrimSuffix(w, "s")]) {
@@ -238,8 +248,9 @@ func (p *Parser) correct(r *Result, toks []token) {
 			if c[0] != w[0] || utf8.RuneCountInString(c) < 4 {
 				continue
 			}
-			if strings.HasPrefix(w, c) || strings.HasPrefix(c, w) {
-				// Another form of the word ("augmented", "mirrored"), no typo.
+			if inflected(w, c) || strings.HasPrefix(c, w) && utf8.RuneCountInString(c) > n+1 {
+				// Another form of the word ("augmented", "mirrored"), no typo; a
+				// word one letter short of it ("brightnes") is.
 				best, tie = "", true
 				break
 			}
@@ -257,6 +268,66 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// inflected says whether w is c with an English ending ("mirrored", "augmented",
+// "blurring"): another form of the word, no typo ("brightnes" is none of bright's).
+func inflected(w, c string) bool {
+	if !strings.HasPrefix(w, c) {
+		return false
+	}
+	rest := strings.TrimPrefix(w, c)
+	if rest == "" {
+		return true
+	}
+	for _, suf := range []string{"s", "es", "ed", "d", "ing", "er", "ers", "ly", "ness", "en", "ened", "ening", "y", "ish", "ation", "ations", "able"} {
+		if rest == suf || len(rest) == len(suf)+1 && rest[1:] == suf && rest[0] == c[len(c)-1] {
+			// "blurred", "blurring": a doubled last letter before the ending.
+			return true
+		}
+	}
+	return false
+}
+
+// slipTargets are the words of words.go a slip of the keyboard is read as, besides
+// the phrases' words: those that carry a range or how often.
+var slipTargets = []string{"between", "probability", "degrees", "percent", "randomly", "sometimes", "rarely", "always", "chance"}
+
+// slip returns the one word of a phrase (or of slipTargets) that w is with two
+// neighbouring letters swapped or a doubled letter written once; else "".
+func (p *Parser) slip(w string) string {
+	found := ""
+	try := func(c string) {
+		if c == w || c == found {
+			return
+		}
+		if p.words[c] || contains(slipTargets, c) {
+			if found != "" {
+				found = "-"
+				return
+			}
+			found = c
+		}
+	}
+	rs := []rune(w)
+	for i := 0; i+1 < len(rs); i++ {
+		sw := append([]rune(nil), rs...)
+		sw[i], sw[i+1] = sw[i+1], sw[i]
+		try(string(sw))
+	}
+	for i := range rs {
+		// "betwen": the doubled letter written once.
+		if i+1 < len(rs) || true {
+			d := append(append(append([]rune(nil), rs[:i+1]...), rs[i]), rs[i+1:]...)
+			if i+1 < len(d)-1 && d[i+1] == d[i] {
+				try(string(d))
+			}
+		}
+	}
+	if found == "-" {
+		return ""
+	}
+	return found
 }
 
 // abbreviation returns the one parameter name of the vocabulary that the word at k
