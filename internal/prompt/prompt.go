@@ -317,12 +317,7 @@ func (p *Parser) slip(w string) string {
 	}
 	for i := range rs {
 		// "betwen": the doubled letter written once.
-		if i+1 < len(rs) || true {
-			d := append(append(append([]rune(nil), rs[:i+1]...), rs[i]), rs[i+1:]...)
-			if i+1 < len(d)-1 && d[i+1] == d[i] {
-				try(string(d))
-			}
-		}
+		try(string(append(append(append([]rune(nil), rs[:i+1]...), rs[i]), rs[i+1:]...)))
 	}
 	if found == "-" {
 		return ""
