@@ -318,6 +318,9 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, x := range r.choiceWords {
 			words(x)
 		}
+		for _, x := range r.said {
+			words(x)
+		}
 		if r.Preset != "" {
 			words(r.Preset)
 			for _, pr := range p.voc.Presets {

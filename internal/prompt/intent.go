@@ -181,7 +181,7 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg = j
 				break
 			}
-			if !filler[t.text] && t.text != "any" {
+			if !filler[t.text] && t.text != "any" && !negVerbs[t.text] {
 				break
 			}
 		}
@@ -329,6 +329,17 @@ func leftAlone(toks []token, start, end int) int {
 	return 0
 }
 
+// negVerbs between a negator and a phrase still say not to do it ("don't touch hue",
+// "never alter the colours").
+var negVerbs = map[string]bool{"touch": true, "alter": true, "modify": true, "mess": true, "tamper": true, "play": true}
+
+// dataNouns after a one-word phrase make it part of a name of what the images are
+// ("night shift footage"), not a transform.
+var dataNouns = map[string]bool{
+	"footage": true, "videos": true, "video": true, "clips": true, "scans": true, "tiles": true, "shots": true,
+	"frames": true, "images": true, "photos": true, "pictures": true, "cameras": true, "camera": true, "cams": true, "data": true, "dataset": true,
+}
+
 // dataHedges before a phrase closing its clause say how the images are ("basically
 // monochrome"), not what to do to them.
 var dataHedges = map[string]bool{
@@ -343,6 +354,17 @@ func describesData(toks []token, start, end int, ms []match) bool {
 	// "Dental xrays (grayscale).": a phrase that is all a parenthesis holds, right
 	// after a word no phrase took, says what that word's images are.
 	if t := toks[start]; t.depth > 0 && !t.code && start > 0 && toks[start-1].depth < t.depth && toks[start-1].kind == tWord && (end == len(toks) || toks[end].depth < t.depth) {
+		named := false
+		for _, m := range ms {
+			named = named || m.end == start
+		}
+		if !named {
+			return true
+		}
+	}
+	// "night shift footage": a one-word phrase between a word no phrase takes and a
+	// noun of images is a compound noun naming the images.
+	if end == start+1 && start > 0 && end < len(toks) && dataNouns[toks[end].text] && toks[start-1].kind == tWord && !toks[start-1].code && !knownWord(toks[start-1].text) && !negators[toks[start-1].text] {
 		named := false
 		for _, m := range ms {
 			named = named || m.end == start

@@ -504,6 +504,9 @@ type Result struct {
 	// choiceWords are the words that asked for one transform of several ("either",
 	// "one of the two"), read as a one_of group.
 	choiceWords []string
+	// said are the words that state the scale values are written on ("in 0-255
+	// pixel units").
+	said []string
 	// lackingAt are the places of albumentations transforms darkroom cannot do that
 	// the prose named: a clause after one that only says how often is its.
 	lackingAt []int
@@ -623,6 +626,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = odds(toks)
+	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
 	choices := choiceSentences(r, toks)
@@ -690,6 +694,36 @@ func evenOdds(toks []token) []token {
 		out = append(out, toks[k])
 	}
 	return out
+}
+
+// scaleStatements reads "(in 0-255 pixel units)", "on a 0-255 scale": what scale the
+// prompt's values are on, no value of a transform. The words are consumed (kept in
+// Result.said); a value outside its parameter's range is then read on 0..255 as
+// albumentations' uint8 levels are (see albumentationsUnits).
+func scaleStatements(r *Result, toks []token) {
+	for k := 0; k+2 < len(toks); k++ {
+		t := toks[k]
+		if t.kind != tNum || t.num != 0 || t.code || toks[k+1].text != "to" && toks[k+1].text != "-" || toks[k+2].kind != tNum || toks[k+2].num != 255 && toks[k+2].num != 1 {
+			continue
+		}
+		end := k + 3
+		for end < len(toks) && toks[end].kind == tWord && scaleNouns[toks[end].text] {
+			end++
+		}
+		from := k
+		for from > 0 && toks[from-1].kind == tWord && (toks[from-1].text == "in" || toks[from-1].text == "on" || toks[from-1].text == "a") {
+			from--
+		}
+		if end == k+3 && from == k {
+			// "0-255" alone may be a range of a value ("fill 0-255").
+			continue
+		}
+		r.said = append(r.said, joinTokens(toks[from:end]))
+		for j := from; j < end; j++ {
+			toks[j] = consumed(toks[j])
+		}
+		k = end - 1
+	}
 }
 
 // odds reads how often written as odds or as a place: "1 in 10", "one in twenty",

@@ -555,7 +555,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						return at + m - 1, true
 					}
 				}
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
 					j++
 				}
 				if x, m := value(j); m > 0 {

@@ -131,3 +131,11 @@ var portionNouns = map[string]bool{
 // rangeEnds are the last words of albumentations 1.x's range arguments in code
 // (quality_lower, quality_upper, scale_min, scale_max): -1 the low end, +1 the high.
 var rangeEnds = map[string]int{"lower": -1, "min": -1, "upper": 1, "max": 1}
+
+// approx hedge a value after its parameter's name ("std roughly 5-10"): the value is
+// still that parameter's.
+var approx = map[string]bool{"roughly": true, "about": true, "around": true, "approximately": true, "approx": true, "~": true, "circa": true}
+
+// scaleNouns close a statement of the scale the values are written on ("in 0-255
+// pixel units", "on a 0-255 scale").
+var scaleNouns = map[string]bool{"units": true, "unit": true, "scale": true, "range": true, "levels": true, "values": true, "pixel": true, "px": true, "intensities": true}
