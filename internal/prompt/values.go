@@ -48,6 +48,9 @@ type expr struct {
 	// upto says the range was written "up to A": ±A for a parameter with a sign,
 	// from the default to A for one without ("up to 8 holes").
 	upto bool
+	// side is the one way the words point an "up to" limit ("lower contrast by up
+	// to 30%": -1), 0 when they point none or both.
+	side int
 }
 
 // reading is what a clause's words say besides the entry.
@@ -744,6 +747,29 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		stray(k)
 	}
+	// The way the words point an "up to" limit, the "up" of "up to" aside.
+	side := 0
+	for k, t := range seg {
+		if t.kind != tWord || t.code || t.text == "up" && word(k+1) == "to" || t.text == "add" {
+			continue
+		}
+		switch {
+		case negative[t.text] && side <= 0:
+			side = -1
+		case positive[t.text] && side >= 0:
+			side = 1
+		case negative[t.text] || positive[t.text]:
+			side = 2
+		}
+	}
+	if side == 2 {
+		side = 0
+	}
+	for i := range rd.exprs {
+		if rd.exprs[i].upto {
+			rd.exprs[i].side = side
+		}
+	}
 	for _, pe := range pairs {
 		prm := e.Parameters[pe.name]
 		lo, hi := pe.lo, pe.hi
@@ -976,6 +1002,15 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	if lo > hi {
 		lo, hi = hi, lo
+	}
+	if x.upto && x.side != 0 && lo < prm.Default && prm.Default < hi {
+		// "lower contrast by up to 30%": the limit only on the side the words
+		// point at, from none of the change to all of it.
+		if x.side < 0 {
+			hi = prm.Default
+		} else {
+			lo = prm.Default
+		}
 	}
 	if lo == hi {
 		setValue(t, name, lo)
