@@ -247,6 +247,19 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		if end < m.end {
 			end = m.end
 		}
+		if m.end-m.start == 1 && (positive[m.phrase] || negative[m.phrase]) && namedElsewhere(ms, m) {
+			// "brightness down to -40% (only darker, never brighter)": a direction
+			// word negated beside another mention of its entry says which way that
+			// one goes, not that it is not wanted.
+			words := joinTokens(toks[neg:end])
+			r.negated = append(r.negated, words)
+			for j := neg; j < end; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			r.issue("warning", fmt.Sprintf("%q: read as which way %s goes, not as leaving it out", words, m.claims[0]), "", m.claims[0], "")
+			negated = false
+			continue
+		}
 		words := joinTokens(toks[neg:end])
 		r.negated = append(r.negated, words)
 		for j := neg; j < end; j++ {
@@ -257,6 +270,16 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		negated, prevEnd = true, m.end
 	}
 	return kept
+}
+
+// namedElsewhere says whether another match claims the same entry as m.
+func namedElsewhere(ms []match, m match) bool {
+	for _, o := range ms {
+		if o.start != m.start && sameClaims(o.claims, m.claims) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwantedWords judge a transform named before them in their clause as not wanted.

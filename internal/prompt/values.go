@@ -487,6 +487,17 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n]), upto: true}, 1 + n
 			}
 			return expr{}, 0
+		case "down":
+			// "brightness down to -40%": from none of the change to that much of it.
+			if word(k+1) == "to" {
+				if a, n := qty(k + 2); n > 0 && a.v != 0 {
+					a.v, a.signed = -math.Abs(a.v), true
+					zero := a
+					zero.v = 0
+					return expr{kind: span, a: a, b: zero, text: joinTokens(seg[k : k+2+n])}, 2 + n
+				}
+			}
+			return expr{}, 0
 		case "up":
 			// "up to 15 degrees": the albumentations limit, a symmetric range.
 			if word(k+1) == "to" {

@@ -125,7 +125,7 @@ var frequencyWords = map[string]bool{
 // the time"): the images a transform runs on, or the times it is drawn.
 var portionNouns = map[string]bool{
 	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
-	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true,
+	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true, "imgs": true, "pics": true,
 }
 
 // rangeEnds are the last words of albumentations 1.x's range arguments in code
