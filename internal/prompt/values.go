@@ -572,7 +572,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
 					j++
 				}
-				if x, m := value(j); m > 0 {
+				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
+					// A value in a unit the parameter cannot take ("2-8 holes up
+					// to 40px") is not its: it goes to one that can.
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
 					x.param, x.params = pn.params[0], pn.params
 					rd.exprs = append(rd.exprs, x)
@@ -736,7 +738,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				}
 			}
 			if e != nil && (x.kind == one && x.a.unit == "" || x.a.unit == "px" && kernelName(p.voc, e, seg, k+m)) {
-				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
+				// Not a name that has its own value after it ("to 224 (scale
+				// 0.6-1.0)": 224 is not the scale).
+				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 && !valueAfter(seg, k+m+pn.width, value) {
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
 					m += pn.width
@@ -798,6 +802,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		rd.exprs = append(rd.exprs, x)
 	}
 	return rd
+}
+
+// valueAfter says whether a value follows at k, past the words that join a name to it.
+func valueAfter(seg []token, k int, value func(int) (expr, int)) bool {
+	for k < len(seg) && seg[k].kind == tWord && (seg[k].text == "=" || seg[k].text == ":" || seg[k].text == "of" || seg[k].text == "is") {
+		k++
+	}
+	_, n := value(k)
+	return n > 0
 }
 
 // kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
