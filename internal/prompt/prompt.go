@@ -1497,7 +1497,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 		}
 	}
-	if p.bordersAfter(r, toks, cl) {
+	if p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
 		return
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
@@ -1677,6 +1677,54 @@ func sampled(e *vocab.Entry, k string) bool {
 	}
 	_, ok := e.Prompt.Sample[k]
 	return ok && n >= 2 && !contains(e.Prompt.Free, k)
+}
+
+// pOfNamed reads "noise and blur at p=0.5": words from the clause to the next comma or
+// full stop that name transforms before it only by a word of their entries' names and
+// say only how often are their p, not new transforms at that p.
+func (p *Parser) pOfNamed(r *Result, toks []token, cl clause) bool {
+	if len(r.Transforms) < 2 {
+		return false
+	}
+	end := cl.start
+	for end < len(toks) && toks[end].kind != tSep {
+		end++
+	}
+	var targets []int
+	var rest []token
+	for k := cl.start; k < end; k++ {
+		t := toks[k]
+		if t.kind != tWord || t.code {
+			rest = append(rest, t)
+			continue
+		}
+		found := -1
+		for i := len(r.Transforms) - 1; i >= 0 && utf8.RuneCountInString(t.text) > 2; i-- {
+			if strings.Contains("_"+r.Transforms[i].Entry+"_", "_"+t.text+"_") {
+				found = i
+				break
+			}
+		}
+		switch {
+		case found >= 0:
+			targets = append(targets, found)
+		case separators[t.text] || knownWord(t.text):
+			rest = append(rest, t)
+		default:
+			return false
+		}
+	}
+	if len(targets) == 0 {
+		return false
+	}
+	rd := p.scan(nil, rest, nil)
+	if !rd.pSet || len(rd.exprs) > 0 || len(rd.issues) > 0 {
+		return false
+	}
+	for _, i := range targets {
+		r.Transforms[i].P, r.Transforms[i].pSet, r.Transforms[i].pCode = rd.p, true, false
+	}
+	return true
 }
 
 // borderFills are the words of how a border is filled: a colour or a mode.

@@ -93,7 +93,7 @@ var filler = map[string]bool{
 	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
 	"anywhere": true, "applied": true, "nothing": true, "else": true, "pls": true, "plz": true,
 	"transforms": true, "transformations": true, "augmentations": true, "aug": true, "augs": true,
-	"~": true, "overall": true, "say": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
+	"~": true, "overall": true, "say": true, "ish": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
 	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
 	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
