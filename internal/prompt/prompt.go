@@ -1456,6 +1456,15 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 				return
 			}
+			if kind := p.kindOf(last, seg); kind != nil {
+				// "Blur slightly ... — gaussian, sigma up to 1": the word names
+				// which blur, the entry its name and the head's make.
+				r.issue("warning", fmt.Sprintf("%q after %s is read as %s", joinTokens(seg), last.Entry, kind.Name), "", kind.Name, "")
+				last.Entry, last.Values, last.Ranges, last.Pending = kind.Name, nil, nil, nil
+				last.Phrase += ", " + joinTokens(seg)
+				p.read(r, last, kind, nil, seg, opt)
+				return
+			}
 			if namesParameter(p.voc, e, seg) {
 				if len(last.given) == 0 && hasNumber(seg) && cl.start > 0 && (toks[cl.start-1].text == "," || toks[cl.start-1].text == ":") {
 					// "random erasing, 2-4 holes": named bare, then its values;
@@ -1677,6 +1686,36 @@ func sampled(e *vocab.Entry, k string) bool {
 	}
 	_, ok := e.Prompt.Sample[k]
 	return ok && n >= 2 && !contains(e.Prompt.Free, k)
+}
+
+// kindOf returns the entry a clause of one word names with the head of the transform
+// before it ("blur ..., gaussian": gaussian_blur), when that transform was given no
+// value of its own; else nil.
+func (p *Parser) kindOf(last *Transform, seg []token) *vocab.Entry {
+	if len(last.given) > 0 || last.Group != nil {
+		return nil
+	}
+	word := ""
+	for _, t := range seg {
+		switch {
+		case t.kind != tWord || t.code:
+			return nil
+		case filler[t.text]:
+		case word == "":
+			word = t.text
+		default:
+			return nil
+		}
+	}
+	parts := strings.Split(last.Entry, "_")
+	if word == "" || len(parts) != 1 {
+		return nil
+	}
+	e, ok := p.voc.Entry(word + "_" + parts[0])
+	if !ok {
+		return nil
+	}
+	return e
 }
 
 // pOfNamed reads "noise and blur at p=0.5": words from the clause to the next comma or

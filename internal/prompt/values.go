@@ -974,9 +974,13 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	assigned[name] = true
+	if x.upto && x.kind == span && prm.Min >= 0 && x.a.v < 0 {
+		// "sigma up to 1.5" of a parameter with no sign: from none, never below.
+		x.a.v, x.a.signed = prm.Min, false
+	}
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	x = drawnLimit(e, name, prm, x, dir)
-	if x.upto && x.kind == span && prm.Min >= 0 && x.as == "" {
+	if x.upto && x.kind == span && prm.Min >= 0 && (x.as == "" || x.as == "same" || x.as == "px") {
 		if lo, hi, ok := upTo(prm, x, dir, opt); ok {
 			setDrawn(t, prm, name, lo, hi)
 			return
