@@ -363,6 +363,14 @@ var dataNouns = map[string]bool{
 	"frames": true, "images": true, "photos": true, "pictures": true, "cameras": true, "camera": true, "cams": true, "data": true, "dataset": true,
 }
 
+// requestWords ask for what follows them ("make them blurry", "should be blurry"):
+// no description of the images.
+var requestWords = map[string]bool{
+	"make": true, "add": true, "apply": true, "use": true, "give": true, "want": true, "need": true,
+	"please": true, "do": true, "should": true, "must": true, "could": true, "would": true, "can": true,
+	"will": true, "to": true, "let": true, "may": true, "might": true,
+}
+
 // dataHedges before a phrase closing its clause say how the images are ("basically
 // monochrome"), not what to do to them.
 var dataHedges = map[string]bool{
@@ -394,6 +402,28 @@ func describesData(toks []token, start, end int, ms []match) bool {
 		}
 		if !named {
 			return true
+		}
+	}
+	// "animals are often partly occluded by vegetation, and blurry when moving": an
+	// adjective ("blurry", "rotated") later in a sentence whose verb is a copula, with
+	// no phrase between, says how the images are.
+	if w := toks[start].text; end == start+1 && (strings.HasSuffix(w, "y") || strings.HasSuffix(w, "ed")) {
+		for j := start - 1; j >= 0; j-- {
+			t := toks[j]
+			if t.kind == tSep && t.text != "," || t.code {
+				break
+			}
+			between := false
+			for _, m := range ms {
+				between = between || m.start > j && m.end <= start
+			}
+			if between || t.kind == tWord && requestWords[t.text] {
+				break
+			}
+			if t.kind == tWord && copulas[t.text] {
+				// "it should be slightly blurry" asks for it.
+				return j == 0 || !requestWords[toks[j-1].text]
+			}
 		}
 	}
 	// "IR cameras so basically monochrome": a hedge of how the images are before a
