@@ -138,20 +138,28 @@
 // a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
 // a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
 // phrase between such a word and a noun of images ("night shift footage") say what the
-// images are: listed, and no example phrase turns them back into a step. A colour after
+// images are: listed, and no example phrase turns them back into a step; so does an
+// adjective later in a sentence whose verb is a copula ("animals are often occluded,
+// and blurry when moving"), unless a request word comes before it ("should be
+// blurry"). A colour after
 // a fill word and a shade ("filled with mid gray") is the fill. A clause whose only
 // phrase is padding, with a fill word and no size, after a transform that turns,
 // shears or warps ("... rot 0. Pad with white, not reflect.") is how that one fills its
 // borders, listed, not a pad step. Values listed after a transform named bare before a
 // comma or colon ("color jitter, brightness 0.2, contrast 0.2", "random erasing, 2-4
 // holes") are its own, not new steps; what its prompt.sample drew together gives way to
-// them. "X or Y" in a sentence that says a choice ("either", "one or the other", "not
+// them; a one-word clause that with the head of the transform before names another
+// entry says which kind ("blur slightly — gaussian, sigma up to 1" is gaussian_blur).
+// Words naming transforms before only by a word of their names, with a p ("noise and
+// blur at p=0.5"), give those their p. "X or Y" in a sentence that says a choice ("either", "one or the other", "not
 // both", "one of the two", "pick one") is a one_of group of the transforms joined by
 // "or", whose p is the one the words gave (else 1), each member at p 1. A negator with
 // a verb between ("don't touch hue", "never alter") negates; a negated direction word
 // beside another mention of its entry ("only darker, never brighter") says which way
 // and excludes nothing. "up to A" with one direction word is the limit on that side
-// ("lower contrast by up to 30%" is -0.3..0), "down to -40%" runs from none to -40%.
+// ("lower contrast by up to 30%" is -0.3..0), on a parameter with no sign from none
+// ("sigma up to 1"), and "down to -40%" runs from none to -40%; "-ish" hedges an
+// intensity word ("heavy-ish blur").
 // "(in 0-255 pixel units)", "on a 0-255 scale" state the scale, no value; a hedge after a
 // parameter's name ("std roughly 5-10") keeps the value its. The plural of a pair's
 // word ("random flips", "flips") is both of the pair. With Parser.Lacking (the
