@@ -1396,11 +1396,27 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 		}
 		if names := p.every(seg); len(names) > 0 {
-			// "both flips": each entry the word names.
-			for _, name := range names {
+			// "both flips": each entry the word names. An aside in brackets is no
+			// part of the name: its words are listed once.
+			base := seg[0].depth
+			for _, t := range seg {
+				base = min(base, t.depth)
+			}
+			var words, aside []token
+			for _, t := range seg {
+				if t.depth > base && !t.code {
+					aside = append(aside, t)
+				} else {
+					words = append(words, t)
+				}
+			}
+			for i, name := range names {
 				e, _ := p.voc.Entry(name)
-				t := Transform{Entry: name, Phrase: joinTokens(seg), P: 1, Confidence: 1}
-				p.read(r, &t, e, nil, seg, opt)
+				t := Transform{Entry: name, Phrase: joinTokens(words), P: 1, Confidence: 1}
+				if i > 0 {
+					aside = nil
+				}
+				p.read(r, &t, e, aside, words, opt)
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -1833,8 +1849,16 @@ func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
 // of them; nil when the clause says anything else.
 func (p *Parser) every(seg []token) []string {
 	all, word, random := false, "", false
+	base := -1
+	for _, t := range seg {
+		if base < 0 || t.depth < base {
+			base = t.depth
+		}
+	}
 	for _, t := range seg {
 		switch {
+		case t.depth > base && !t.code:
+			// "flips (tissue has no orientation)": an aside in brackets.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
@@ -1843,13 +1867,20 @@ func (p *Parser) every(seg []token) []string {
 			random = true
 		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
 		case word == "":
-			word = t.text
+			// "random 90° rotations and flips": random said before it.
+			word, random = t.text, random || t.random
 		default:
 			return nil
 		}
 	}
 	if word == "" {
 		return nil
+	}
+	alone := 0
+	for _, t := range seg {
+		if t.depth == base || t.code {
+			alone++
+		}
 	}
 	var out []string
 	for _, e := range p.voc.Entries {
@@ -1862,7 +1893,7 @@ func (p *Parser) every(seg []token) []string {
 	}
 	// "random flips", "flips": the plural of a pair's word (horizontal and
 	// vertical) is the pair; of more kinds (blurs) it names none of them.
-	if !all && !(len(out) == 2 && (random || len(seg) == 1)) {
+	if !all && !(len(out) == 2 && (random || alone == 1)) {
 		return nil
 	}
 	return out
