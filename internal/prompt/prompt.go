@@ -1867,8 +1867,7 @@ func (p *Parser) every(seg []token) []string {
 			random = true
 		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
 		case word == "":
-			// "random 90° rotations and flips": random said before it.
-			word, random = t.text, random || t.random
+			word = t.text
 		default:
 			return nil
 		}
