@@ -148,7 +148,9 @@
 // borders, listed, not a pad step. Values listed after a transform named bare before a
 // comma or colon ("color jitter, brightness 0.2, contrast 0.2", "random erasing, 2-4
 // holes") are its own, not new steps; what its prompt.sample drew together gives way to
-// them; a one-word clause that with the head of the transform before names another
+// them, and so is a clause of values only in a unit a free parameter of it takes
+// ("Cutout: 1-6 holes, each 16-32 px"; one that does not fit that parameter's range is
+// listed instead); a one-word clause that with the head of the transform before names another
 // entry says which kind ("blur slightly — gaussian, sigma up to 1" is gaussian_blur).
 // Words naming transforms before only by a word of their names, with a p ("noise and
 // blur at p=0.5"), give those their p. "X or Y" in a sentence that says a choice ("either", "one or the other", "not

@@ -1472,6 +1472,16 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 				return
 			}
+			if p.moreOf(last, e, seg, rd, opt) {
+				// "Cutout: 1-6 holes, each 16-32 px": a value in a unit the
+				// transform before has a parameter for, still free, is its.
+				if len(last.given) == 0 {
+					p.rereadBare(r, last, e, seg, opt)
+				} else {
+					p.read(r, last, e, seg, nil, opt)
+				}
+				return
+			}
 			if kind := p.kindOf(last, seg); kind != nil {
 				// "Blur slightly ... — gaussian, sigma up to 1": the word names
 				// which blur, the entry its name and the head's make.
@@ -1702,6 +1712,46 @@ func sampled(e *vocab.Entry, k string) bool {
 	}
 	_, ok := e.Prompt.Sample[k]
 	return ok && n >= 2 && !contains(e.Prompt.Free, k)
+}
+
+// moreOf says whether a clause of values only (no word but English of words.go) gives
+// values in units (px, degrees, %) that a parameter of e, still without a value of the
+// words, takes.
+func (p *Parser) moreOf(last *Transform, e *vocab.Entry, seg []token, rd reading, opt Options) bool {
+	if e == nil || len(rd.exprs) == 0 || rd.pSet {
+		return false
+	}
+	for _, t := range seg {
+		if t.kind == tWord && !knownWord(t.text) || t.code {
+			return false
+		}
+	}
+	var free []string
+	for _, n := range p.voc.ParameterOrder(e) {
+		if !last.given[n] {
+			free = append(free, n)
+		}
+	}
+	for _, x := range rd.exprs {
+		fits := false
+		for _, n := range free {
+			prm := e.Parameters[n]
+			if x.a.unit == "" || !compatible(x.a.unit, prm) {
+				continue
+			}
+			_, _, m1 := convert(x.a, prm, 0, opt)
+			m2 := ""
+			if x.kind == span {
+				_, _, m2 = convert(x.b, prm, 0, opt)
+			}
+			fits = fits || m1 == "" && m2 == ""
+		}
+		if !fits {
+			// Said as unread where it stands, rather than an error here.
+			return false
+		}
+	}
+	return true
 }
 
 // kindOf returns the entry a clause of one word names with the head of the transform
