@@ -489,8 +489,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			return expr{}, 0
 		case "down":
 			// "brightness down to -40%": from none of the change to that much of it.
+			// Unsigned ("posterize down to 5 bits") it is the value itself.
 			if word(k+1) == "to" {
-				if a, n := qty(k + 2); n > 0 && a.v != 0 {
+				if a, n := qty(k + 2); n > 0 && a.v < 0 {
 					a.v, a.signed = -math.Abs(a.v), true
 					zero := a
 					zero.v = 0
