@@ -158,7 +158,8 @@
 // "or", whose p is the one the words gave (else 1), each member at p 1. A negator with
 // a verb between ("don't touch hue", "never alter") negates; a negated direction word
 // beside another mention of its entry ("only darker, never brighter") says which way
-// and excludes nothing. "up to A" with one direction word is the limit on that side
+// and excludes nothing; a bound after a negated phrase ("no rotations beyond 3 deg",
+// "no shift over 10%") asks for the transform up to it. "up to A" with one direction word is the limit on that side
 // ("lower contrast by up to 30%" is -0.3..0), on a parameter with no sign from none
 // ("sigma up to 1"), and "down to -40%" runs from none to -40%; "-ish" hedges an
 // intensity word ("heavy-ish blur").

@@ -247,6 +247,21 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		if end < m.end {
 			end = m.end
 		}
+		if b := m.end; neg < m.start && b+1 < len(toks) && beyondWords[toks[b].text] && (toks[b+1].kind == tNum || toks[b].text == "more" && b+2 < len(toks) && toks[b+1].text == "than" && toks[b+2].kind == tNum) {
+			// "no rotations beyond 3 deg": a bound, the transform up to it; not
+			// leaving it out.
+			r.negated = append(r.negated, joinTokens(toks[neg:m.start])+" "+joinTokens(toks[b:b+2]))
+			for j := neg; j < m.start; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			if toks[b].text == "more" {
+				toks[b+1] = consumed(toks[b+1])
+			}
+			toks[b].text = "max"
+			negated = false
+			kept = append(kept, m)
+			continue
+		}
 		if m.end-m.start == 1 && (positive[m.phrase] || negative[m.phrase]) && namedElsewhere(ms, m) {
 			// "brightness down to -40% (only darker, never brighter)": a direction
 			// word negated beside another mention of its entry says which way that
@@ -271,6 +286,10 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 	}
 	return kept
 }
+
+// beyondWords after a negated phrase and before a number bound it ("no rotations
+// beyond 3 deg", "no shift over 10%", "no more than 5 degrees of rotation").
+var beyondWords = map[string]bool{"beyond": true, "over": true, "above": true, "exceeding": true, "past": true, "more": true}
 
 // namedElsewhere says whether another match claims the same entry as m.
 func namedElsewhere(ms []match, m match) bool {
