@@ -186,7 +186,14 @@ func explainRange(e *vocab.Entry, values json.RawMessage) error {
 // PromptParser is the parser of augmentation prompts over the editor's vocabulary,
 // built once.
 func (s *Service) PromptParser() *prompt.Parser {
-	s.parserOnce.Do(func() { s.parser = prompt.New(s.Vocab) })
+	s.parserOnce.Do(func() {
+		s.parser = prompt.New(s.Vocab)
+		// What albumentations has and darkroom cannot do is named as such in a
+		// prompt's result, never replaced by a near entry.
+		if m, err := s.albumentations(); err == nil && m != nil {
+			s.parser.Lacking(m.Unsupported)
+		}
+	})
 	return s.parser
 }
 

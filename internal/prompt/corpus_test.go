@@ -315,6 +315,12 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, x := range r.bounds {
 			words(x)
 		}
+		for _, x := range r.choiceWords {
+			words(x)
+		}
+		for _, x := range r.said {
+			words(x)
+		}
 		if r.Preset != "" {
 			words(r.Preset)
 			for _, pr := range p.voc.Presets {
@@ -333,11 +339,11 @@ func TestEveryWordAccounted(t *testing.T) {
 		// A word read as another ("sat" as saturation, "contrst" as contrast) is
 		// read when that one is.
 		for _, is := range r.Errors {
-			if m := readAs.FindStringSubmatch(is.Message); m != nil && read[m[2]] {
+			if m := readAs.FindStringSubmatch(is.Message); m != nil && (read[m[2]] || knownWord(m[2])) {
 				read[m[1]] = true
 			}
 		}
-		for _, tk := range evenOdds(tokenize(c.Prompt)) {
+		for _, tk := range odds(evenOdds(tokenize(c.Prompt))) {
 			w := tk.text
 			if portioned && portionNouns[w] || tk.code && rangeEnds[w] != 0 {
 				// quality_upper=80: "upper" is read with "quality" as the end of its range.

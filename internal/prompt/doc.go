@@ -39,9 +39,12 @@
 // A word of seven letters or more that no phrase, parameter or English word of
 // words.go has, one edit from a phrase word with the same first letter (two for eight
 // letters or more), and from no other, is read as that word with a warning
-// ("contrst", "guassian", "brigthness"); another form of a word ("mirrored") is none. The rest is cut into
-// clauses at commas, semicolons, full stops and the words and, then, also, plus ("and"
-// between the ends of a range does not cut). In a clause, each phrase owns the words up
+// ("contrst", "guassian", "brigthness", "brightnes"); another form of a word, one with
+// an English ending ("mirrored", "blurring"), is none. A word of five or six letters is
+// read so only for a slip that keeps its letters, two neighbours swapped or a doubled
+// letter written once, onto one phrase word or range word ("rotaet", "betwen"). The rest is cut into
+// clauses at commas, semicolons, full stops, "+" and the words and, then, also, plus
+// ("and" between the ends of a range does not cut). In a clause, each phrase owns the words up
 // to the next phrase; words before the first belong to the first. A phrase that is a
 // parameter name of the entry before it is that parameter ("color jitter brightness
 // 0.2 contrast 0.1"). A clause with no phrase continues the transform before it when it
@@ -131,6 +134,44 @@
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
 //
+// More of what adds no step: a look word that is all a parenthesis holds right after
+// a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
+// a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
+// phrase between such a word and a noun of images ("night shift footage") say what the
+// images are: listed, and no example phrase turns them back into a step; so does an
+// adjective later in a sentence whose verb is a copula ("animals are often occluded,
+// and blurry when moving"), unless a request word comes before it ("should be
+// blurry"). A colour after
+// a fill word and a shade ("filled with mid gray") is the fill. A clause whose only
+// phrase is padding, with a fill word and no size, after a transform that turns,
+// shears or warps ("... rot 0. Pad with white, not reflect.") is how that one fills its
+// borders, listed, not a pad step. Values listed after a transform named bare before a
+// comma or colon ("color jitter, brightness 0.2, contrast 0.2", "random erasing, 2-4
+// holes") are its own, not new steps; what its prompt.sample drew together gives way to
+// them, and so is a clause of values only in a unit a free parameter of it takes
+// ("Cutout: 1-6 holes, each 16-32 px"; one that does not fit that parameter's range is
+// listed instead); a one-word clause that with the head of the transform before names another
+// entry says which kind ("blur slightly — gaussian, sigma up to 1" is gaussian_blur).
+// Words naming transforms before only by a word of their names, with a p ("noise and
+// blur at p=0.5"), give those their p. "X or Y" in a sentence that says a choice ("either", "one or the other", "not
+// both", "one of the two", "pick one") is a one_of group of the transforms joined by
+// "or", whose p is the one the words gave (else 1), each member at p 1. A negator with
+// a verb between ("don't touch hue", "never alter") negates; a negated direction word
+// beside another mention of its entry ("only darker, never brighter") says which way
+// and excludes nothing; a bound after a negated phrase ("no rotations beyond 3 deg",
+// "no shift over 10%") asks for the transform up to it. "up to A" with one direction word is the limit on that side
+// ("lower contrast by up to 30%" is -0.3..0), on a parameter with no sign from none
+// ("sigma up to 1"), and "down to -40%" runs from none to -40%; "-ish" hedges an
+// intensity word ("heavy-ish blur").
+// "(in 0-255 pixel units)", "on a 0-255 scale" state the scale, no value; a hedge after a
+// parameter's name ("std roughly 5-10") keeps the value its. The plural of a pair's
+// word ("random flips", "flips") is both of the pair. With Parser.Lacking (the
+// augmentation service passes albumentations' transforms darkroom cannot do, from
+// vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
+// ("some defocus", "use SafeRotate", "a sun flare", A.MedianBlur(...)) has it listed
+// with albumentations' class and why, with what its clause says of it (a p after it is
+// its own), and no near entry stands in for it.
+//
 // Brackets in prose are prose ("gaussian blur (sigma 0.5-1.5 px)"); only a call's
 // parentheses hold code. A portion word before an intensity word says how many images
 // ("some slightly blurry" is p 0.5). A whole number after "to" with no unit that the
@@ -147,11 +188,14 @@
 // A parameter's also names it otherwise, each name with how its value reads: "limit"
 // (albumentations' limit: a single v is default ± v, "rotate limit=15" is [-15, 15]),
 // "limit_fraction" (±v as a percentage: brightness_limit 0.2 is "up to 20%"),
-// "turn_fraction" (ColorJitter's hue), "variance_255" (GaussNoise's var_limit: a
+// "turn_fraction" (ColorJitter's hue; in prose too a hue of at most 0.5, "hue 0.05",
+// is a fraction of a turn), "variance_255" (GaussNoise's var_limit: a
 // variance in grey levels squared becomes sigma sqrt(v)/255), "kernel_px" and
 // "kernel_limit" (a kernel size k is a radius of (k-1)/2 pixels; blur_limit 7 is 3..7),
 // "level_255", "percent" and "area_px" (a crop size WxH as an area fraction, with a
-// warning that the shape is not kept), with scale and negate (albumentations' angles
+// warning that the shape is not kept), with scale and negate (a limit with a scale also
+// reads a range or a signed value outside the parameter's range: HueSaturationValue's
+// "saturation ±15" in OpenCV's 0..255 S is ±15/128, RGBShift's r_shift_limit ±v/255) (albumentations' angles
 // turn counter-clockwise). A name marked code counts only as name=value inside a
 // call's parentheses. Two parameters may share a name (shift_limit, "x"/"y"): a value
 // goes to each. An entry's prompt block gives sample (the ranges drawn when it is
@@ -171,6 +215,8 @@
 // numbers is a range, albumentations 1.x's two arguments of one range
 // (quality_lower=50, quality_upper=80; scale_min, scale_max: a parameter's name and
 // lower, upper, min or max) are its ends, the default standing for an end not written,
+// a positional argument is the parameter in that place read through its albumentations
+// name (RGBShift(15, 15, 15) is ±15 on each channel, HueSaturationValue(10, 20, 0)),
 // name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
 // call names a transform (blur_limit is Blur's argument, not a blur). A container
@@ -225,11 +271,15 @@
 // of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
+// odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
+// overall" (of the time, never a strength), "on everything"/"on every image" (always,
+// over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
 // transform that takes no value ("hflip 50%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
-// outside [0, 1] is an error. A clause that only says how often gives the transform
+// outside [0, 1] is an error. A p said of each ("A.ISONoise() and RGBShift(...), prob
+// 0.3 each") replaces albumentations' default p of calls that wrote none. A clause that only says how often gives the transform
 // before it its p ("motion blur with kernel size 5 to 9, 20% of the time"); a phrase
 // written in the plural reads as its singular ("random shadows"). Directions:
 // decrease, reduce, less, lower, left, out ("zoom out" is affine's scale below 1),

@@ -181,7 +181,7 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg = j
 				break
 			}
-			if !filler[t.text] && t.text != "any" {
+			if !filler[t.text] && t.text != "any" && !negVerbs[t.text] {
 				break
 			}
 		}
@@ -221,7 +221,13 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			(negated && prevEnd == o || negEnd[o-1]) {
 			neg = o
 		}
-		if neg < 0 && describesData(toks, m.start) {
+		if neg < 0 && describesData(toks, m.start, m.end, ms) {
+			if r.described == nil {
+				r.described = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.described[toks[j].pos] = true
+			}
 			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
 			// images are, not a transform to run; its words stay unread and listed,
 			// and a frequency word in it ("mostly") is no transform's p.
@@ -241,6 +247,34 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		if end < m.end {
 			end = m.end
 		}
+		if b := m.end; neg < m.start && b+1 < len(toks) && beyondWords[toks[b].text] && (toks[b+1].kind == tNum || toks[b].text == "more" && b+2 < len(toks) && toks[b+1].text == "than" && toks[b+2].kind == tNum) {
+			// "no rotations beyond 3 deg": a bound, the transform up to it; not
+			// leaving it out.
+			r.negated = append(r.negated, joinTokens(toks[neg:m.start])+" "+joinTokens(toks[b:b+2]))
+			for j := neg; j < m.start; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			if toks[b].text == "more" {
+				toks[b+1] = consumed(toks[b+1])
+			}
+			toks[b].text = "max"
+			negated = false
+			kept = append(kept, m)
+			continue
+		}
+		if m.end-m.start == 1 && (positive[m.phrase] || negative[m.phrase]) && namedElsewhere(ms, m) {
+			// "brightness down to -40% (only darker, never brighter)": a direction
+			// word negated beside another mention of its entry says which way that
+			// one goes, not that it is not wanted.
+			words := joinTokens(toks[neg:end])
+			r.negated = append(r.negated, words)
+			for j := neg; j < end; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			r.issue("warning", fmt.Sprintf("%q: read as which way %s goes, not as leaving it out", words, m.claims[0]), "", m.claims[0], "")
+			negated = false
+			continue
+		}
 		words := joinTokens(toks[neg:end])
 		r.negated = append(r.negated, words)
 		for j := neg; j < end; j++ {
@@ -251,6 +285,20 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 		negated, prevEnd = true, m.end
 	}
 	return kept
+}
+
+// beyondWords after a negated phrase and before a number bound it ("no rotations
+// beyond 3 deg", "no shift over 10%", "no more than 5 degrees of rotation").
+var beyondWords = map[string]bool{"beyond": true, "over": true, "above": true, "exceeding": true, "past": true, "more": true}
+
+// namedElsewhere says whether another match claims the same entry as m.
+func namedElsewhere(ms []match, m match) bool {
+	for _, o := range ms {
+		if o.start != m.start && sameClaims(o.claims, m.claims) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwantedWords judge a transform named before them in their clause as not wanted.
@@ -323,10 +371,85 @@ func leftAlone(toks []token, start, end int) int {
 	return 0
 }
 
+// negVerbs between a negator and a phrase still say not to do it ("don't touch hue",
+// "never alter the colours").
+var negVerbs = map[string]bool{"touch": true, "alter": true, "modify": true, "mess": true, "tamper": true, "play": true}
+
+// dataNouns after a one-word phrase make it part of a name of what the images are
+// ("night shift footage"), not a transform.
+var dataNouns = map[string]bool{
+	"footage": true, "videos": true, "video": true, "clips": true, "scans": true, "tiles": true, "shots": true,
+	"frames": true, "images": true, "photos": true, "pictures": true, "cameras": true, "camera": true, "cams": true, "data": true, "dataset": true,
+}
+
+// requestWords ask for what follows them ("make them blurry", "should be blurry"):
+// no description of the images.
+var requestWords = map[string]bool{
+	"make": true, "add": true, "apply": true, "use": true, "give": true, "want": true, "need": true,
+	"please": true, "do": true, "should": true, "must": true, "could": true, "would": true, "can": true,
+	"will": true, "to": true, "let": true, "may": true, "might": true,
+}
+
+// dataHedges before a phrase closing its clause say how the images are ("basically
+// monochrome"), not what to do to them.
+var dataHedges = map[string]bool{
+	"basically": true, "essentially": true, "mainly": true, "largely": true, "predominantly": true,
+	"mostly": true, "entirely": true, "anyway": true, "already": true, "inherently": true, "naturally": true,
+}
+
 // describesData says whether the phrase starting at start is the predicate of a copula
 // ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
 // frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
-func describesData(toks []token, start int) bool {
+func describesData(toks []token, start, end int, ms []match) bool {
+	// "Dental xrays (grayscale).": a phrase that is all a parenthesis holds, right
+	// after a word no phrase took, says what that word's images are.
+	if t := toks[start]; t.depth > 0 && !t.code && start > 0 && toks[start-1].depth < t.depth && toks[start-1].kind == tWord && (end == len(toks) || toks[end].depth < t.depth) {
+		named := false
+		for _, m := range ms {
+			named = named || m.end == start
+		}
+		if !named {
+			return true
+		}
+	}
+	// "night shift footage": a one-word phrase between a word no phrase takes and a
+	// noun of images is a compound noun naming the images.
+	if end == start+1 && start > 0 && end < len(toks) && dataNouns[toks[end].text] && toks[start-1].kind == tWord && !toks[start-1].code && !knownWord(toks[start-1].text) && !negators[toks[start-1].text] {
+		named := false
+		for _, m := range ms {
+			named = named || m.end == start
+		}
+		if !named {
+			return true
+		}
+	}
+	// "animals are often partly occluded by vegetation, and blurry when moving": an
+	// adjective ("blurry", "rotated") later in a sentence whose verb is a copula, with
+	// no phrase between, says how the images are.
+	if w := toks[start].text; end == start+1 && (strings.HasSuffix(w, "y") || strings.HasSuffix(w, "ed")) {
+		for j := start - 1; j >= 0; j-- {
+			t := toks[j]
+			if t.kind == tSep && t.text != "," || t.code {
+				break
+			}
+			between := false
+			for _, m := range ms {
+				between = between || m.start > j && m.end <= start
+			}
+			if between || t.kind == tWord && requestWords[t.text] {
+				break
+			}
+			if t.kind == tWord && copulas[t.text] {
+				// "it should be slightly blurry" asks for it.
+				return j == 0 || !requestWords[toks[j-1].text]
+			}
+		}
+	}
+	// "IR cameras so basically monochrome": a hedge of how the images are before a
+	// phrase that ends its clause.
+	if start > 0 && dataHedges[toks[start-1].text] && (end == len(toks) || toks[end].kind == tSep || toks[end].text == "anyway") {
+		return true
+	}
 	for j := start - 1; j >= 0 && j >= start-3; j-- {
 		t := toks[j]
 		if t.kind == tWord && copulas[t.text] {
@@ -340,6 +463,13 @@ func describesData(toks []token, start int) bool {
 		}
 	}
 	return false
+}
+
+// shadeWords say which shade of a colour ("filled with mid gray (128)"): between a
+// fill word and its colour they keep the colour the fill's.
+var shadeWords = map[string]bool{
+	"a": true, "mid": true, "middle": true, "medium": true, "light": true, "dark": true, "pure": true,
+	"solid": true, "neutral": true, "plain": true, "constant": true,
 }
 
 // fillWords before a look word make it the colour a transform fills with ("cutout
@@ -359,17 +489,17 @@ var fillWords = map[string]bool{"filled": true, "fill": true, "filling": true, "
 func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 	drop := make([]bool, len(ms))
 	for i, m := range ms {
-		if i == 0 {
-			continue
-		}
 		for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
 			if fillWords[toks[j].text] {
 				drop[i] = true
 				break
 			}
-			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" {
+			if toks[j].text != "with" && toks[j].text != "w/" && toks[j].text != "w" && toks[j].text != "/" && toks[j].text != "by" && toks[j].text != "in" && !shadeWords[toks[j].text] {
 				break
 			}
+		}
+		if i == 0 {
+			continue
 		}
 		if m.start >= 2 && toks[m.start-1].text == "the" && (toks[m.start-2].text == "for" || toks[m.start-2].text == "on" || toks[m.start-2].text == "to") && m.end == m.start+1 {
 			// "p 0.8 for the noise": "the noise" is the noise named before
@@ -609,7 +739,9 @@ func (p *Parser) albumentationsUnits(r *Result, e *vocab.Entry, prm *vocab.Param
 	for _, kind := range []string{"percent", "level_255", "variance_255", "kernel_limit", "kernel_px", "limit", "px"} {
 		for i := range prm.Also {
 			al := &prm.Also[i]
-			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
+			// A range or a signed value through a limit only when the limit scales
+			// it to the parameter's unit ("saturation ±15" of HSV's 0..255 S).
+			if al.As != kind || kind == "limit" && (x.kind != one || x.a.signed) && (al.Scale == 0 || al.Scale == 1) || x.as == "same" && (kind == "variance_255" || kind == "kernel_limit" || kind == "kernel_px") {
 				continue
 			}
 			y := reads(x, al, prm, true)

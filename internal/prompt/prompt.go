@@ -31,6 +31,93 @@ type Parser struct {
 	examples map[string][]map[string]bool
 	// phrases lists every phrase, for suggestions.
 	phrases []string
+	// lacking are albumentations transforms darkroom cannot do, by the words a prompt
+	// names them with ("median blur", "saferotate", "sun flare"), set by Lacking.
+	lacking map[string]lackingClass
+	// lackingLongest is the most words of a lacking name.
+	lackingLongest int
+}
+
+// lackingClass is an albumentations transform darkroom cannot do and why.
+type lackingClass struct{ class, why string }
+
+// Lacking tells the parser the albumentations transforms darkroom cannot do, class
+// name to why (vocabulary/albumentations/transforms.yaml's unsupported), so that a
+// prompt naming one ("some defocus", "use SafeRotate", "a sun flare") has it listed
+// with that reason instead of a near entry applied or an unknown word. A name that is
+// also a phrase of the vocabulary ("random crop") stays the vocabulary's. Call it once,
+// before the parser is shared.
+func (p *Parser) Lacking(classes map[string]string) {
+	p.lacking = map[string]lackingClass{}
+	for class, why := range classes {
+		words := texts(tokenize(splitCamel(class)))
+		forms := [][]string{words, {strings.ToLower(class)}}
+		if len(words) > 2 && words[0] == "random" {
+			// RandomSunFlare is "a sun flare" in words.
+			forms = append(forms, words[1:])
+		}
+		for _, f := range forms {
+			key := strings.Join(f, " ")
+			if len(f) == 0 || p.isPhrase(f) {
+				continue
+			}
+			p.lacking[key] = lackingClass{class: class, why: why}
+			p.lackingLongest = max(p.lackingLongest, len(f))
+		}
+	}
+}
+
+// isPhrase says whether the words are, whole, a phrase of the vocabulary.
+func (p *Parser) isPhrase(words []string) bool {
+	n := p.root
+	for _, w := range words {
+		if n = n.next[w]; n == nil {
+			return false
+		}
+	}
+	return len(n.claims) > 0
+}
+
+// lackingNames lists and consumes the albumentations transforms darkroom cannot do
+// that the prose names (see Lacking), the longest name at each place.
+func (p *Parser) lackingNames(r *Result, toks []token) {
+	for k := 0; k < len(toks); k++ {
+		for n := min(p.lackingLongest, len(toks)-k); n >= 1; n-- {
+			words := make([]string, 0, n)
+			ok := true
+			for _, t := range toks[k : k+n] {
+				ok = ok && t.kind == tWord && !t.code && !t.call
+				words = append(words, t.text)
+			}
+			if !ok {
+				continue
+			}
+			c, found := p.lacking[strings.Join(words, " ")]
+			if !found {
+				// "random sun flares": the plural.
+				words[n-1] = strings.TrimSuffix(words[n-1], "s")
+				c, found = p.lacking[strings.Join(words, " ")]
+			}
+			if !found {
+				continue
+			}
+			// What the clause says of it ("sun flare only rarely", "defocus bc the
+			// camera focuses badly") is its own, to the clause's end or the next
+			// phrase: no p or value of it goes to the transform before.
+			end := k + n
+			for end < len(toks) && toks[end].kind != tSep && !separators[toks[end].text] && toks[end].depth == toks[k].depth && (filler[toks[end].text] || p.root.next[toks[end].text] == nil) {
+				end++
+			}
+			phrase := joinTokens(toks[k:end])
+			r.unread(phrase, fmt.Sprintf("%q: %s is albumentations' %s, which darkroom cannot do (%s); not applied, and no other transform stands in for it", phrase, joinTokens(toks[k:k+n]), c.class, c.why), "", "")
+			for j := k; j < end; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			r.lackingAt = append(r.lackingAt, toks[k].pos)
+			k = end - 1
+			break
+		}
+	}
 }
 
 type node struct {
@@ -136,7 +223,17 @@ func (p *Parser) correct(r *Result, toks []token) {
 			t.typo, t.text = w, full
 			continue
 		}
-		if t.kind != tWord || n < 7 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] {
+		if t.kind != tWord || n < 5 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] || t.code {
+			continue
+		}
+		if n < 7 {
+			// A short word only for a slip that keeps its letters: two neighbours
+			// swapped ("rotaet") or one doubled letter dropped ("betwen"), and one
+			// target only.
+			if c := p.slip(w); c != "" {
+				r.issue("warning", fmt.Sprintf("%q is read as %q", w, c), "", "", "")
+				t.typo, t.text = w, c
+			}
 			continue
 		}
 		if strings.HasSuffix(w, "s") && (p.words[strings.TrimSuffix(w, "s")] || p.known[strings.TrimSuffix(w, "s")]) {
@@ -151,8 +248,9 @@ func (p *Parser) correct(r *Result, toks []token) {
 			if c[0] != w[0] || utf8.RuneCountInString(c) < 4 {
 				continue
 			}
-			if strings.HasPrefix(w, c) || strings.HasPrefix(c, w) {
-				// Another form of the word ("augmented", "mirrored"), no typo.
+			if inflected(w, c) || strings.HasPrefix(c, w) && utf8.RuneCountInString(c) > n+1 {
+				// Another form of the word ("augmented", "mirrored"), no typo; a
+				// word one letter short of it ("brightnes") is.
 				best, tie = "", true
 				break
 			}
@@ -170,6 +268,61 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// inflected says whether w is c with an English ending ("mirrored", "augmented",
+// "blurring"): another form of the word, no typo ("brightnes" is none of bright's).
+func inflected(w, c string) bool {
+	if !strings.HasPrefix(w, c) {
+		return false
+	}
+	rest := strings.TrimPrefix(w, c)
+	if rest == "" {
+		return true
+	}
+	for _, suf := range []string{"s", "es", "ed", "d", "ing", "er", "ers", "ly", "ness", "en", "ened", "ening", "y", "ish", "ation", "ations", "able"} {
+		if rest == suf || len(rest) == len(suf)+1 && rest[1:] == suf && rest[0] == c[len(c)-1] {
+			// "blurred", "blurring": a doubled last letter before the ending.
+			return true
+		}
+	}
+	return false
+}
+
+// slipTargets are the words of words.go a slip of the keyboard is read as, besides
+// the phrases' words: those that carry a range or how often.
+var slipTargets = []string{"between", "probability", "degrees", "percent", "randomly", "sometimes", "rarely", "always", "chance"}
+
+// slip returns the one word of a phrase (or of slipTargets) that w is with two
+// neighbouring letters swapped or a doubled letter written once; else "".
+func (p *Parser) slip(w string) string {
+	found := ""
+	try := func(c string) {
+		if c == w || c == found {
+			return
+		}
+		if p.words[c] || contains(slipTargets, c) {
+			if found != "" {
+				found = "-"
+				return
+			}
+			found = c
+		}
+	}
+	rs := []rune(w)
+	for i := 0; i+1 < len(rs); i++ {
+		sw := append([]rune(nil), rs...)
+		sw[i], sw[i+1] = sw[i+1], sw[i]
+		try(string(sw))
+	}
+	for i := range rs {
+		// "betwen": the doubled letter written once.
+		try(string(append(append(append([]rune(nil), rs[:i+1]...), rs[i]), rs[i+1:]...)))
+	}
+	if found == "-" {
+		return ""
+	}
+	return found
 }
 
 // abbreviation returns the one parameter name of the vocabulary that the word at k
@@ -345,6 +498,18 @@ type Result struct {
 	// bounds are the words of a bound kept on a parameter of a transform named
 	// before ("keep hue at or below 0.05"), each reported as a warning.
 	bounds []string
+	// described are the token places of phrases that say what the images are
+	// ("basically monochrome"): no example phrase makes them a transform.
+	described map[int]bool
+	// choiceWords are the words that asked for one transform of several ("either",
+	// "one of the two"), read as a one_of group.
+	choiceWords []string
+	// said are the words that state the scale values are written on ("in 0-255
+	// pixel units").
+	said []string
+	// lackingAt are the places of albumentations transforms darkroom cannot do that
+	// the prose named: a clause after one that only says how often is its.
+	lackingAt []int
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -374,6 +539,10 @@ type Transform struct {
 	// ("RandomFog ..., fog fairly often, like 70% of the time") adds to them.
 	pSet  bool
 	given map[string]bool
+	// pCode says P is albumentations' default for a call that wrote none: a p the
+	// words give each transform ("A.ISONoise() and RGBShift(...), prob 0.3 each")
+	// replaces it.
+	pCode bool
 	// Group is the albumentations container the transform was written in
 	// (A.OneOf([...], p=0.2)); nil for a transform on its own.
 	Group *Group `json:"group,omitempty"`
@@ -453,10 +622,15 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		toks[k].random = random
 	}
 	p.correct(r, toks)
+	p.lackingNames(r, toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = odds(toks)
+	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
+	choices := choiceSentences(r, toks)
+	defer p.proseGroups(r, toks, choices, len(spans))
 	matches := p.negate(r, toks, p.matches(toks))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
@@ -516,6 +690,133 @@ func evenOdds(toks []token) []token {
 				out = append(out, token{kind: tWord, text: w, pos: toks[k].pos, depth: toks[k].depth})
 			}
 			continue
+		}
+		out = append(out, toks[k])
+	}
+	return out
+}
+
+// scaleStatements reads "(in 0-255 pixel units)", "on a 0-255 scale": what scale the
+// prompt's values are on, no value of a transform. The words are consumed (kept in
+// Result.said); a value outside its parameter's range is then read on 0..255 as
+// albumentations' uint8 levels are (see albumentationsUnits).
+func scaleStatements(r *Result, toks []token) {
+	for k := 0; k+2 < len(toks); k++ {
+		t := toks[k]
+		if t.kind != tNum || t.num != 0 || t.code || toks[k+1].text != "to" && toks[k+1].text != "-" || toks[k+2].kind != tNum || toks[k+2].num != 255 && toks[k+2].num != 1 {
+			continue
+		}
+		end := k + 3
+		for end < len(toks) && toks[end].kind == tWord && scaleNouns[toks[end].text] {
+			end++
+		}
+		from := k
+		for from > 0 && toks[from-1].kind == tWord && (toks[from-1].text == "in" || toks[from-1].text == "on" || toks[from-1].text == "a") {
+			from--
+		}
+		if end == k+3 && from == k {
+			// "0-255" alone may be a range of a value ("fill 0-255").
+			continue
+		}
+		r.said = append(r.said, joinTokens(toks[from:end]))
+		for j := from; j < end; j++ {
+			toks[j] = consumed(toks[j])
+		}
+		k = end - 1
+	}
+}
+
+// odds reads how often written as odds or as a place: "1 in 10", "one in twenty",
+// "2 out of 5" are p 0.1, 0.05 and 0.4; "on everything", "to every image", "on all
+// images" are always; "at 30%" closing a clause ("motion blur k=9 at 30%") is 30% of
+// the time, not a strength. Each becomes the words the probability readers know.
+func odds(toks []token) []token {
+	num := func(k int) (float64, bool) {
+		if k >= len(toks) || toks[k].code {
+			return 0, false
+		}
+		if toks[k].kind == tNum && !toks[k].signed {
+			return toks[k].num, true
+		}
+		if n, ok := numberWords[toks[k].text]; ok && toks[k].kind == tWord {
+			return float64(n), true
+		}
+		if toks[k].text == "one" && toks[k].kind == tWord {
+			return 1, true
+		}
+		return 0, false
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord {
+			return toks[k].text
+		}
+		return ""
+	}
+	mk := func(at token, ws ...string) []token {
+		var out []token
+		for _, w := range ws {
+			t := token{kind: tWord, text: w, pos: at.pos, depth: at.depth, random: at.random}
+			if n, err := strconv.ParseFloat(w, 64); err == nil {
+				t.kind, t.num = tNum, n
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if a, ok := num(k); ok && a >= 1 && a == math.Trunc(a) {
+			j := k + 1
+			if word(j) == "out" && word(j+1) == "of" {
+				j++
+			}
+			if word(j) == "in" || word(j) == "of" && word(j-1) == "out" {
+				if b, ok := num(j + 1); ok && b > a && b == math.Trunc(b) {
+					// "1 in 10 images": the noun after is the portion's.
+					end := j + 2
+					if portionNouns[word(end)] || word(end) == "imgs" {
+						end++
+					}
+					out = append(out, mk(toks[k], "p", "=", strconv.FormatFloat(a/b, 'g', 6, 64))...)
+					k = end - 1
+					continue
+				}
+			}
+		}
+		if w := word(k); (w == "on" || w == "to" || w == "for") && !toks[k].code {
+			n := 0
+			switch {
+			case word(k+1) == "everything" || word(k+1) == "all" && word(k+2) == "of" && word(k+3) == "them":
+				n = 1
+				if word(k+1) == "all" {
+					n = 3
+				}
+			case (word(k+1) == "every" || word(k+1) == "each" || word(k+1) == "all") && (portionNouns[word(k+2)] || word(k+2) == "image" || word(k+2) == "photo" || word(k+2) == "imgs" || word(k+2) == "img" || word(k+2) == "frame" || word(k+2) == "sample" || word(k+2) == "one"):
+				n = 2
+			}
+			if n > 0 {
+				out = append(out, mk(toks[k], "always")...)
+				k += n
+				continue
+			}
+		}
+		if toks[k].kind == tNum && !toks[k].code && !toks[k].signed && k+2 < len(toks) && (toks[k+1].text == "%" || toks[k+1].text == "percent") && word(k+2) == "overall" {
+			// "30% overall": of the time, said of a group or of all.
+			out = append(out, toks[k], toks[k+1])
+			out = append(out, mk(toks[k+1], "of", "the", "time")...)
+			k += 2
+			continue
+		}
+		if word(k) == "at" && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
+			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" {
+				// "at 30%": how often; "of the time" makes it a portion the readers know.
+				out = append(out, toks[k+1], toks[k+2])
+				if word(e) != "of" && word(e) != "chance" && word(e) != "probability" {
+					out = append(out, mk(toks[k+2], "of", "the", "time")...)
+				}
+				k += 2
+				continue
+			}
 		}
 		out = append(out, toks[k])
 	}
@@ -639,6 +940,133 @@ func (p *Parser) groups(r *Result, spans []groupSpan) {
 	for _, s := range spans {
 		if !used[s.g] {
 			r.unread(s.g.Kind, fmt.Sprintf("%s: none of its transforms was read, so it is not kept", s.g.Kind), "", "")
+		}
+	}
+}
+
+// choiceSentences finds the sentences that ask for one transform of several, as
+// albumentations' OneOf does: "either A or B", "A or B, pick one", "one or the other,
+// not both", "one of the two". It consumes the words that say so and returns each
+// sentence's token places [from, to).
+func choiceSentences(r *Result, toks []token) [][2]int {
+	var out [][2]int
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	start := 0
+	for k := 0; k <= len(toks); k++ {
+		if k < len(toks) && !(toks[k].kind == tSep && (toks[k].text == "." || toks[k].text == ";" || toks[k].text == "!" || toks[k].text == "?")) {
+			continue
+		}
+		var said []int
+		or := false
+		for j := start; j < k; j++ {
+			switch {
+			case word(j) == "or":
+				or = true
+			case word(j) == "either":
+				said = append(said, j)
+			case word(j) == "one" && word(j+1) == "or" && word(j+2) == "the" && word(j+3) == "other":
+				said = append(said, j, j+1, j+2, j+3)
+				j += 3
+			case word(j) == "not" && word(j+1) == "both":
+				said = append(said, j, j+1)
+				j++
+			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
+				n := 3
+				if word(j+2) == "the" {
+					n = 4
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				j += n - 1
+			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
+				said = append(said, j, j+1)
+				j++
+				if word(j+1) == "randomly" || word(j+1) == "at" && word(j+2) == "random" {
+					said = append(said, j+1)
+					if word(j+1) == "at" {
+						said = append(said, j+2)
+					}
+				}
+			}
+		}
+		if or && len(said) > 0 {
+			words := make([]string, 0, len(said))
+			for _, j := range said {
+				words = append(words, toks[j].text)
+			}
+			r.choiceWords = append(r.choiceWords, strings.Join(words, " "))
+			for _, j := range said {
+				toks[j] = consumed(toks[j])
+			}
+			to := toks[len(toks)-1].pos + 1
+			if k < len(toks) {
+				to = toks[k].pos
+			}
+			from := 0
+			if start < len(toks) {
+				from = toks[start].pos
+			}
+			out = append(out, [2]int{from, to})
+		}
+		start = k + 1
+	}
+	return out
+}
+
+// proseGroups makes the transforms of a choice sentence joined by "or" one one_of
+// group: its p is the one the words gave the last of them ("30% overall", "p=0.3"),
+// or 1, and each member's is 1 (the group draws, then runs the one it chose). A
+// transform already in a container written in code keeps that one.
+func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int) {
+	at := map[int]int{}
+	for i, t := range toks {
+		at[t.pos] = i
+	}
+	for _, c := range choices {
+		var members []int
+		for i := range r.Transforms {
+			if t := &r.Transforms[i]; t.Group == nil && t.at >= c[0] && t.at < c[1] {
+				members = append(members, i)
+			}
+		}
+		// The run of them joined by "or", each to the next.
+		var chain []int
+		for _, i := range members {
+			if len(chain) > 0 {
+				prev, ok1 := at[r.Transforms[chain[len(chain)-1]].at]
+				cur, ok2 := at[r.Transforms[i].at]
+				or := false
+				for j := prev; ok1 && ok2 && j < cur; j++ {
+					or = or || toks[j].text == "or" && toks[j].kind == tWord
+				}
+				if !or {
+					if len(chain) >= 2 {
+						break
+					}
+					chain = chain[:0]
+				}
+			}
+			chain = append(chain, i)
+		}
+		if len(chain) < 2 {
+			continue
+		}
+		ids++
+		g := &Group{ID: ids, Kind: "one_of", P: 1}
+		for _, i := range chain {
+			if t := &r.Transforms[i]; t.pSet && !t.pCode {
+				g.P = t.P
+			}
+		}
+		for _, i := range chain {
+			r.Transforms[i].Group = g
+			r.Transforms[i].P = 1
 		}
 	}
 }
@@ -945,6 +1373,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				if len(near) > 0 {
 					sugg = "did you mean " + quoteList(near) + "?"
 				}
+				for _, c := range p.lacking {
+					if strings.ToLower(c.class) == t.text {
+						r.unread(joinTokens(seg), fmt.Sprintf("%q: darkroom cannot do the albumentations transform %s (%s); skipped", joinTokens(seg), c.class, c.why), "", "")
+						return
+					}
+				}
 				r.unread(joinTokens(seg), fmt.Sprintf("%q: no vocabulary entry is the albumentations transform %s; skipped", joinTokens(seg), t.text), sugg, "")
 				return
 			}
@@ -962,11 +1396,27 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 		}
 		if names := p.every(seg); len(names) > 0 {
-			// "both flips": each entry the word names.
-			for _, name := range names {
+			// "both flips": each entry the word names. An aside in brackets is no
+			// part of the name: its words are listed once.
+			base := seg[0].depth
+			for _, t := range seg {
+				base = min(base, t.depth)
+			}
+			var words, aside []token
+			for _, t := range seg {
+				if t.depth > base && !t.code {
+					aside = append(aside, t)
+				} else {
+					words = append(words, t)
+				}
+			}
+			for i, name := range names {
 				e, _ := p.voc.Entry(name)
-				t := Transform{Entry: name, Phrase: joinTokens(seg), P: 1, Confidence: 1}
-				p.read(r, &t, e, nil, seg, opt)
+				t := Transform{Entry: name, Phrase: joinTokens(words), P: 1, Confidence: 1}
+				if i > 0 {
+					aside = nil
+				}
+				p.read(r, &t, e, aside, words, opt)
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -982,7 +1432,25 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				// each of them is how often each runs.
 				rd = reading{p: v, pSet: true}
 			}
+			if len(rd.exprs) == 1 && rd.pSet && onlyFrequency(seg) {
+				// "rarely (like 5%) each": the percentage says how rare.
+				if x := rd.exprs[0]; x.kind == one && x.a.unit == "%" && !x.a.signed && x.a.v <= 100 {
+					rd.p, rd.exprs = x.a.v/100, nil
+				}
+			}
 			if len(seg) > 0 && !seg[0].code && rd.pSet && len(rd.exprs) == 0 && rd.intensity == 0 && len(rd.issues) == 0 && onlyFrequency(seg) {
+				lacking := map[int]bool{}
+				for _, at := range r.lackingAt {
+					lacking[at] = true
+				}
+				for j := cl.start - 1; j >= 0 && toks[j].kind == tSep; j-- {
+					if lacking[toks[j].pos] {
+						// "some defocus, often": how often the transform darkroom
+						// cannot do runs, not the one before it.
+						r.unread(joinTokens(seg), fmt.Sprintf("%q: how often the transform named before it runs, which darkroom cannot do; not applied", joinTokens(seg)), "", "")
+						return
+					}
+				}
 				last.P, last.pSet = rd.p, true
 				// "both at p=0.25", "all rarely": each transform named before it
 				// whose p the words did not give. So is a bare "p .5" closing a
@@ -995,8 +1463,8 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				for _, tk := range seg {
 					if trailing || tk.text == "both" || tk.text == "all" || tk.text == "each" || tk.text == "them" {
 						for i := range r.Transforms {
-							if tr := &r.Transforms[i]; !tr.pSet {
-								tr.P, tr.pSet = rd.p, true
+							if tr := &r.Transforms[i]; !tr.pSet || tr.pCode {
+								tr.P, tr.pSet, tr.pCode = rd.p, true, false
 							}
 						}
 						break
@@ -1004,7 +1472,32 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 				return
 			}
+			if p.moreOf(last, e, seg, rd, opt) {
+				// "Cutout: 1-6 holes, each 16-32 px": a value in a unit the
+				// transform before has a parameter for, still free, is its.
+				if len(last.given) == 0 {
+					p.rereadBare(r, last, e, seg, opt)
+				} else {
+					p.read(r, last, e, seg, nil, opt)
+				}
+				return
+			}
+			if kind := p.kindOf(last, seg); kind != nil {
+				// "Blur slightly ... — gaussian, sigma up to 1": the word names
+				// which blur, the entry its name and the head's make.
+				r.issue("warning", fmt.Sprintf("%q after %s is read as %s", joinTokens(seg), last.Entry, kind.Name), "", kind.Name, "")
+				last.Entry, last.Values, last.Ranges, last.Pending = kind.Name, nil, nil, nil
+				last.Phrase += ", " + joinTokens(seg)
+				p.read(r, last, kind, nil, seg, opt)
+				return
+			}
 			if namesParameter(p.voc, e, seg) {
+				if len(last.given) == 0 && hasNumber(seg) && cl.start > 0 && (toks[cl.start-1].text == "," || toks[cl.start-1].text == ":") {
+					// "random erasing, 2-4 holes": named bare, then its values;
+					// what the bare name drew gives way to them.
+					p.rereadBare(r, last, e, seg, opt)
+					return
+				}
 				p.read(r, last, e, seg, nil, opt)
 				return
 			}
@@ -1015,9 +1508,14 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 	// A clause that starts with a parameter of the transform before it, which its own
 	// clause gave values, goes on with it ("HSV jitter with hue ±5, saturation ±15"):
 	// a list of its values, not another transform.
-	if n := len(r.Transforms); n > 0 && len(r.Transforms[n-1].given) > 0 && hasNumber(toks[cl.start:cl.end]) {
+	// So does one after a transform named bare just before a comma or a colon
+	// ("color jitter, brightness 0.2, contrast 0.2": its values listed after it, not a
+	// brightness and a contrast step beside it); what the bare name drew gives way to
+	// the values listed.
+	if n := len(r.Transforms); n > 0 && hasNumber(toks[cl.start:cl.end]) {
 		last := &r.Transforms[n-1]
-		if e, ok := p.voc.Entry(last.Entry); ok {
+		bare := len(last.given) == 0 && cl.start > 0 && (toks[cl.start-1].text == "," || toks[cl.start-1].text == ":") && last.at < toks[cl.start-1].pos
+		if e, ok := p.voc.Entry(last.Entry); ok && (len(last.given) > 0 || bare) {
 			m := cl.matches[0]
 			lead := true
 			for j := cl.start; j < m.start; j++ {
@@ -1025,10 +1523,17 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
 			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+				if bare {
+					p.rereadBare(r, last, e, toks[cl.start:cl.end], opt)
+					return
+				}
 				p.read(r, last, e, toks[cl.start:cl.end], nil, opt)
 				return
 			}
 		}
+	}
+	if p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
+		return
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
 	// parameter, not another transform ("color jitter brightness 0.2 contrast 0.2").
@@ -1082,7 +1587,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		t := Transform{Entry: name, Phrase: m.phrase, P: 1, Confidence: 1 / float64(len(m.claims)), at: toks[m.start].pos}
 		if toks[m.end-1].call {
 			// Written as albumentations code: its default p.
-			t.pSet = true
+			t.pSet, t.pCode = true, true
 			t.P = codeP
 			if e != nil && e.Prompt != nil && e.Prompt.CodeP != nil {
 				t.P = *e.Prompt.CodeP
@@ -1171,6 +1676,203 @@ func (p *Parser) borders(r *Result, toks []token, cl clause, ms []match) []match
 	return kept
 }
 
+// rereadBare reads seg, the values listed after a transform named bare ("color
+// jitter, brightness 0.2, contrast 0.2"), into t: the parameters its prompt.sample
+// drew together for the bare name give way to them, as they would had the values come
+// in the name's own clause; what else it drew (a motion blur's radius) stays unless
+// given.
+func (p *Parser) rereadBare(r *Result, t *Transform, e *vocab.Entry, seg []token, opt Options) {
+	values, ranges := t.Values, t.Ranges
+	t.Values, t.Ranges = nil, nil
+	p.read(r, t, e, seg, nil, opt)
+	for k, v := range values {
+		if !sampled(e, k) && !has(t.Values, k) && !hasRange(t.Ranges, k) {
+			setValue(t, k, v)
+		}
+	}
+	for k, v := range ranges {
+		if !sampled(e, k) && !has(t.Values, k) && !hasRange(t.Ranges, k) {
+			setRange(t, k, v[0], v[1])
+		}
+	}
+}
+
+// sampled says whether parameter k is one of the several the entry's prompt.sample
+// draws together (a jitter's brightness, contrast, saturation and hue).
+func sampled(e *vocab.Entry, k string) bool {
+	if e.Prompt == nil {
+		return false
+	}
+	// A direction drawn whenever not given (prompt.free) is no magnitude of them.
+	n := 0
+	for s := range e.Prompt.Sample {
+		if !contains(e.Prompt.Free, s) {
+			n++
+		}
+	}
+	_, ok := e.Prompt.Sample[k]
+	return ok && n >= 2 && !contains(e.Prompt.Free, k)
+}
+
+// moreOf says whether a clause of values only (no word but English of words.go) gives
+// values in units (px, degrees, %) that a parameter of e, still without a value of the
+// words, takes.
+func (p *Parser) moreOf(last *Transform, e *vocab.Entry, seg []token, rd reading, opt Options) bool {
+	if e == nil || len(rd.exprs) == 0 || rd.pSet {
+		return false
+	}
+	for _, t := range seg {
+		if t.kind == tWord && !knownWord(t.text) || t.code {
+			return false
+		}
+	}
+	var free []string
+	for _, n := range p.voc.ParameterOrder(e) {
+		if !last.given[n] {
+			free = append(free, n)
+		}
+	}
+	for _, x := range rd.exprs {
+		fits := false
+		for _, n := range free {
+			prm := e.Parameters[n]
+			if x.a.unit == "" || !compatible(x.a.unit, prm) {
+				continue
+			}
+			_, _, m1 := convert(x.a, prm, 0, opt)
+			m2 := ""
+			if x.kind == span {
+				_, _, m2 = convert(x.b, prm, 0, opt)
+			}
+			fits = fits || m1 == "" && m2 == ""
+		}
+		if !fits {
+			// Said as unread where it stands, rather than an error here.
+			return false
+		}
+	}
+	return true
+}
+
+// kindOf returns the entry a clause of one word names with the head of the transform
+// before it ("blur ..., gaussian": gaussian_blur), when that transform was given no
+// value of its own; else nil.
+func (p *Parser) kindOf(last *Transform, seg []token) *vocab.Entry {
+	if len(last.given) > 0 || last.Group != nil {
+		return nil
+	}
+	word := ""
+	for _, t := range seg {
+		switch {
+		case t.kind != tWord || t.code:
+			return nil
+		case filler[t.text]:
+		case word == "":
+			word = t.text
+		default:
+			return nil
+		}
+	}
+	parts := strings.Split(last.Entry, "_")
+	if word == "" || len(parts) != 1 {
+		return nil
+	}
+	e, ok := p.voc.Entry(word + "_" + parts[0])
+	if !ok {
+		return nil
+	}
+	return e
+}
+
+// pOfNamed reads "noise and blur at p=0.5": words from the clause to the next comma or
+// full stop that name transforms before it only by a word of their entries' names and
+// say only how often are their p, not new transforms at that p.
+func (p *Parser) pOfNamed(r *Result, toks []token, cl clause) bool {
+	if len(r.Transforms) < 2 {
+		return false
+	}
+	end := cl.start
+	for end < len(toks) && toks[end].kind != tSep {
+		end++
+	}
+	var targets []int
+	var rest []token
+	for k := cl.start; k < end; k++ {
+		t := toks[k]
+		if t.kind != tWord || t.code {
+			rest = append(rest, t)
+			continue
+		}
+		found := -1
+		for i := len(r.Transforms) - 1; i >= 0 && utf8.RuneCountInString(t.text) > 2; i-- {
+			if strings.Contains("_"+r.Transforms[i].Entry+"_", "_"+t.text+"_") {
+				found = i
+				break
+			}
+		}
+		switch {
+		case found >= 0:
+			targets = append(targets, found)
+		case separators[t.text] || knownWord(t.text):
+			rest = append(rest, t)
+		default:
+			return false
+		}
+	}
+	if len(targets) == 0 {
+		return false
+	}
+	rd := p.scan(nil, rest, nil)
+	if !rd.pSet || len(rd.exprs) > 0 || len(rd.issues) > 0 {
+		return false
+	}
+	for _, i := range targets {
+		r.Transforms[i].P, r.Transforms[i].pSet, r.Transforms[i].pCode = rd.p, true, false
+	}
+	return true
+}
+
+// borderFills are the words of how a border is filled: a colour or a mode.
+var borderFills = map[string]bool{
+	"white": true, "black": true, "gray": true, "grey": true, "zero": true, "zeros": true, "zeroes": true,
+	"reflect": true, "reflection": true, "reflective": true, "mirror": true, "mirrored": true, "constant": true,
+	"replicate": true, "edge": true, "wrap": true, "colour": true, "color": true,
+}
+
+// bordersAfter reads "shift/scale/rotate ... . Pad with white, not reflect.": a clause
+// whose only phrase is padding, with no size, that says how to fill after a transform
+// that moves pixels is how that transform fills its borders, not a padding step. Its
+// words are listed, as borders lists them within a clause.
+func (p *Parser) bordersAfter(r *Result, toks []token, cl clause) bool {
+	if len(cl.matches) != 1 || len(cl.matches[0].claims) != 1 || len(r.Transforms) == 0 {
+		return false
+	}
+	me, ok := p.voc.Entry(cl.matches[0].claims[0])
+	if !ok || !contains(me.Tags, "pad") {
+		return false
+	}
+	prev := r.Transforms[len(r.Transforms)-1].Entry
+	pe, ok := p.voc.Entry(prev)
+	// Only a transform that leaves borders to fill: one that turns, shears or warps.
+	if !ok || contains(pe.Tags, "pad") || !contains(pe.Tags, "affine") && !contains(pe.Tags, "rotate") && !contains(pe.Tags, "perspective") && !contains(pe.Tags, "distortion") {
+		return false
+	}
+	fill := false
+	for _, t := range toks[cl.start:cl.end] {
+		if t.kind == tNum || t.kind == tSize {
+			return false
+		}
+		fill = fill || borderFills[t.text]
+	}
+	if !fill {
+		return false
+	}
+	words := joinTokens(toks[cl.start:cl.end])
+	r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev, prev),
+		"give the pipeline as albumentations code or JSON to set the border mode", prev)
+	return true
+}
+
 // mentioned returns the index of a transform of t's entry named in an earlier clause
 // that t adds nothing conflicting to (its p, or parameters the first did not give),
 // or -1.
@@ -1196,22 +1898,38 @@ func (p *Parser) mentioned(r *Result, t Transform, cl clause) int {
 // every reads "both flips", "all flips": the entries whose names have the word, each
 // of them; nil when the clause says anything else.
 func (p *Parser) every(seg []token) []string {
-	all, word := false, ""
+	all, word, random := false, "", false
+	base := -1
+	for _, t := range seg {
+		if base < 0 || t.depth < base {
+			base = t.depth
+		}
+	}
 	for _, t := range seg {
 		switch {
+		case t.depth > base && !t.code:
+			// "flips (tissue has no orientation)": an aside in brackets.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
 			all = true
-		case filler[t.text] || bothWays[t.text]:
+		case t.text == "random" || t.text == "randomly":
+			random = true
+		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
 		case word == "":
 			word = t.text
 		default:
 			return nil
 		}
 	}
-	if !all || word == "" {
+	if word == "" {
 		return nil
+	}
+	alone := 0
+	for _, t := range seg {
+		if t.depth == base || t.code {
+			alone++
+		}
 	}
 	var out []string
 	for _, e := range p.voc.Entries {
@@ -1222,8 +1940,16 @@ func (p *Parser) every(seg []token) []string {
 			}
 		}
 	}
+	// "random flips", "flips": the plural of a pair's word (horizontal and
+	// vertical) is the pair; of more kinds (blurs) it names none of them.
+	if !all && !(len(out) == 2 && (random || alone == 1)) {
+		return nil
+	}
 	return out
 }
+
+// welcome are the words that say a transform is wanted ("both flips are fine").
+var welcome = map[string]bool{"are": true, "fine": true, "ok": true, "okay": true, "allowed": true, "welcome": true, "good": true}
 
 // bothWays are the words of "both ways", "both directions", "all axes" after "both"
 // or "all": which of the entries, all of them.
@@ -1434,6 +2160,12 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q: a value with no transform to apply it to", joinTokens(seg)), "put the value after the transform's name", "")
 		}
 		return
+	}
+	for _, t := range seg {
+		if r.described[t.pos] {
+			r.unread(joinTokens(seg), fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", joinTokens(seg)), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			return
+		}
 	}
 	bestScore, bestEntry, tie := p.exampleFor(content)
 	if bestScore >= 0.5 && !tie && (negatedClause(seg) || contains(r.Excluded, bestEntry)) {

@@ -291,3 +291,48 @@ func TestOneSidedRangeSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestLacking: an albumentations transform darkroom cannot do, named in prose or code,
+// is listed with why and no near entry stands in for it; the rest of the prompt is
+// still read, and a name that is also a vocabulary phrase stays the vocabulary's.
+func TestLacking(t *testing.T) {
+	p := New(testParser(t).voc)
+	p.Lacking(map[string]string{
+		"MedianBlur": "no median filter", "Defocus": "no disc kernel", "RandomSunFlare": "no lens flare",
+		"Superpixels": "no superpixels", "RandomCrop": "crops by area",
+	})
+	for _, c := range []struct {
+		prompt string
+		want   []string // entries read
+		unread string   // the phrase listed
+		why    string
+	}{
+		{"hflip and some defocus, often", []string{"flip_horizontal"}, "defocus", "no disc kernel"},
+		{"median blur k=5, then rotate 10", []string{"rotate"}, "median blur k = 5", "no median filter"},
+		{"random sun flares in the top half; vflip", []string{"flip_vertical"}, "random sun flares in the top half", "no lens flare"},
+		{"A.Superpixels(p_replace=0.1), hflip", []string{"flip_horizontal"}, "superpixels p replace = 0.1", "no superpixels"},
+		{"random crop 50%", []string{"random_crop"}, "", ""},
+	} {
+		r := p.Parse(c.prompt, Options{Width: 1000, Height: 800})
+		var got []string
+		for _, tr := range r.Transforms {
+			got = append(got, tr.Entry)
+			if tr.P != 1 {
+				t.Errorf("%q: %s at p %v, want 1: no p said of the lacking transform is another's", c.prompt, tr.Entry, tr.P)
+			}
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%q: entries (-want +got):\n%s", c.prompt, diff)
+		}
+		if c.unread == "" {
+			continue
+		}
+		found := false
+		for _, u := range r.Unread() {
+			found = found || u.Phrase == c.unread && strings.Contains(u.Message, c.why)
+		}
+		if !found {
+			t.Errorf("%q: %q not listed with %q; unread: %+v", c.prompt, c.unread, c.why, r.Unread())
+		}
+	}
+}

@@ -223,6 +223,11 @@ func tokenize(s string) []token {
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
 			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
 			i = j
+		case r == '+' && !calls():
+			// "rot90 + transpose", "random 90 deg rotations + random flips": a plus
+			// between transforms joins a list, as "and" does.
+			emit(token{kind: tWord, text: "+"})
+			i++
 		case r == '&' || r == '/' || r == '%' || r == '°' || r == '±' || r == '=' || r == ':':
 			emit(token{kind: tWord, text: string(r)})
 			i++

@@ -48,6 +48,9 @@ type expr struct {
 	// upto says the range was written "up to A": ±A for a parameter with a sign,
 	// from the default to A for one without ("up to 8 holes").
 	upto bool
+	// side is the one way the words point an "up to" limit ("lower contrast by up
+	// to 30%": -1), 0 when they point none or both.
+	side int
 }
 
 // reading is what a clause's words say besides the entry.
@@ -81,7 +84,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
 	if rd.pSet {
-		t.P, t.pSet = rd.p, true
+		t.P, t.pSet, t.pCode = rd.p, true, false
 	}
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -484,6 +487,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				return expr{kind: span, a: lo, b: a, text: joinTokens(seg[k : k+1+n]), upto: true}, 1 + n
 			}
 			return expr{}, 0
+		case "down":
+			// "brightness down to -40%": from none of the change to that much of it.
+			// Unsigned ("posterize down to 5 bits") it is the value itself.
+			if word(k+1) == "to" {
+				if a, n := qty(k + 2); n > 0 && a.v < 0 {
+					a.v, a.signed = -math.Abs(a.v), true
+					zero := a
+					zero.v = 0
+					return expr{kind: span, a: a, b: zero, text: joinTokens(seg[k : k+2+n])}, 2 + n
+				}
+			}
+			return expr{}, 0
 		case "up":
 			// "up to 15 degrees": the albumentations limit, a symmetric range.
 			if word(k+1) == "to" {
@@ -555,10 +570,12 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						return at + m - 1, true
 					}
 				}
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is"; w = word(j) {
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
 					j++
 				}
-				if x, m := value(j); m > 0 {
+				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
+					// A value in a unit the parameter cannot take ("2-8 holes up
+					// to 40px") is not its: it goes to one that can.
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
 					x.param, x.params = pn.params[0], pn.params
 					rd.exprs = append(rd.exprs, x)
@@ -695,6 +712,14 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						break
 					}
 				}
+				// Else the parameter's albumentations name that says how its value
+				// reads (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
+				for i := range e.Parameters[n].Also {
+					if al := &e.Parameters[n].Also[i]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
+						x = reads(x, al, e.Parameters[n], true)
+						x.param, x.params = n, []string{n}
+					}
+				}
 			}
 			positional++
 			if x.param == "" {
@@ -714,7 +739,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				}
 			}
 			if e != nil && (x.kind == one && x.a.unit == "" || x.a.unit == "px" && kernelName(p.voc, e, seg, k+m)) {
-				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 {
+				// Not a name that has its own value after it ("to 224 (scale
+				// 0.6-1.0)": 224 is not the scale).
+				if pn := paramsAt(p.voc, e, seg, k+m); pn.width > 0 && !valueAfter(seg, k+m+pn.width, value) {
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], false)
 					x.param, x.params = pn.params[0], pn.params
 					m += pn.width
@@ -736,6 +763,29 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		stray(k)
 	}
+	// The way the words point an "up to" limit, the "up" of "up to" aside.
+	side := 0
+	for k, t := range seg {
+		if t.kind != tWord || t.code || t.text == "up" && word(k+1) == "to" || t.text == "add" {
+			continue
+		}
+		switch {
+		case negative[t.text] && side <= 0:
+			side = -1
+		case positive[t.text] && side >= 0:
+			side = 1
+		case negative[t.text] || positive[t.text]:
+			side = 2
+		}
+	}
+	if side == 2 {
+		side = 0
+	}
+	for i := range rd.exprs {
+		if rd.exprs[i].upto {
+			rd.exprs[i].side = side
+		}
+	}
 	for _, pe := range pairs {
 		prm := e.Parameters[pe.name]
 		lo, hi := pe.lo, pe.hi
@@ -753,6 +803,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		rd.exprs = append(rd.exprs, x)
 	}
 	return rd
+}
+
+// valueAfter says whether a value follows at k, past the words that join a name to it.
+func valueAfter(seg []token, k int, value func(int) (expr, int)) bool {
+	for k < len(seg) && seg[k].kind == tWord && (seg[k].text == "=" || seg[k].text == ":" || seg[k].text == "of" || seg[k].text == "is") {
+		k++
+	}
+	_, n := value(k)
+	return n > 0
 }
 
 // kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
@@ -916,9 +975,13 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		return
 	}
 	assigned[name] = true
+	if x.upto && x.kind == span && prm.Min >= 0 && x.a.v < 0 {
+		// "sigma up to 1.5" of a parameter with no sign: from none, never below.
+		x.a.v, x.a.signed = prm.Min, false
+	}
 	x, _ = p.albumentationsUnits(r, e, prm, x, dir, opt)
 	x = drawnLimit(e, name, prm, x, dir)
-	if x.upto && x.kind == span && prm.Min >= 0 && x.as == "" {
+	if x.upto && x.kind == span && prm.Min >= 0 && (x.as == "" || x.as == "same" || x.as == "px") {
 		if lo, hi, ok := upTo(prm, x, dir, opt); ok {
 			setDrawn(t, prm, name, lo, hi)
 			return
@@ -968,6 +1031,15 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	}
 	if lo > hi {
 		lo, hi = hi, lo
+	}
+	if x.upto && x.side != 0 && lo < prm.Default && prm.Default < hi {
+		// "lower contrast by up to 30%": the limit only on the side the words
+		// point at, from none of the change to all of it.
+		if x.side < 0 {
+			hi = prm.Default
+		} else {
+			lo = prm.Default
+		}
 	}
 	if lo == hi {
 		setValue(t, name, lo)
@@ -1063,6 +1135,13 @@ func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir i
 		return x
 	}
 	for i := range prm.Also {
+		if al := &prm.Also[i]; al.As == "turn_fraction" && x.a.unit == "" && x.a.v <= 0.5 {
+			// ColorJitter's hue of at most half a turn ("hue 0.05"): no hue
+			// rotation is a twentieth of a degree.
+			y := reads(x, al, prm, false)
+			y.param, y.params = x.param, x.params
+			return y
+		}
 		if al := &prm.Also[i]; al.As == "limit" || al.As == "limit_fraction" {
 			y := reads(x, al, prm, false)
 			// The value as written, in its own unit: only its reading is the limit's.

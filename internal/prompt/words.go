@@ -65,7 +65,7 @@ var positive = map[string]bool{
 
 // separators cut a prompt into clauses, one transform each.
 var separators = map[string]bool{
-	"and": true, "then": true, "also": true, "plus": true, "afterwards": true, "finally": true, "next": true, "&": true,
+	"and": true, "then": true, "also": true, "plus": true, "afterwards": true, "finally": true, "next": true, "&": true, "+": true,
 }
 
 // filler words carry nothing for a clause with no vocabulary phrase in it.
@@ -93,7 +93,7 @@ var filler = map[string]bool{
 	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
 	"anywhere": true, "applied": true, "nothing": true, "else": true, "pls": true, "plz": true,
 	"transforms": true, "transformations": true, "augmentations": true, "aug": true, "augs": true,
-	"~": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
+	"~": true, "overall": true, "say": true, "ish": true, "exactly": true, "exact": true, "precisely": true, "fixed": true, "deterministic": true, "fairly": true, "quite": true, "somewhat": true, "patches": true, "crops": true,
 	// The words of a range, read with its numbers ("between 3 and 7"), and of a preset.
 	"between": true, "from": true, "preset": true, "look": true, "looks": true, "as": true, "if": true, "shot": true, "taken": true,
 }
@@ -125,9 +125,17 @@ var frequencyWords = map[string]bool{
 // the time"): the images a transform runs on, or the times it is drawn.
 var portionNouns = map[string]bool{
 	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
-	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true,
+	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true, "imgs": true, "pics": true,
 }
 
 // rangeEnds are the last words of albumentations 1.x's range arguments in code
 // (quality_lower, quality_upper, scale_min, scale_max): -1 the low end, +1 the high.
 var rangeEnds = map[string]int{"lower": -1, "min": -1, "upper": 1, "max": 1}
+
+// approx hedge a value after its parameter's name ("std roughly 5-10"): the value is
+// still that parameter's.
+var approx = map[string]bool{"roughly": true, "about": true, "around": true, "approximately": true, "approx": true, "~": true, "circa": true}
+
+// scaleNouns close a statement of the scale the values are written on ("in 0-255
+// pixel units", "on a 0-255 scale").
+var scaleNouns = map[string]bool{"units": true, "unit": true, "scale": true, "range": true, "levels": true, "values": true, "pixel": true, "px": true, "intensities": true}
