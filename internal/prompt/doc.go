@@ -53,9 +53,11 @@
 // half of its words, unique, with confidence 0.8 x that share); otherwise it is a
 // warning with the nearest phrases (edit distance) as suggestions. A preset's name asks
 // for the preset when the clause says preset, or for, apply, use, like, simulate, make,
-// it, look or as come just before it ("for aerial tiles", "make it vintage"); otherwise
-// it says what the images are ("I'm doing cell segmentation on microscopy images"): the
-// preset only when the prompt names no transform, else the clause is listed unread.
+// it, look or as come just before it ("for aerial tiles", "make it vintage"), but for
+// not after a word naming the images ("dashcam footage for lane detection", "a selfie
+// dataset for landmark detection"); otherwise it says what the images are ("I'm doing
+// cell segmentation on microscopy images"): the preset only when the prompt names no
+// transform, else the clause is listed unread.
 //
 // When two entries claim a phrase, the one whose parameters take the units the clause
 // gives wins and that is no ambiguity; so does the only augmentation (tagged

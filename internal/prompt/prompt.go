@@ -2423,7 +2423,9 @@ func (p *Parser) presetAt(seg []token) (string, int) {
 
 // asksPreset says whether the words around a preset's name at k ask for it ("apply
 // the low light preset", "make it vintage", "for aerial tiles", "look like a cheap
-// webcam") rather than say what the images are ("my cell segmentation dataset").
+// webcam") rather than say what the images are ("my cell segmentation dataset",
+// "dashcam footage for lane detection": a "for" after words naming the images says
+// what they are for).
 func asksPreset(seg []token, k int) bool {
 	for _, t := range seg {
 		if t.text == "preset" {
@@ -2432,11 +2434,36 @@ func asksPreset(seg []token, k int) bool {
 	}
 	for j := max(0, k-3); j < k; j++ {
 		switch seg[j].text {
-		case "for", "apply", "use", "like", "simulate", "make", "it", "look", "as":
+		case "for":
+			if !describedBefore(seg[:j]) {
+				return true
+			}
+		case "apply", "use", "like", "simulate", "make", "it", "look", "as":
 			return true
 		}
 	}
 	return false
+}
+
+// describedBefore says whether the word before a "for" names the images ("dashcam
+// footage for", "a selfie dataset for", "scans for"): then the "for" says what they are
+// for, and a preset named after it is what they are, not a request.
+func describedBefore(seg []token) bool {
+	for j := len(seg) - 1; j >= 0; j-- {
+		t := seg[j]
+		if t.kind != tWord || filler[t.text] && !imageNouns[t.text] {
+			continue
+		}
+		return imageNouns[t.text]
+	}
+	return false
+}
+
+// imageNouns are words that name a set of images.
+var imageNouns = map[string]bool{
+	"footage": true, "photos": true, "photo": true, "images": true, "image": true, "imgs": true, "pics": true,
+	"pictures": true, "frames": true, "dataset": true, "datasets": true, "data": true, "shots": true,
+	"scans": true, "patches": true, "clips": true, "videos": true, "samples": true, "captures": true,
 }
 
 // nearest returns up to three phrases whose words are each within a small edit distance
