@@ -303,23 +303,10 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, u := range r.Unread() {
 			words(u.Phrase)
 		}
-		for _, x := range r.Excluded {
-			words(x)
-		}
-		for _, x := range r.negated {
-			words(x)
-		}
-		for _, x := range r.groupArgs {
-			words(x)
-		}
-		for _, x := range r.bounds {
-			words(x)
-		}
-		for _, x := range r.choiceWords {
-			words(x)
-		}
-		for _, x := range r.said {
-			words(x)
+		for _, said := range [][]string{r.Excluded, r.negated, r.groupArgs, r.bounds, r.choiceWords, r.said} {
+			for _, x := range said {
+				words(x)
+			}
 		}
 		if r.Preset != "" {
 			words(r.Preset)
