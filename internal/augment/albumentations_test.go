@@ -2,6 +2,7 @@ package augment
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,8 +103,9 @@ func TestImportAlbumentations131(t *testing.T) {
 		// var_limit 10..50 grey levels squared: sigma sqrt(var)/255.
 		{Entry: "gaussian_noise", P: 0.5, Group: g, Params: map[string]Value{"sigma": {0.012401089, 0.027729678}}},
 		{Entry: "random_brightness", P: 0.5, Params: map[string]Value{"brightness": {-0.2, 0.2}}},
-		// OpenCV's hue unit is 2 degrees.
-		{Entry: "hue_saturation_value", P: 0.3, Params: map[string]Value{"hue": {-20, 20}}},
+		// OpenCV's hue unit is 2 degrees; sat_shift_limit=0 and val_shift_limit=0 are
+		// the range 0..0, as albumentations reads them.
+		{Entry: "hue_saturation_value", P: 0.3, Params: map[string]Value{"hue": {-20, 20}, "saturation": {}, "value": {}}},
 	}
 	if diff := cmp.Diff(want, imp.Pipeline); diff != "" {
 		t.Errorf("classification.json (-want +got):\n%s", diff)
@@ -352,5 +354,60 @@ func dropWrittenDefaults(voc *vocab.Vocabulary, written, read []Step) {
 				delete(st.Params, k)
 			}
 		}
+	}
+}
+
+// TestReadingsAgreeWithPromptNames holds the two readers of albumentations' parameter
+// names to one meaning: where an entry parameter also answers to an albumentations name
+// in a prompt (vocabulary `also`, e.g. hue_saturation_value.saturation's
+// sat_shift_limit), a pipeline's class that becomes that entry reads the name with the
+// same scale, and does not list it as unread.
+func TestReadingsAgreeWithPromptNames(t *testing.T) {
+	a, m := augmenter(t), albuMap(t)
+	entries := map[string]*vocab.Entry{}
+	for _, e := range a.Vocab.Entries {
+		entries[e.Name] = e
+	}
+	// also finds the prompt's reading of albumentations name n for entry e.
+	also := func(e *vocab.Entry, n string) (string, *vocab.ParameterName) {
+		for pn, p := range e.Parameters {
+			for i, x := range p.Also {
+				if x.Name == n {
+					return pn, &p.Also[i]
+				}
+			}
+		}
+		return "", nil
+	}
+	checked := 0
+	for cls, readings := range m.Transforms {
+		for _, r := range readings {
+			for _, s := range r.Steps {
+				e := entries[s.Entry]
+				if e == nil {
+					t.Fatalf("%s: entry %q not in the vocabulary", cls, s.Entry)
+				}
+				for pn, p := range s.Params {
+					for _, src := range p.From {
+						q, x := also(e, src.Name)
+						if x == nil || x.As != "limit" || x.Scale == 0 || src.Per != "none" || src.Fn != "identity" {
+							continue
+						}
+						checked++
+						if q != pn || math.Abs(src.Scale-x.Scale) > 1e-9*math.Abs(x.Scale) {
+							t.Errorf("%s.%s: the pipeline reads it as %s.%s x %v, a prompt as %s.%s x %v", cls, src.Name, s.Entry, pn, src.Scale, s.Entry, q, x.Scale)
+						}
+					}
+				}
+				for n := range r.Unread {
+					if q, x := also(e, n); x != nil && x.As == "limit" {
+						t.Errorf("%s.%s: listed unread in a pipeline, read by a prompt as %s.%s", cls, n, s.Entry, q)
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no albumentations name is read by both a pipeline and a prompt")
 	}
 }

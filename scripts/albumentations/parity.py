@@ -38,7 +38,9 @@ PHOTO_NAMES = ["coffee.png", "astronaut.png", "chelsea.png"]
 # linear light with float precision, OpenCV in 8-bit sRGB); the gaps docs/albumentations.md
 # explains are wider: ToGray (luminance in linear light), CLAHE (darkroom equalizes
 # lightness, tiles along the long edge), Downscale (nearest neighbour sampled at pixel
-# centres), ColorJitter saturation (blend in linear light), JPEG (Go's encoder).
+# centres), ColorJitter saturation (blend in linear light), HueSaturationValue's
+# sat/val shifts (additive on 0-255 in albumentations, a scale of saturation and of
+# exposure in darkroom, equal at the middle of the scale), JPEG (Go's encoder).
 # The keypoint convention: albumentations 1.3.1 flips a keypoint as a pixel index
 # (x -> W-1-x), darkroom as a continuous position (x -> W-x, as both flip boxes), so a
 # flipped keypoint differs by exactly 1 px along the flipped axis; the check adds that.
@@ -63,6 +65,8 @@ CASES = [
     ("RandomBrightness +0.1", lambda h, w: A.RandomBrightnessContrast(brightness_limit=(0.1, 0.1), contrast_limit=0, p=1), 1),
     ("RandomGamma 150", lambda h, w: A.RandomGamma(gamma_limit=(150, 150), p=1), 1),
     ("HueSaturationValue hue 10", lambda h, w: A.HueSaturationValue(hue_shift_limit=(10, 10), sat_shift_limit=0, val_shift_limit=0, p=1), 2),
+    ("HueSaturationValue sat 20", lambda h, w: A.HueSaturationValue(hue_shift_limit=0, sat_shift_limit=(20, 20), val_shift_limit=0, p=1), 7),
+    ("HueSaturationValue val 15", lambda h, w: A.HueSaturationValue(hue_shift_limit=0, sat_shift_limit=0, val_shift_limit=(15, 15), p=1), 7),
     ("RGBShift", lambda h, w: A.RGBShift(r_shift_limit=(20, 20), g_shift_limit=(-10, -10), b_shift_limit=(0, 0), p=1), 1),
     ("Posterize 4", lambda h, w: A.Posterize(num_bits=4, p=1), 1),
     ("ToGray", lambda h, w: A.ToGray(p=1), 5),
