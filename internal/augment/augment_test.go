@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,24 +17,14 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
-var testAug = sync.OnceValues(func() (*Augmenter, error) {
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		return nil, err
-	}
-	v, err := pack.LoadBuiltin(c)
-	if err != nil {
-		return nil, err
-	}
-	f, err := testFacts(c, v)
-	if err != nil {
-		return nil, err
-	}
-	return New(v, f), nil
-})
+var (
+	testAugOnce sync.Once
+	testAug     *Augmenter
+	testAugErr  error
+)
 
 // testFacts are the contract's facts as the editor makes them (edit.AugmentFacts,
 // which this package's tests cannot import).
@@ -65,11 +54,17 @@ func testFacts(c *contract.Contract, v *vocab.Vocabulary) (Facts, error) {
 
 func augmenter(t testing.TB) *Augmenter {
 	t.Helper()
-	a, err := testAug()
-	if err != nil {
-		t.Fatalf("load contract and vocabulary: %v", err)
+	c, v := packtest.Builtin(t)
+	testAugOnce.Do(func() {
+		var f Facts
+		if f, testAugErr = testFacts(c, v); testAugErr == nil {
+			testAug = New(v, f)
+		}
+	})
+	if testAugErr != nil {
+		t.Fatalf("the contract's facts: %v", testAugErr)
 	}
-	return a
+	return testAug
 }
 
 // testImage is a small image with structure everywhere, so that every transform

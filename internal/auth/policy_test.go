@@ -2,29 +2,17 @@ package auth
 
 import (
 	"errors"
-	"os"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
-)
-
-var (
-	loadOnce sync.Once
-	loaded   *contract.Contract
-	loadErr  error
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 func testPolicy(t testing.TB) *Policy {
 	t.Helper()
-	loadOnce.Do(func() { loaded, loadErr = contract.Load(os.DirFS("../..")) })
-	if loadErr != nil {
-		t.Fatal(loadErr)
-	}
-	p, err := NewPolicy(loaded)
+	p, err := NewPolicy(packtest.Contract(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 func TestCheckVersion(t *testing.T) {
@@ -354,11 +355,7 @@ func TestCompareOwnContract(t *testing.T) {
 
 func loadTestContract(t testing.TB) *contract.Contract {
 	t.Helper()
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return packtest.Contract(t)
 }
 
 // Stand-ins the transcripts write for values they cannot know ($NAME of a `let`,

@@ -2,7 +2,6 @@ package edit
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,7 +9,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/history"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 func testEditor(t testing.TB) *Editor {
@@ -21,14 +20,7 @@ func testEditor(t testing.TB) *Editor {
 // testEditorContract is testEditor and the contract its facts come from.
 func testEditorContract(t testing.TB) (*Editor, *contract.Contract) {
 	t.Helper()
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := pack.LoadBuiltin(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, v := packtest.Builtin(t)
 	return New(c.Facts(), v, nil), c
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // clock is a fake time source that only moves when the test says so.
@@ -190,11 +190,7 @@ func TestCheckInput(t *testing.T) {
 // Deadlines take the contract's limits; a call its limit stopped is timeout with what
 // was done, anything else keeps its own error.
 func TestDeadlines(t *testing.T) {
-	ct, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := ct.TimeLimits()
+	tl, err := packtest.Contract(t).TimeLimits()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,14 @@
 package resolve
 
 import (
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // Edits fills defaults one way: a value given wins, then the entry's parameter
@@ -76,14 +74,7 @@ func TestEdits(t *testing.T) {
 // entry, with its parameters at their defaults, minima and maxima, Edits gives
 // exactly the arguments the contract's check gives.
 func TestEditsAreTheContractsCheck(t *testing.T) {
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := pack.LoadBuiltin(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, v := packtest.Builtin(t)
 	defaults, err := c.OperationDefaults()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // aliasContract is the repository's contract plus one more file in contracts/.
@@ -110,7 +111,7 @@ func TestAliasServesReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, v := loaded()
+	_, v := packtest.Builtin(t)
 	s, err := New(c, v, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestErrorResultOfDeprecatedTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, v := loaded()
+	_, v := packtest.Builtin(t)
 	s, err := New(c, v, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
@@ -24,7 +25,7 @@ import (
 // by failing, and at least one tool must be seen replacing text, so a broken
 // fixture cannot make the test pass without looking.
 func TestToolsThatReplaceUserTextAreDestructive(t *testing.T) {
-	c, _ := loaded()
+	c, _ := packtest.Builtin(t)
 	replacers := 0
 	for _, tool := range c.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func (o fixtureOptions) notesImage() string {
 
 func contextFixture(t *testing.T, o fixtureOptions) (*Server, []string) {
 	t.Helper()
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	dir := t.TempDir()
 	photo := greyRamp(t, 96, 64)
 	if err := os.MkdirAll(filepath.Join(dir, "photos", "shoots"), 0o755); err != nil {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // readOnlyHint and idempotentHint are promises to a host about the files a tool
@@ -20,7 +22,7 @@ import (
 // second call the tree its first call left. Both calls must succeed, so a tool
 // cannot pass by failing.
 func TestAnnotationsHoldOnTheWorkspaceTree(t *testing.T) {
-	c, _ := loaded()
+	c, _ := packtest.Builtin(t)
 	checked := 0
 	for _, tool := range c.Tools {
 		t.Run(tool.Name, func(t *testing.T) {

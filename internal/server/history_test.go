@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,32 +16,17 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/darkroom-mcp/darkroom"
-	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/history"
-	"github.com/darkroom-mcp/darkroom/internal/vocab"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
-
-// The contract and the vocabulary take a while to load and are safe to share.
-var loaded = sync.OnceValues(func() (*contract.Contract, *vocab.Vocabulary) {
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		panic(err)
-	}
-	v, err := pack.LoadBuiltin(c)
-	if err != nil {
-		panic(err)
-	}
-	return c, v
-})
 
 // editServer is a server over a fresh workspace. It is built directly rather than by
 // New, which refuses to start while a contract tool lacks a handler.
 func editServer(t testing.TB) *Server {
 	t.Helper()
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	ws, err := workspace.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
@@ -29,7 +30,7 @@ import (
 // on loopback does; configure (when set) adjusts the options first.
 func newLocalHTTP(t *testing.T, configure func(*HTTPOptions)) string {
 	t.Helper()
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	sessions, err := c.SessionLimits()
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func post(t *testing.T, endpoint, body string, header map[string]string) (int, s
 // default refused it with 413; one over the contract's max_input_bytes is 413
 // naming it. A token's own max_input_bytes above 4 MiB holds too.
 func TestHTTPBodyLimitIsTheContracts(t *testing.T) {
-	c, _ := loaded()
+	c, _ := packtest.Builtin(t)
 	defaults, _ := c.LimitDefaults()
 	local := newLocalHTTP(t, nil)
 	if code, _, body := post(t, local, initializeBody(5<<20), nil); code != 200 || !strings.Contains(body, `"serverInfo"`) {
@@ -179,7 +180,7 @@ func TestHTTPOrigin(t *testing.T) {
 // initialize is limit_exceeded, another principal is not held back, and a session
 // ended with DELETE frees its place.
 func TestHTTPSessionsPerPrincipal(t *testing.T) {
-	c, _ := loaded()
+	c, _ := packtest.Builtin(t)
 	sl, _ := c.SessionLimits()
 	lim := &contract.Limits{RequestsPerMinute: 60000, Burst: 1000, ConcurrentCalls: 4, MaxInputBytes: 1 << 20}
 	f := newHTTPFixture(t, t.TempDir(), 1, token{name: "alice", grants: editGrants, limits: lim}, token{name: "bob", grants: editGrants, limits: lim})

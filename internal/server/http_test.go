@@ -19,6 +19,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/auth"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
@@ -46,7 +47,7 @@ func newHTTPFixture(t *testing.T, root string, scale float64, toks ...token) *ht
 // workspace's server as it is built.
 func newHTTPFixtureWith(t *testing.T, root string, scale float64, configure func(*Server), toks ...token) *httpFixture {
 	t.Helper()
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	p, err := NewPolicy(c, scale)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/engine"
 	"github.com/darkroom-mcp/darkroom/internal/history"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
@@ -41,16 +41,7 @@ var edShared struct {
 func edContract(t testing.TB) (*contract.Contract, *vocab.Vocabulary, map[string]*jsonschema.Resolved) {
 	t.Helper()
 	edShared.once.Do(func() {
-		c, err := contract.Load(os.DirFS("../.."))
-		if err != nil {
-			edShared.err = err
-			return
-		}
-		v, err := pack.LoadBuiltin(c)
-		if err != nil {
-			edShared.err = err
-			return
-		}
+		c, v := packtest.Builtin(t)
 		schemas := map[string]*jsonschema.Resolved{}
 		for _, tool := range c.Tools {
 			b, _ := json.Marshal(tool.OutputSchema)

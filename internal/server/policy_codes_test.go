@@ -8,6 +8,7 @@ import (
 	"github.com/darkroom-mcp/darkroom"
 	"github.com/darkroom-mcp/darkroom/internal/auth"
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // Every refusal the HTTP policy can make, for every tool, reaches the client with
@@ -17,7 +18,7 @@ import (
 // none), the limiter (a second call where one may run) and the time limit (a
 // context past its deadline, as the policy starts it).
 func TestPolicyRefusalsAreDeclared(t *testing.T) {
-	c, _ := loaded()
+	c, _ := packtest.Builtin(t)
 	p, err := NewPolicy(c, 1e-12) // every time limit a nanosecond at most
 	if err != nil {
 		t.Fatal(err)

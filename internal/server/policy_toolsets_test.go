@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // --toolsets and --read-only: the server lists exactly the contract's tools of the
 // chosen groups that are annotated readOnly, and a tool it does not offer cannot be
 // called.
 func TestToolFilter(t *testing.T) {
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	f := ToolFilter{Groups: []string{"history", "render"}, ReadOnly: true}
 	if err := f.Check(c); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"sort"
 	"testing"
 
@@ -15,20 +14,13 @@ import (
 	"github.com/darkroom-mcp/darkroom/internal/contract"
 	"github.com/darkroom-mcp/darkroom/internal/edit"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
-	"github.com/darkroom-mcp/darkroom/internal/vocab/pack"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 	"github.com/darkroom-mcp/darkroom/internal/workspace"
 )
 
 func testServer(t testing.TB) *Server {
 	t.Helper()
-	c, err := contract.Load(os.DirFS("../.."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := pack.LoadBuiltin(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, v := packtest.Builtin(t)
 	s, err := New(c, v, nil)
 	if err != nil {
 		t.Fatal(err)

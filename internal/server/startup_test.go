@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/darkroom-mcp/darkroom/internal/contract"
+	"github.com/darkroom-mcp/darkroom/internal/vocab/pack/packtest"
 )
 
 // snapshotOf is the snapshot the cache would give for c: what a start-up reads
@@ -46,7 +47,7 @@ const (
 // with the bytes a server that loaded everything first answers, and holds a tool
 // call until it is ready: the call is validated by the loaded contract's CUE.
 func TestDeferredServerAnswersAsLoadedOne(t *testing.T) {
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	full, err := New(c, v, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestDeferredServerAnswersAsLoadedOne(t *testing.T) {
 // a server that loaded everything first does, and tells the client the list
 // changed.
 func TestDeferredServerReplacesStaleSnapshot(t *testing.T) {
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	full, err := New(c, v, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestDeferredServerReplacesStaleSnapshot(t *testing.T) {
 // answers it with the tool's error result, which needs the loaded contract, so it
 // starts the load itself instead of waiting for something else to.
 func TestDeferredServerOverlongFirstCall(t *testing.T) {
-	c, v := loaded()
+	c, v := packtest.Builtin(t)
 	s, err := New(snapshotOf(t, c), nil, nil)
 	if err != nil {
 		t.Fatal(err)
