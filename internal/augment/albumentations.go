@@ -30,6 +30,9 @@ type AlbuMap struct {
 	Ignored     []string                 `json:"ignored"`
 	Transforms  map[string][]AlbuReading `json:"transforms"`
 	Unsupported map[string]string        `json:"unsupported"`
+	// Positional names each class's parameters in its constructor's order, for a
+	// call written with positional arguments (ReadCall).
+	Positional map[string][]string `json:"positional"`
 	// MaxGroupDepth is how deep groups nest, in a darkroom pipeline and in what an
 	// albumentations pipeline becomes (#MaxGroupDepth).
 	MaxGroupDepth int `json:"max_group_depth"`

@@ -192,6 +192,10 @@ func (s *Service) PromptParser() *prompt.Parser {
 		// prompt's result, never replaced by a near entry.
 		if m, err := s.albumentations(); err == nil && m != nil {
 			s.parser.Lacking(m.Unsupported)
+			// albumentations code in a prompt means what it means in a pipeline file.
+			s.parser.ReadCalls(func(src string, w, h int) (prompt.CallReading, bool) {
+				return readCall(m, s.Vocab, src, w, h)
+			})
 		}
 	})
 	return s.parser
@@ -525,4 +529,31 @@ func pipelineStep(entry string, p float64, values map[string]float64, ranges map
 		st.Params[k] = augment.Value{Lo: rg[0], Hi: rg[1]}
 	}
 	return st
+}
+
+// readCall reads one albumentations call a prompt wrote as a pipeline file reads the
+// same transform; false when it is not a call of literals or does not become exactly
+// one step.
+func readCall(m *augment.AlbuMap, voc *vocab.Vocabulary, src string, w, h int) (prompt.CallReading, bool) {
+	call, err := m.ParseCall(src)
+	if err != nil {
+		return prompt.CallReading{}, false
+	}
+	imp, err := m.ReadCall(call, voc, w, h)
+	if err != nil || len(imp.Pipeline) != 1 || imp.Pipeline[0].Group != nil || len(imp.Skipped) > 0 {
+		// Not one step, or one that leaves part of the call undone: the prompt's
+		// own reading stands (it reads some of what a pipeline lists, such as
+		// RandomBrightnessContrast's contrast, approximately).
+		return prompt.CallReading{}, false
+	}
+	st := imp.Pipeline[0]
+	rd := prompt.CallReading{Entry: st.Entry, Values: map[string]float64{}, Ranges: map[string][2]float64{}}
+	for k, v := range st.Params {
+		if v.Lo == v.Hi {
+			rd.Values[k] = v.Lo
+		} else {
+			rd.Ranges[k] = [2]float64{v.Lo, v.Hi}
+		}
+	}
+	return rd, true
 }

@@ -36,6 +36,9 @@ type Parser struct {
 	lacking map[string]lackingClass
 	// lackingLongest is the most words of a lacking name.
 	lackingLongest int
+	// calls reads an albumentations call written in a prompt as a pipeline file
+	// reads it, set by ReadCalls (calls.go).
+	calls CallReader
 }
 
 // lackingClass is an albumentations transform darkroom cannot do and why.
@@ -582,6 +585,9 @@ type Issue struct {
 	Suggestion string `json:"suggestion,omitempty"`
 	Entry      string `json:"entry,omitempty"`
 	Parameter  string `json:"parameter,omitempty"`
+	// of is 1 + the place of the transform whose words' reading said it; 0 for
+	// the rest.
+	of int
 }
 
 // Ambiguity is a phrase more than one entry claims.
@@ -638,6 +644,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		p.clause(r, toks, cl, opt)
 	}
+	p.readCalls(r, text, opt)
 	p.settlePresets(r)
 	p.checkOnly(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
@@ -1601,7 +1608,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
 		}
+		before := len(r.Errors)
 		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
+		for k := before; k < len(r.Errors); k++ {
+			// What reading this transform's words said: replaced with the words when
+			// a pipeline's reading of its albumentations call replaces them (calls.go).
+			r.Errors[k].of = t.at + 1
+		}
 		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
 			// "affine: rotate 5 degrees, shear 3 degrees": the shear is the same
 			// affine's, not a second one.
