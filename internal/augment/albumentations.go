@@ -730,6 +730,11 @@ func (im *importer) convert(src AlbuSource, lo, hi float64) (Value, error) {
 				return 0, fmt.Errorf("parameter %s: %v is not positive", src.Name, v)
 			}
 			v = math.Log2(v)
+		case "log2_1p":
+			if v <= -1 {
+				return 0, fmt.Errorf("parameter %s: %v is not above -1", src.Name, v)
+			}
+			v = math.Log2(1 + v)
 		}
 		return round9((v*src.Scale+src.Offset)/im.per(src) + src.Add), nil
 	}

@@ -232,6 +232,8 @@ func (im *importer) invert(src AlbuSource, v Value) (any, any, error) {
 			x = x * x
 		case "log2":
 			x = math.Exp2(x)
+		case "log2_1p":
+			x = math.Exp2(x) - 1
 		}
 		if src.Scalar == "kernel" {
 			k := math.Max(3, 2*math.Round((x-1)/2)+1)

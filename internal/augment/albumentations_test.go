@@ -102,7 +102,8 @@ func TestImportAlbumentations131(t *testing.T) {
 		{Entry: "gaussian_blur", P: 0.5, Group: g, Params: map[string]Value{"radius": {0.0008, 0.0014}}},
 		// var_limit 10..50 grey levels squared: sigma sqrt(var)/255.
 		{Entry: "gaussian_noise", P: 0.5, Group: g, Params: map[string]Value{"sigma": {0.012401089, 0.027729678}}},
-		{Entry: "random_brightness", P: 0.5, Params: map[string]Value{"brightness": {-0.2, 0.2}}},
+		// contrast_limit=0: no gain.
+		{Entry: "random_brightness", P: 0.5, Params: map[string]Value{"brightness": {-0.2, 0.2}, "gain": {}}},
 		// OpenCV's hue unit is 2 degrees; sat_shift_limit=0 and val_shift_limit=0 are
 		// the range 0..0, as albumentations reads them.
 		{Entry: "hue_saturation_value", P: 0.3, Params: map[string]Value{"hue": {-20, 20}, "saturation": {}, "value": {}}},

@@ -62,6 +62,9 @@ func TestOpenCVParity(t *testing.T) {
 		{"gaussian_blur", `{"__class_fullname__": "GaussianBlur", "blur_limit": [7, 7], "sigma_limit": 0, "p": 1}`, ref{"op": "gaussian_blur", "k": 7}, 4},
 		{"brightness", `{"__class_fullname__": "RandomBrightnessContrast", "brightness_limit": [0.1, 0.1], "contrast_limit": 0, "p": 1}`,
 			ref{"op": "brightness", "beta": 0.1}, 1},
+		// RandomBrightnessContrast's "contrast" in 1.3.1 is a gain: lut *= 1 + c.
+		{"brightness_contrast", `{"__class_fullname__": "RandomBrightnessContrast", "brightness_limit": [-0.1, -0.1], "contrast_limit": [0.2, 0.2], "p": 1}`,
+			ref{"op": "brightness", "alpha": 1.2, "beta": -0.1}, 3},
 		{"gamma", `{"__class_fullname__": "RandomGamma", "gamma_limit": [150, 150], "p": 1}`, ref{"op": "gamma", "gamma": 1.5}, 1},
 		{"rgb_shift", `{"__class_fullname__": "RGBShift", "r_shift_limit": [20, 20], "g_shift_limit": [-10, -10], "b_shift_limit": [0, 0], "p": 1}`,
 			ref{"op": "rgb_shift", "shift": []int{20, -10, 0}}, 1},

@@ -72,10 +72,17 @@ func TestPromptCallsReadAsPipelines(t *testing.T) {
 		}
 	}
 	// A call whose pipeline reading leaves part of it undone keeps the prompt's own
-	// reading: RandomBrightnessContrast's contrast, which a pipeline lists as not
-	// done, is read by the words' entry.
-	r := s.PromptParser().Parse("A.RandomBrightnessContrast(p=0.3)", prompt.Options{Width: 1024, Height: 768})
-	if len(r.Transforms) != 1 || r.Transforms[0].Entry != "brightness_contrast" {
-		t.Errorf("RandomBrightnessContrast(p=0.3): %+v, want the prompt's brightness_contrast", r.Transforms)
+	// reading, which says what it did not read: darkroom's rotations reflect or fill
+	// with a constant, not replicate (border_mode=1).
+	r := s.PromptParser().Parse("A.Rotate(limit=15, border_mode=1)", prompt.Options{Width: 1024, Height: 768})
+	if len(r.Transforms) != 1 || len(r.Unread()) == 0 {
+		t.Errorf("Rotate(border_mode=1): %+v, unread %+v; want the prompt's reading with border_mode unread", r.Transforms, r.Unread())
+	}
+	// RandomBrightnessContrast's defaults, as a pipeline reads them: brightness ±0.2
+	// added, contrast ±0.2 as a gain of 2.2 log2(1 ± 0.2) stops.
+	r = s.PromptParser().Parse("A.RandomBrightnessContrast(p=0.3)", prompt.Options{Width: 1024, Height: 768})
+	if len(r.Transforms) != 1 || r.Transforms[0].Entry != "random_brightness" ||
+		!near(r.Transforms[0].Ranges["gain"][0], 2.2*math.Log2(0.8)) || !near(r.Transforms[0].Ranges["gain"][1], 2.2*math.Log2(1.2)) {
+		t.Errorf("RandomBrightnessContrast(p=0.3): %+v", r.Transforms)
 	}
 }

@@ -41,7 +41,7 @@ def run(img, c):
     if op == "gaussian_blur":
         return cv2.GaussianBlur(img, (c["k"], c["k"]), sigmaX=c.get("sigma", 0))
     if op == "brightness":  # _brightness_contrast_adjust_uint, brightness_by_max
-        lut = np.clip(np.arange(0, 256) * 1.0 + c["beta"] * 255, 0, 255).astype(np.uint8)
+        lut = np.clip(np.arange(0, 256) * c.get("alpha", 1.0) + c["beta"] * 255, 0, 255).astype(np.uint8)
         return cv2.LUT(img, lut)
     if op == "gamma":
         table = (np.arange(0, 256.0 / 255, 1.0 / 255) ** c["gamma"]) * 255
