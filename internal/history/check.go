@@ -48,10 +48,13 @@ func (s *Store) Check(id string) (Report, error) {
 	defer release()
 	var rep Report
 	var problems []string
-	if note, err := im.recoverLocked(); err != nil {
+	// Check replays the whole log whether or not this store has already: it is the
+	// fsck, run after a crash of the machine as well as of a process.
+	if r, err := im.replay(true); err != nil {
 		problems = append(problems, err.Error())
-	} else if note != "" {
-		rep.Repaired = append(rep.Repaired, note)
+	} else {
+		rep.Repaired = append(rep.Repaired, r.notes...)
+		s.setReplayed(id)
 	}
 	rep.StaleTemp = im.removeTemps()
 	problems = append(problems, im.verify(&rep)...)
@@ -68,9 +71,9 @@ func (s *Store) Check(id string) (Report, error) {
 	return rep, e
 }
 
-// pending returns the last log entry if the refs do not reflect it yet, because a crash
+// pending returns the last log line if the refs do not reflect it yet, because a crash
 // came between appending it and moving its ref, and nil if they do.
-func (im *image) pending() (*LogEntry, error) {
+func (im *image) pending() (*logLine, error) {
 	f, err := os.Open(filepath.Join(im.dir, logFile))
 	if err != nil {
 		return nil, ioError(err, "image %q: open log", im.id)
@@ -83,15 +86,15 @@ func (im *image) pending() (*LogEntry, error) {
 	if last == nil {
 		return nil, damaged(im.id, "%s has no complete entry", logFile)
 	}
-	e, err := parseLogEntry(last)
+	l, err := parseLogLine(last)
 	if err != nil {
 		return nil, damaged(im.id, "%s: last entry: %v", logFile, err)
 	}
-	done, err := im.applied(e)
+	done, err := im.applied(l.LogEntry)
 	if err != nil || done {
 		return nil, err
 	}
-	return &e, nil
+	return &l, nil
 }
 
 // applied reports whether the refs already say what e says. When they do not, they
@@ -144,23 +147,29 @@ func (im *image) applied(e LogEntry) (bool, error) {
 	}
 }
 
-// recoverLocked completes the last logged operation if a crash interrupted it. The
-// log is written ahead of the refs, so rolling forward is always possible: the entry is
-// durable, and the object it names was written before it. It returns a note saying
-// what it did, or "" when there was nothing to do. The caller holds the exclusive lock.
+// recoverLocked completes the last logged operation if a crash of a process
+// interrupted it. The log is written ahead of the refs, so rolling forward is always
+// possible: the entry is durable, and the object it names was written before it (and
+// is carried by it, when it was not fsynced). It returns a note saying what it did,
+// or "" when there was nothing to do. The caller holds the exclusive lock. It is enough
+// between the accesses of one process, which a power cut cannot separate; the first
+// access replays the whole log (replay.go).
 func (im *image) recoverLocked() (string, error) {
-	e, err := im.pending()
-	if err != nil || e == nil {
+	l, err := im.pending()
+	if err != nil || l == nil {
 		return "", err
 	}
-	ok, err := im.hasObject(e.Hash)
-	if err != nil {
-		return "", err
+	e := l.LogEntry
+	if l.State == nil {
+		ok, err := im.hasObject(e.Hash)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", damaged(im.id, "the last logged %s names snapshot %s, which does not exist", e.Op, e.Hash)
+		}
 	}
-	if !ok {
-		return "", damaged(im.id, "the last logged %s names snapshot %s, which does not exist", e.Op, e.Hash)
-	}
-	if err := im.redo(*e); err != nil {
+	if err := im.redo(e, l.State); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("completed the interrupted %s: %s is now %s", e.Op, e.Ref, e.Hash), nil
