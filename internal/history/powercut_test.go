@@ -91,7 +91,7 @@ func loggedValues(t *testing.T, dir string) map[string][]string {
 // replays the log, after which refs, HEAD, log and objects are what they were before
 // the cut, every acknowledged state reads back, and Check finds nothing wrong.
 func TestPowerCut(t *testing.T) {
-	for seed := range 24 {
+	for seed := range 12 {
 		for _, access := range []string{"read", "check"} {
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, access), func(t *testing.T) {
 				root := t.TempDir()
