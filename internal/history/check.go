@@ -27,8 +27,9 @@ type Report struct {
 	TornLogBytes int64 `json:"torn_log_bytes"`
 	// StaleTemp counts temporary files of interrupted writes that Check removed.
 	StaleTemp int `json:"stale_temp"`
-	// Repaired says what Check completed: the last logged operation, when a crash came
-	// between logging it and moving its ref.
+	// Repaired says what Check's replay of the log repaired: a ref, HEAD or carried
+	// snapshot a crash left behind the log (the last operation, when a process died
+	// between logging it and moving its ref; more after a power cut).
 	Repaired []string `json:"repaired,omitempty"`
 }
 
@@ -36,9 +37,11 @@ type Report struct {
 // name and is a canonical state; every branch and tag points at an existing object;
 // HEAD names an existing branch or object; every log line parses, names existing
 // objects, and replaying the log from init yields exactly the refs and HEAD on disk,
-// each commit's parent being its ref's previous value. Like every access it first
-// completes an operation a crash interrupted; it also removes stale temporary files.
-// Both are listed in the report. It returns state_error listing every problem
+// each commit's parent being its ref's previous value; a line carrying a state
+// carries the snapshot it names. It first replays the whole log, as a process's first
+// access does (replay.go), repairing what a crash of the process or the machine left;
+// it also removes stale temporary files. Both are listed in the report. What replay
+// leaves (no crash explains it) is a problem. It returns state_error listing every problem
 // (Details["problems"]) if the image is damaged, not_found for an unknown image.
 func (s *Store) Check(id string) (Report, error) {
 	im, release, err := s.lock(id, true)
