@@ -205,6 +205,7 @@ func (im *image) verify(rep *Report) []string {
 	}
 
 	objects := map[string]bool{}
+	torn := map[string]string{} // hash -> the problem, for objects whose content is not theirs
 	des, err := os.ReadDir(filepath.Join(im.dir, objectsDir))
 	if err != nil {
 		problemf("list %s: %v", objectsDir, err)
@@ -224,12 +225,12 @@ func (im *image) verify(rep *Report) []string {
 		// about refs and the log, not repeats of this one.
 		objects[hash] = true
 		if got := hashBytes(b); got != hash {
-			problemf("snapshot %s has content hashing to %s", hash, got)
+			// Damage, unless no log line names it: see below.
+			torn[hash] = fmt.Sprintf("snapshot %s has content hashing to %s", hash, got)
 		} else if _, err := decodeState(b); err != nil {
 			problemf("snapshot %s: %v", hash, err)
 		}
 	}
-	rep.Objects = len(objects)
 
 	onDisk := map[string]string{}
 	for _, d := range []struct{ dir, kind string }{{headsDir, "branch"}, {tagsDir, "tag"}} {
@@ -364,6 +365,22 @@ func (im *image) verify(rep *Report) []string {
 	if headErr == nil && rep.LogEntries > 0 && head != replayed {
 		problemf("HEAD is %s on disk but %s by the log", head, replayed)
 	}
+	// An object whose content is not its own that no log line names is what a power
+	// cut leaves of a snapshot written without an fsync by a call that never logged it
+	// (doc.go, "Crash safety"): nothing refers to it, so it is removed, and said.
+	for _, h := range slices.Sorted(maps.Keys(torn)) {
+		if logged[h] {
+			problemf("%s", torn[h])
+			continue
+		}
+		if err := os.Remove(im.objectPath(h)); err != nil {
+			problemf("%s, and removing it failed: %v", torn[h], err)
+			continue
+		}
+		delete(objects, h)
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("removed snapshot %s: no log entry names it and its content is not its own (a write a crash cut short)", h))
+	}
+	rep.Objects = len(objects)
 	for h := range objects {
 		if !logged[h] {
 			rep.Orphans++

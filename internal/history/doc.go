@@ -92,8 +92,9 @@
 //
 // So an operation is acknowledged once its line is fsynced and its ref renamed, and
 // nothing acknowledged is lost to either kind of crash. Check verifies all of this,
-// replays the whole log first whether or not the process has, and reports what it
-// repaired.
+// replays the whole log first whether or not the process has, removes a snapshot no
+// line names whose content is not its own (what a cut leaves of an object written by
+// a call that never logged it), and reports what it repaired.
 //
 // # A failed call
 //

@@ -461,3 +461,38 @@ func TestHashSpecCarriesItsSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// A snapshot a call wrote without an fsync and never logged (it failed, or died,
+// before its line) may be left torn by a power cut. No line names it, so Check removes
+// it and says so instead of reporting the image damaged; a torn snapshot a line names
+// and cannot rewrite stays damage.
+func TestCheckRemovesTornOrphan(t *testing.T) {
+	s := newTestStore(t)
+	h0 := mustInit(t, s, "img", exposure(0))
+	dir := filepath.Join(s.dir, "img")
+	canon, hash, err := encodeState(exposure(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := filepath.Join(dir, objectsDir, hash+".json")
+	if err := os.WriteFile(orphan, make([]byte, len(canon)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Check("img")
+	if err != nil {
+		t.Fatalf("Check with a torn orphan: %v", err)
+	}
+	if len(rep.Repaired) != 1 || !strings.Contains(rep.Repaired[0], hash) || rep.Orphans != 0 {
+		t.Errorf("Check report %+v, want the orphan removed and said", rep)
+	}
+	if _, err := os.Stat(orphan); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the torn orphan is still there: %v", err)
+	}
+	// The baseline's object no line carries: torn, it is damage.
+	if err := os.WriteFile(filepath.Join(dir, objectsDir, h0+".json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Check("img"); codeOf(err) != "state_error" {
+		t.Errorf("Check with the baseline torn: %v, want state_error", err)
+	}
+}
