@@ -27,8 +27,9 @@ type Report struct {
 	TornLogBytes int64 `json:"torn_log_bytes"`
 	// StaleTemp counts temporary files of interrupted writes that Check removed.
 	StaleTemp int `json:"stale_temp"`
-	// Repaired says what Check completed: the last logged operation, when a crash came
-	// between logging it and moving its ref.
+	// Repaired says what Check's replay of the log repaired: a ref, HEAD or carried
+	// snapshot a crash left behind the log (the last operation, when a process died
+	// between logging it and moving its ref; more after a power cut).
 	Repaired []string `json:"repaired,omitempty"`
 }
 
@@ -36,9 +37,11 @@ type Report struct {
 // name and is a canonical state; every branch and tag points at an existing object;
 // HEAD names an existing branch or object; every log line parses, names existing
 // objects, and replaying the log from init yields exactly the refs and HEAD on disk,
-// each commit's parent being its ref's previous value. Like every access it first
-// completes an operation a crash interrupted; it also removes stale temporary files.
-// Both are listed in the report. It returns state_error listing every problem
+// each commit's parent being its ref's previous value; a line carrying a state
+// carries the snapshot it names. It first replays the whole log, as a process's first
+// access does (replay.go), repairing what a crash of the process or the machine left;
+// it also removes stale temporary files. Both are listed in the report. What replay
+// leaves (no crash explains it) is a problem. It returns state_error listing every problem
 // (Details["problems"]) if the image is damaged, not_found for an unknown image.
 func (s *Store) Check(id string) (Report, error) {
 	im, release, err := s.lock(id, true)
@@ -48,10 +51,13 @@ func (s *Store) Check(id string) (Report, error) {
 	defer release()
 	var rep Report
 	var problems []string
-	if note, err := im.recoverLocked(); err != nil {
+	// Check replays the whole log whether or not this store has already: it is the
+	// fsck, run after a crash of the machine as well as of a process.
+	if r, err := im.replay(true); err != nil {
 		problems = append(problems, err.Error())
-	} else if note != "" {
-		rep.Repaired = append(rep.Repaired, note)
+	} else {
+		rep.Repaired = append(rep.Repaired, r.notes...)
+		s.setReplayed(id)
 	}
 	rep.StaleTemp = im.removeTemps()
 	problems = append(problems, im.verify(&rep)...)
@@ -68,9 +74,9 @@ func (s *Store) Check(id string) (Report, error) {
 	return rep, e
 }
 
-// pending returns the last log entry if the refs do not reflect it yet, because a crash
+// pending returns the last log line if the refs do not reflect it yet, because a crash
 // came between appending it and moving its ref, and nil if they do.
-func (im *image) pending() (*LogEntry, error) {
+func (im *image) pending() (*logLine, error) {
 	f, err := os.Open(filepath.Join(im.dir, logFile))
 	if err != nil {
 		return nil, ioError(err, "image %q: open log", im.id)
@@ -83,15 +89,15 @@ func (im *image) pending() (*LogEntry, error) {
 	if last == nil {
 		return nil, damaged(im.id, "%s has no complete entry", logFile)
 	}
-	e, err := parseLogEntry(last)
+	l, err := parseLogLine(last)
 	if err != nil {
 		return nil, damaged(im.id, "%s: last entry: %v", logFile, err)
 	}
-	done, err := im.applied(e)
+	done, err := im.applied(l.LogEntry)
 	if err != nil || done {
 		return nil, err
 	}
-	return &e, nil
+	return &l, nil
 }
 
 // applied reports whether the refs already say what e says. When they do not, they
@@ -144,23 +150,29 @@ func (im *image) applied(e LogEntry) (bool, error) {
 	}
 }
 
-// recoverLocked completes the last logged operation if a crash interrupted it. The
-// log is written ahead of the refs, so rolling forward is always possible: the entry is
-// durable, and the object it names was written before it. It returns a note saying
-// what it did, or "" when there was nothing to do. The caller holds the exclusive lock.
+// recoverLocked completes the last logged operation if a crash of a process
+// interrupted it. The log is written ahead of the refs, so rolling forward is always
+// possible: the entry is durable, and the object it names was written before it (and
+// is carried by it, when it was not fsynced). It returns a note saying what it did,
+// or "" when there was nothing to do. The caller holds the exclusive lock. It is enough
+// between the accesses of one process, which a power cut cannot separate; the first
+// access replays the whole log (replay.go).
 func (im *image) recoverLocked() (string, error) {
-	e, err := im.pending()
-	if err != nil || e == nil {
+	l, err := im.pending()
+	if err != nil || l == nil {
 		return "", err
 	}
-	ok, err := im.hasObject(e.Hash)
-	if err != nil {
-		return "", err
+	e := l.LogEntry
+	if l.State == nil {
+		ok, err := im.hasObject(e.Hash)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", damaged(im.id, "the last logged %s names snapshot %s, which does not exist", e.Op, e.Hash)
+		}
 	}
-	if !ok {
-		return "", damaged(im.id, "the last logged %s names snapshot %s, which does not exist", e.Op, e.Hash)
-	}
-	if err := im.redo(*e); err != nil {
+	if err := im.redo(e, l.State); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("completed the interrupted %s: %s is now %s", e.Op, e.Ref, e.Hash), nil
@@ -193,6 +205,7 @@ func (im *image) verify(rep *Report) []string {
 	}
 
 	objects := map[string]bool{}
+	torn := map[string]string{} // hash -> the problem, for objects whose content is not theirs
 	des, err := os.ReadDir(filepath.Join(im.dir, objectsDir))
 	if err != nil {
 		problemf("list %s: %v", objectsDir, err)
@@ -212,12 +225,12 @@ func (im *image) verify(rep *Report) []string {
 		// about refs and the log, not repeats of this one.
 		objects[hash] = true
 		if got := hashBytes(b); got != hash {
-			problemf("snapshot %s has content hashing to %s", hash, got)
+			// Damage, unless no log line names it: see below.
+			torn[hash] = fmt.Sprintf("snapshot %s has content hashing to %s", hash, got)
 		} else if _, err := decodeState(b); err != nil {
 			problemf("snapshot %s: %v", hash, err)
 		}
 	}
-	rep.Objects = len(objects)
 
 	onDisk := map[string]string{}
 	for _, d := range []struct{ dir, kind string }{{headsDir, "branch"}, {tagsDir, "tag"}} {
@@ -352,6 +365,22 @@ func (im *image) verify(rep *Report) []string {
 	if headErr == nil && rep.LogEntries > 0 && head != replayed {
 		problemf("HEAD is %s on disk but %s by the log", head, replayed)
 	}
+	// An object whose content is not its own that no log line names is what a power
+	// cut leaves of a snapshot written without an fsync by a call that never logged it
+	// (doc.go, "Crash safety"): nothing refers to it, so it is removed, and said.
+	for _, h := range slices.Sorted(maps.Keys(torn)) {
+		if logged[h] {
+			problemf("%s", torn[h])
+			continue
+		}
+		if err := os.Remove(im.objectPath(h)); err != nil {
+			problemf("%s, and removing it failed: %v", torn[h], err)
+			continue
+		}
+		delete(objects, h)
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("removed snapshot %s: no log entry names it and its content is not its own (a write a crash cut short)", h))
+	}
+	rep.Objects = len(objects)
 	for h := range objects {
 		if !logged[h] {
 			rep.Orphans++

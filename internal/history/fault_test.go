@@ -232,10 +232,10 @@ func TestFailedCallHasNotHappened(t *testing.T) {
 	}
 }
 
-// TestRollbackFails covers the one case doc.go exempts: the ref moved, its directory
-// could not be fsynced, and putting the old ref back fails too. The store then
-// finishes the operation if it can (the call succeeds, once), and otherwise says that
-// the operation is logged and completes at the next access, which it does.
+// TestRollbackFails covers the one case doc.go exempts: the commit is logged, moving
+// its ref fails, and cutting the entry off the log fails too. The store then finishes
+// the operation if it can (the call succeeds, once), and otherwise says that the
+// operation is logged and completes at the next access, which it does.
 func TestRollbackFails(t *testing.T) {
 	for _, finishes := range []bool{true, false} {
 		t.Run(fmt.Sprintf("finishes=%v", finishes), func(t *testing.T) {
@@ -245,19 +245,18 @@ func TestRollbackFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustInit(t, s, "img", exposure(0))
-			logged, failing, restoreFailed := false, false, false
+			logged, failing := false, false
 			s.disk = &disk{fault: func(op, path string) error {
 				switch {
 				case op == "sync" && filepath.Base(path) == logFile:
 					logged = true
-				case logged && op == "syncdir" && filepath.Base(path) == "heads" && !failing:
+				case logged && op == "rename" && filepath.Base(filepath.Dir(path)) == "heads" && !failing:
 					failing = true
 					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
-				case failing && (op == "rename" || op == "remove") && (!finishes || !restoreFailed):
-					// With finishes, only the restore fails; completing the commit works.
-					restoreFailed = true
+				case failing && op == "truncate":
 					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
 				case failing && !finishes && op == "create":
+					// Finishing the commit cannot write the ref either.
 					return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
 				}
 				return nil

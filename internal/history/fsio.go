@@ -146,6 +146,14 @@ type LogEntry struct {
 	Label  string    `json:"label"`
 }
 
+// logLine is a log line as it is on disk: the entry, and the canonical JSON of the
+// state Hash names when the line carries it (doc.go, "Crash safety"). The state is
+// the log's alone: LogEntry, which callers see, has no such field.
+type logLine struct {
+	LogEntry
+	State json.RawMessage `json:"state,omitempty"`
+}
+
 // Operations recorded in the log.
 const (
 	OpInit     = "init"
@@ -155,10 +163,18 @@ const (
 	OpCheckout = "checkout"
 )
 
-func encodeLogEntry(e LogEntry) ([]byte, error) {
+// encodeLogEntry encodes e as a log line carrying state (nil: none). The state is
+// spliced in byte for byte: json.Marshal would re-escape it (<, > and & in strings),
+// and the line must hold exactly the bytes whose hash is e.Hash.
+func encodeLogEntry(e LogEntry, state []byte) ([]byte, error) {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
+	}
+	if state != nil {
+		line = append(line[:len(line)-1], `,"state":`...)
+		line = append(line, state...)
+		line = append(line, '}')
 	}
 	if len(line) >= maxLogLine {
 		return nil, fmt.Errorf("log entry is %d bytes, over the limit of %d", len(line), maxLogLine)
@@ -167,34 +183,47 @@ func encodeLogEntry(e LogEntry) ([]byte, error) {
 }
 
 // parseLogEntry decodes one log line strictly: an entry the store did not write (an
-// unknown op, a malformed hash or ref) is damage, not something to guess about.
+// unknown op, a malformed hash or ref, a carried state that is not the snapshot it
+// names) is damage, not something to guess about.
 func parseLogEntry(line []byte) (LogEntry, error) {
-	var e LogEntry
+	l, err := parseLogLine(line)
+	return l.LogEntry, err
+}
+
+// parseLogLine is parseLogEntry keeping the carried state, if any.
+func parseLogLine(line []byte) (logLine, error) {
+	var l logLine
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		return LogEntry{}, err
+	if err := dec.Decode(&l); err != nil {
+		return logLine{}, err
 	}
 	if dec.More() {
-		return LogEntry{}, errors.New("unexpected data after the entry")
+		return logLine{}, errors.New("unexpected data after the entry")
 	}
+	e := l.LogEntry
 	switch e.Op {
 	case OpInit, OpCommit, OpBranch, OpTag, OpCheckout:
 	default:
-		return LogEntry{}, fmt.Errorf("unknown op %q", e.Op)
+		return logLine{}, fmt.Errorf("unknown op %q", e.Op)
 	}
 	if !isFullHash(e.Hash) {
-		return LogEntry{}, fmt.Errorf("hash %q is not a snapshot hash", e.Hash)
+		return logLine{}, fmt.Errorf("hash %q is not a snapshot hash", e.Hash)
 	}
 	if e.Parent != "" && !isFullHash(e.Parent) {
-		return LogEntry{}, fmt.Errorf("parent %q is not a snapshot hash", e.Parent)
+		return logLine{}, fmt.Errorf("parent %q is not a snapshot hash", e.Parent)
 	}
 	if e.Ref != "HEAD" {
 		if _, _, err := splitRef(e.Ref); err != nil {
-			return LogEntry{}, err
+			return logLine{}, err
 		}
 	}
-	return e, nil
+	if l.State != nil {
+		if got := hashBytes(l.State); got != e.Hash {
+			return logLine{}, fmt.Errorf("the state it carries hashes to %s, not to its hash %s", got, e.Hash)
+		}
+	}
+	return l, nil
 }
 
 // splitRef parses "refs/heads/<name>" or "refs/tags/<name>".
@@ -215,13 +244,14 @@ func splitRef(ref string) (kind, name string, err error) {
 	return kind, name, nil
 }
 
-// appendLog appends e to the log and fsyncs it before returning, so an entry is
-// durable before the ref it describes moves. A torn line left by an earlier crash is cut
+// appendLog appends e, carrying state (nil: none), to the log and fsyncs it before
+// returning, so an entry is durable before the ref it describes moves: the one fsync
+// of a mutation (doc.go, "Crash safety"). A torn line left by an earlier crash is cut
 // off first; otherwise the new entry would be glued to it and both lost. It returns the
 // log's size before the entry, which truncateLog takes it back to, or -1 when it failed
 // before changing the file.
-func (d *disk) appendLog(path string, e LogEntry) (int64, error) {
-	line, err := encodeLogEntry(e)
+func (d *disk) appendLog(path string, e LogEntry, state []byte) (int64, error) {
+	line, err := encodeLogEntry(e, state)
 	if err != nil {
 		return -1, err
 	}
@@ -290,34 +320,43 @@ var errLogDamaged = errors.New("malformed")
 
 // logTail returns the last complete line of the log (nil for an empty log) and the
 // number of bytes after it that end no line: what a crash in the middle of an append
-// leaves behind.
+// leaves behind. It reads logTailFirstRead bytes from the end, and more, up to
+// logTailReadLen, only when the last line (one carrying a large state) needs it.
 func logTail(f *os.File) (last []byte, torn int64, err error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
 	}
 	size := fi.Size()
-	n := min(size, logTailReadLen)
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, err
-	}
-	end := bytes.LastIndexByte(buf, '\n')
-	if end < 0 {
-		if size > maxLogLine {
-			return nil, 0, fmt.Errorf("%w: the last %d bytes hold no line end", errLogDamaged, n)
+	for n := min(size, logTailFirstRead); ; n = min(size, n*4, logTailReadLen) {
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
 		}
-		return nil, size, nil
+		more := n < size && n < logTailReadLen
+		end := bytes.LastIndexByte(buf, '\n')
+		if end < 0 {
+			if more {
+				continue
+			}
+			if size > maxLogLine {
+				return nil, 0, fmt.Errorf("%w: the last %d bytes hold no line end", errLogDamaged, n)
+			}
+			return nil, size, nil
+		}
+		torn = int64(len(buf) - end - 1)
+		if torn >= maxLogLine {
+			return nil, 0, fmt.Errorf("%w: %d bytes after the last line end", errLogDamaged, torn)
+		}
+		start := bytes.LastIndexByte(buf[:end], '\n') + 1
+		if start == 0 && n < size {
+			if more {
+				continue
+			}
+			return nil, 0, fmt.Errorf("%w: last line is longer than %d bytes", errLogDamaged, maxLogLine)
+		}
+		return buf[start:end], torn, nil
 	}
-	torn = int64(len(buf) - end - 1)
-	if torn >= maxLogLine {
-		return nil, 0, fmt.Errorf("%w: %d bytes after the last line end", errLogDamaged, torn)
-	}
-	start := bytes.LastIndexByte(buf[:end], '\n') + 1
-	if start == 0 && n < size {
-		return nil, 0, fmt.Errorf("%w: last line is longer than %d bytes", errLogDamaged, maxLogLine)
-	}
-	return buf[start:end], torn, nil
 }
 
 // readLogBackward returns up to limit entries (all for limit <= 0), newest first, and

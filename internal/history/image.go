@@ -161,15 +161,54 @@ func decodeState(b []byte) (State, error) {
 
 // writeObject stores a snapshot unless an identical one is there. An existing object
 // whose bytes differ is damaged (it cannot be another state: the name is the content's
-// hash), so it is rewritten.
-func (im *image) writeObject(hash string, canon []byte) error {
+// hash), so it is rewritten. durable fsyncs it and its directory, for a state no log
+// line carries; otherwise the object is replaced atomically (a temporary file renamed
+// over it) but not fsynced: a line of the log carries its content (doc.go, "Crash
+// safety").
+func (im *image) writeObject(hash string, canon []byte, durable bool) error {
 	if b, err := os.ReadFile(im.objectPath(hash)); err == nil && bytes.Equal(b, canon) {
 		return nil
 	}
-	if err := im.d.writeFileAtomic(filepath.Join(im.dir, objectsDir), hash+".json", canon); err != nil {
+	dir := filepath.Join(im.dir, objectsDir)
+	var err error
+	if durable {
+		err = im.d.writeFileAtomic(dir, hash+".json", canon)
+	} else {
+		var tmp string
+		if tmp, err = im.d.stage(dir, canon, false); err == nil {
+			if err = im.d.rename(tmp, im.objectPath(hash)); err != nil {
+				os.Remove(tmp)
+			}
+		}
+	}
+	if err != nil {
 		return ioError(err, "image %q: write snapshot %s", im.id, hash)
 	}
 	return nil
+}
+
+// carry returns what a log line naming snapshot hash, which a caller named by its
+// hash, must carry: its content, so that the line makes it durable (an object nothing
+// logged yet, left by a call that failed, was not fsynced). A state too large to carry
+// is fsynced in place instead, and nil returned.
+func (im *image) carry(hash string) ([]byte, error) {
+	b, err := os.ReadFile(im.objectPath(hash))
+	if err != nil {
+		return nil, ioError(err, "image %q: read snapshot %s", im.id, hash)
+	}
+	if got := hashBytes(b); got != hash {
+		return nil, damaged(im.id, "snapshot %s has content hashing to %s", hash, got)
+	}
+	if len(b) <= maxCarried {
+		return b, nil
+	}
+	if err := im.d.syncFile(im.objectPath(hash)); err != nil {
+		return nil, ioError(err, "image %q: sync snapshot %s", im.id, hash)
+	}
+	if err := im.d.syncDir(filepath.Join(im.dir, objectsDir)); err != nil {
+		return nil, ioError(err, "image %q: sync snapshots", im.id)
+	}
+	return nil, nil
 }
 
 // target is what a spec resolved to.
@@ -177,6 +216,7 @@ type target struct {
 	hash   string
 	branch string // the branch the spec named, if it named one
 	head   bool   // the spec was HEAD
+	byHash bool   // the spec was a hash or hash prefix, not a ref
 }
 
 func (im *image) resolve(spec string) (target, error) {
@@ -241,7 +281,7 @@ func (im *image) resolve(spec string) (target, error) {
 			return target{}, err
 		}
 		for _, h := range hashes {
-			cands = append(cands, candidate{what: "snapshot " + h, t: target{hash: h}})
+			cands = append(cands, candidate{what: "snapshot " + h, t: target{hash: h, byHash: true}})
 		}
 	}
 	switch len(cands) {

@@ -47,7 +47,20 @@ func (s *Store) checkoutLocked(im *image, spec string) (Head, error) {
 	if _, ok := im.repeatOf(e); ok {
 		return out, nil
 	}
-	return out, im.apply(e)
+	return out, im.applyTo(e, t)
+}
+
+// applyTo is apply for an operation that moves a ref or HEAD to target t: a target
+// named by its hash may be an object no log line carries yet, so the line carries it.
+func (im *image) applyTo(e LogEntry, t target) error {
+	var state []byte
+	if t.byHash {
+		var err error
+		if state, err = im.carry(t.hash); err != nil {
+			return err
+		}
+	}
+	return im.apply(e, state)
 }
 
 // Moved is what an operation that moves HEAD or names a snapshot left: its log
@@ -105,7 +118,9 @@ func (s *Store) BranchCheckout(id, name, from string) (Moved, error) {
 		}
 		h, err := s.checkoutLocked(im, "refs/heads/"+name)
 		if err != nil {
-			// Take the branch back: its ref, then its log entry.
+			// Take the branch back: its ref, then its log entry. The removal is
+			// fsynced before the log forgets the branch: a ref the log does not
+			// create is damage to replay, never something a power cut leaves.
 			ref := filepath.Join(im.dir, filepath.FromSlash(e.Ref))
 			rerr := im.d.remove(ref)
 			if rerr == nil {
@@ -203,5 +218,5 @@ func (s *Store) newRefLocked(im *image, kind, name, from string) (LogEntry, erro
 		op, dir = OpTag, "refs/tags/"
 	}
 	out := LogEntry{Time: s.now().UTC(), Op: op, Hash: t.hash, Ref: dir + name}
-	return out, im.apply(out)
+	return out, im.applyTo(out, t)
 }

@@ -21,8 +21,19 @@ const (
 	MaxMetaBytes   = 64 << 10
 	MaxLabelBytes  = 1024
 	maxKeyBytes    = 128 // a primitive, layer, value or extra key
-	maxLogLine     = 16 << 10
+	maxLogLine     = maxCarried + 16<<10
 	logTailReadLen = 2*maxLogLine + 2
+)
+
+const (
+	// maxCarried is the largest state a log line carries (doc.go, "Crash safety"): a
+	// larger one is fsynced as its object file before its line is logged instead.
+	// maxLogLine leaves 16 KiB beside it for the other fields and a label of
+	// MaxLabelBytes, escaped to six bytes a byte at worst.
+	maxCarried = 64 << 10
+	// logTailFirstRead is how much of the log's end logTail reads first; it reads up
+	// to logTailReadLen only when the last line is longer.
+	logTailFirstRead = 16 << 10
 )
 
 // Entry is one applied primitive. Its identity within a state is its primitive plus its

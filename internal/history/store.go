@@ -52,7 +52,10 @@ type Store struct {
 
 	mu     sync.Mutex
 	images map[string]*sync.RWMutex // in-process half of each image's lock
-	initMu sync.Mutex
+	// replayed holds the images this store has replayed the whole log of (replay.go):
+	// the first access to an image does, the later ones check the last entry only.
+	replayed map[string]bool
+	initMu   sync.Mutex
 }
 
 // Open returns the store of the workspace at root, creating root/images if needed.
@@ -70,7 +73,7 @@ func Open(root string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, ioError(err, "open history")
 	}
-	return &Store{dir: dir, now: time.Now, images: map[string]*sync.RWMutex{}}, nil
+	return &Store{dir: dir, now: time.Now, images: map[string]*sync.RWMutex{}, replayed: map[string]bool{}}, nil
 }
 
 // Head is where an image's HEAD is: the hash it resolves to and the branch it names,
@@ -176,7 +179,7 @@ func (s *Store) Init(id string, baseline State, meta json.RawMessage) (string, e
 		{Time: now, Op: OpInit, Hash: hash, Ref: "refs/heads/" + mainBranch, Label: "baseline"},
 		{Time: now, Op: OpTag, Hash: hash, Ref: "refs/tags/" + baselineTag},
 	} {
-		line, err := encodeLogEntry(e)
+		line, err := encodeLogEntry(e, nil)
 		if err != nil {
 			return "", darkroom.Wrap(darkroom.InternalError, err, "init image %q", id)
 		}
@@ -374,7 +377,9 @@ func checkLabel(label string) error {
 
 // commitLocked writes in the order that makes a crash harmless: the object, then the
 // log entry, then the ref. A crash before the log leaves an unreferenced object; a
-// crash after it leaves an entry the next access completes (see recoverLocked).
+// crash after it leaves an entry the next access completes (see recoverLocked). The
+// log line carries the state (doc.go, "Crash safety"), so the object is written without
+// an fsync; a state too large to carry is fsynced as its object before the line.
 func (s *Store) commitLocked(im *image, canon []byte, hash, label string) (LogEntry, error) {
 	hv, err := im.readHead()
 	if err != nil {
@@ -398,56 +403,48 @@ func (s *Store) commitLocked(im *image, canon []byte, hash, label string) (LogEn
 	if last, ok := im.repeatOf(e); ok {
 		return last, nil
 	}
-	if err := im.writeObject(hash, canon); err != nil {
+	carried := canon
+	if len(canon) > maxCarried {
+		carried = nil
+	}
+	if err := im.writeObject(hash, canon, carried == nil); err != nil {
 		return LogEntry{}, err
 	}
-	if err := im.apply(e); err != nil {
+	if err := im.apply(e, carried); err != nil {
 		return LogEntry{}, err
 	}
 	return e, nil
 }
 
-// apply logs e and then makes the refs say what it says, or, when it cannot, leaves
-// the image as it was and returns the error: a call that fails has not happened (see
-// doc.go, "A failed call"). Everything that allocates space is done before the log
-// moves: the ref's new content and a copy of its old one are staged in temporary
-// files. After the log append only a rename and fsyncs remain, and if one of them
-// fails the old ref is put back and the entry cut off the log before the error is
-// returned, so neither the caller nor recovery sees the operation.
-func (im *image) apply(e LogEntry) error {
+// apply logs e (carrying state, when not nil) and then makes the refs say what it
+// says, or, when it cannot, leaves the image as it was and returns the error: a call
+// that fails has not happened (see doc.go, "A failed call"). Everything that allocates
+// space is done before the log moves: the ref's new content is staged in a temporary
+// file. After the log append only the rename remains, and if it fails the entry is
+// cut off the log before the error is returned, so neither the caller nor recovery
+// sees the operation. The log's fsync is the only one: the staged ref and the rename
+// are not made durable, since the log, which is, lets recovery redo them (replay.go).
+func (im *image) apply(e LogEntry, state []byte) error {
 	path, data := im.refFile(e)
 	dir := filepath.Dir(path)
 	what := fmt.Sprintf("image %q: %s %s", im.id, e.Op, e.Ref)
-	old, err := os.ReadFile(path)
-	existed := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ioError(err, "%s: read it", what)
-	}
-	tmp, err := im.d.stage(dir, data, true)
+	tmp, err := im.d.stage(dir, data, false)
 	if err != nil {
 		return ioError(err, "%s: write it", what)
 	}
-	undo := ""
 	defer func() {
-		// Whichever staged file was not renamed into place; a name that was is gone.
-		for _, f := range []string{tmp, undo} {
-			if f != "" {
-				os.Remove(f)
-			}
+		// The staged file, unless it was renamed into place.
+		if tmp != "" {
+			os.Remove(tmp)
 		}
 	}()
-	if existed {
-		if undo, err = im.d.stage(dir, old, false); err != nil {
-			return ioError(err, "%s: keep its old value", what)
-		}
-	}
 
 	logPath := filepath.Join(im.dir, logFile)
-	size, err := im.d.appendLog(logPath, e)
+	size, err := im.d.appendLog(logPath, e, state)
 	if err != nil {
 		if size >= 0 {
 			if rerr := im.d.truncateLog(logPath, size); rerr != nil {
-				return im.stuck(e, err, rerr)
+				return im.stuck(e, state, err, rerr)
 			}
 		}
 		if errors.Is(err, errLogDamaged) {
@@ -457,37 +454,11 @@ func (im *image) apply(e LogEntry) error {
 	}
 	if err := im.d.rename(tmp, path); err != nil {
 		if rerr := im.d.truncateLog(logPath, size); rerr != nil {
-			return im.stuck(e, err, rerr)
+			return im.stuck(e, state, err, rerr)
 		}
 		return ioError(err, "%s: move it", what)
 	}
 	tmp = ""
-	if err := im.d.syncDir(dir); err != nil {
-		// The new value is in place but not durable: put the old one back first, so
-		// that the log never lacks an entry the refs already show.
-		var rerr error
-		if existed {
-			// The copy was staged without an fsync (this path is rare); make it
-			// durable before it takes the ref's place again.
-			if rerr = im.d.syncFile(undo); rerr == nil {
-				if rerr = im.d.rename(undo, path); rerr == nil {
-					undo = ""
-				}
-			}
-		} else {
-			rerr = im.d.remove(path)
-		}
-		if rerr == nil {
-			rerr = im.d.syncDir(dir)
-		}
-		if rerr == nil {
-			rerr = im.d.truncateLog(logPath, size)
-		}
-		if rerr != nil {
-			return im.stuck(e, err, rerr)
-		}
-		return ioError(err, "%s: make it durable", what)
-	}
 	return nil
 }
 
@@ -495,8 +466,8 @@ func (im *image) apply(e LogEntry) error {
 // taking the entry back failed with rerr. The operation can no longer be undone, so it
 // is finished instead if possible, and the call succeeds; otherwise the error says
 // that it takes effect at the next access, which a retry must not repeat.
-func (im *image) stuck(e LogEntry, err, rerr error) error {
-	if im.redo(e) == nil {
+func (im *image) stuck(e LogEntry, state []byte, err, rerr error) error {
+	if im.redo(e, state) == nil {
 		return nil
 	}
 	ee := darkroom.Wrap(darkroom.InternalError, osReason(err), "image %q: %s logged but not applied, and taking it back failed (%v); the next access completes it: do not retry", im.id, e.Op, osReason(rerr))
@@ -517,9 +488,15 @@ func (im *image) refFile(e LogEntry) (path string, data []byte) {
 	}
 }
 
-// redo makes the refs agree with e. It is idempotent, which lets recovery run it again
-// for an entry whose ref update a crash interrupted.
-func (im *image) redo(e LogEntry) error {
+// redo makes the refs agree with e, and the object it names with the state it
+// carries (nil: none). It is idempotent, which lets recovery run it again for an entry
+// whose ref update a crash interrupted. Its writes are fsynced: it is the rare path.
+func (im *image) redo(e LogEntry, state []byte) error {
+	if state != nil {
+		if err := im.writeObject(e.Hash, state, true); err != nil {
+			return err
+		}
+	}
 	path, data := im.refFile(e)
 	dir, name := filepath.Split(path)
 	if err := im.d.writeFileAtomic(dir, name, data); err != nil {
@@ -712,20 +689,36 @@ func readOnly(err error) bool {
 	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
-// read runs fn under a shared lock. If a crash left the last logged operation
-// unapplied, it first retakes the lock exclusively to complete it, so that readers
+// read runs fn under a shared lock. If the image's log has not been replayed by this
+// store yet and the image disagrees with it, or a crash left the last logged operation
+// unapplied, it first retakes the lock exclusively to repair that, so that readers
 // never see refs that disagree with the log.
 func (s *Store) read(id string, fn func(*image) error) error {
 	im, release, err := s.lock(id, false)
 	if err != nil {
 		return err
 	}
-	pending, err := im.pending()
+	dirty := false
+	if s.isReplayed(id) {
+		var pending *logLine
+		pending, err = im.pending()
+		dirty = pending != nil
+	} else {
+		// Under the shared lock, replay only looks; a reader that finds the image
+		// agreeing with its log (the usual case, and the only one on a read-only
+		// workspace) has replayed it.
+		var r replayResult
+		r, err = im.replay(false)
+		dirty = r.dirty
+		if err == nil && !dirty {
+			s.setReplayed(id)
+		}
+	}
 	if err != nil {
 		release()
 		return err
 	}
-	if pending == nil {
+	if !dirty {
 		defer release()
 		return fn(im)
 	}
@@ -733,16 +726,46 @@ func (s *Store) read(id string, fn func(*image) error) error {
 	return s.write(id, fn)
 }
 
-// write runs fn under the exclusive lock, after completing an operation a crash
-// interrupted.
+// write runs fn under the exclusive lock, after making the image agree with its log:
+// the whole log the first time this store accesses the image, the last entry after.
 func (s *Store) write(id string, fn func(*image) error) error {
 	im, release, err := s.lock(id, true)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if _, err := im.recoverLocked(); err != nil {
+	if _, err := s.recover(im); err != nil {
 		return err
 	}
 	return fn(im)
+}
+
+// recover makes im agree with its log under the exclusive lock, as write describes,
+// and returns what it repaired.
+func (s *Store) recover(im *image) ([]string, error) {
+	if s.isReplayed(im.id) {
+		note, err := im.recoverLocked()
+		if note == "" {
+			return nil, err
+		}
+		return []string{note}, err
+	}
+	r, err := im.replay(true)
+	if err != nil {
+		return nil, err
+	}
+	s.setReplayed(im.id)
+	return r.notes, nil
+}
+
+func (s *Store) isReplayed(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.replayed[id]
+}
+
+func (s *Store) setReplayed(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replayed[id] = true
 }
