@@ -26,9 +26,10 @@
 // the way to that refusal.
 //
 // It edits in a workspace (internal/workspace): the history store, the copies of
-// the sources, previews and exports, all written by one atomic and durable writer,
-// the history's too (internal/fsx: a temporary file, fsync, rename, fsync of the
-// directory), and the one gate through which a client's path is read. Paths in
+// the sources, previews and exports, all written by one atomic and durable writer
+// (internal/fsx: a temporary file, fsync, rename, fsync of the directory; the
+// history writes its own files, durable through its log: internal/history), and the
+// one gate through which a client's path is read. Paths in
 // results are relative to the workspace. The other concerns that share the
 // workspace have their own packages: the context files (internal/contextfile),
 // augmentation sessions and dataset runs (internal/augmentation, whose Service
