@@ -623,8 +623,10 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
+	toks = p.shareWord(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = frequencyPhrases(toks)
 	toks = odds(toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
@@ -692,6 +694,92 @@ func evenOdds(toks []token) []token {
 			continue
 		}
 		out = append(out, toks[k])
+	}
+	return out
+}
+
+// shareWord reads two words joined by and, &, +, / or or that share the word after
+// them ("h and v flips", "horizontal & vertical flips") or before them ("flip h and
+// v", "flip lr+ud") as two phrases: "h flips and v flips", "flip h and flip v". Each
+// word makes a phrase of the vocabulary with the shared one and is none alone, so
+// "brightness and contrast jitter" and "salt and pepper noise" stay as they are.
+func (p *Parser) shareWord(toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	phrase := func(ws ...string) bool {
+		if p.isPhrase(ws) {
+			return true
+		}
+		last := ws[len(ws)-1]
+		for _, suf := range []string{"s", "es"} {
+			if len(last) > len(suf)+2 && strings.HasSuffix(last, suf) {
+				ws[len(ws)-1] = strings.TrimSuffix(last, suf)
+				ok := p.isPhrase(ws)
+				ws[len(ws)-1] = last
+				if ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	joins := map[string]bool{"and": true, "&": true, "+": true, "/": true, "or": true}
+	for k := 0; k+3 <= len(toks); k++ {
+		a, j, b := word(k), word(k+1), word(k+2)
+		if a == "" || b == "" || !joins[j] || opposites[[2]string{a, b}] || opposites[[2]string{b, a}] {
+			// "zoom in/out by 10%" is one zoom either way (eitherWay).
+			continue
+		}
+		if n := word(k + 3); n != "" && !phrase(a) && !phrase(b) && phrase(a, n) && phrase(b, n) {
+			// "h and v flips": the word after is both's.
+			out := append([]token(nil), toks[:k+1]...)
+			out = append(out, toks[k+3], toks[k+1], toks[k+2])
+			toks = append(out, toks[k+3:]...)
+			k += 4
+			continue
+		}
+		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
+			// "flip h and v": the word before is both's.
+			out := append([]token(nil), toks[:k+2]...)
+			out = append(out, toks[k-1])
+			toks = append(out, toks[k+2:]...)
+			k += 3
+		}
+	}
+	return toks
+}
+
+// frequencyPhrases reads the phrases of how often that are made of other words ("now
+// and then", "from time to time", "every so often", "once in a while") as the one word
+// of frequencyPhrase: their "and" and "then" would cut the clause and "now" is filler,
+// so read word by word they said nothing at all.
+func frequencyPhrases(toks []token) []token {
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		n := 0
+		for _, ph := range frequencyPhrase {
+			if len(ph) > n && k+len(ph) <= len(toks) {
+				ok := true
+				for i, w := range ph {
+					ok = ok && toks[k+i].kind == tWord && !toks[k+i].code && toks[k+i].text == w
+				}
+				if ok {
+					n = len(ph)
+				}
+			}
+		}
+		if n == 0 {
+			out = append(out, toks[k])
+			continue
+		}
+		t := toks[k]
+		t.text = frequencyPhraseWord
+		out = append(out, t)
+		k += n - 1
 	}
 	return out
 }
@@ -807,8 +895,10 @@ func odds(toks []token) []token {
 			k += 2
 			continue
 		}
-		if word(k) == "at" && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
-			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" {
+		if (word(k) == "at" || word(k) == "on") && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
+			// So does "on 10%" ("a light gaussian blur on 10% to mimic altitude
+			// changes"): on a portion of the images, whatever words say why.
+			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" || word(k) == "on" && purposeWords[word(e)] {
 				// "at 30%": how often; "of the time" makes it a portion the readers know.
 				out = append(out, toks[k+1], toks[k+2])
 				if word(e) != "of" && word(e) != "chance" && word(e) != "probability" {
@@ -1402,11 +1492,15 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			for _, t := range seg {
 				base = min(base, t.depth)
 			}
-			var words, aside []token
+			var words, aside, often []token
 			for _, t := range seg {
-				if t.depth > base && !t.code {
+				switch {
+				case t.depth > base && !t.code:
 					aside = append(aside, t)
-				} else {
+				case oftenWord(t) && len(words) > 0:
+					// "flips half the time": how often each runs.
+					often = append(often, t)
+				default:
 					words = append(words, t)
 				}
 			}
@@ -1416,7 +1510,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				if i > 0 {
 					aside = nil
 				}
-				p.read(r, &t, e, aside, words, opt)
+				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -1636,7 +1730,46 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			first.Phrase += ", " + t.Phrase
 			continue
 		}
+		eachBefore(r, toks, t, seg)
 		r.Transforms = append(r.Transforms, t)
+	}
+}
+
+// eachBefore gives the p that t's own words said of each ("h and v flips at p=0.5
+// each", "flip h and v 50% each") to the transforms named before it in the same
+// sentence that no words gave a p, back to the first that has one.
+func eachBefore(r *Result, toks []token, t Transform, seg []token) {
+	if !t.pSet || t.pCode {
+		return
+	}
+	each := false
+	for k, tk := range seg {
+		if tk.kind == tWord && !tk.code && tk.text == "each" && (k+1 == len(seg) || seg[k+1].kind != tNum) && k > 0 && (seg[k-1].kind == tNum || seg[k-1].text == "%" || seg[k-1].text == "time" || frequency[seg[k-1].text] > 0) {
+			each = true
+		}
+	}
+	if !each {
+		return
+	}
+	ends := map[int]bool{}
+	for _, tk := range toks {
+		if tk.kind == tSep && (tk.text == "." || tk.text == ";" || tk.text == "!" || tk.text == "?") {
+			ends[tk.pos] = true
+		}
+	}
+	to := t.at
+	for i := len(r.Transforms) - 1; i >= 0; i-- {
+		prev := &r.Transforms[i]
+		if prev.pSet && !prev.pCode {
+			return
+		}
+		for pos := prev.at; pos < to; pos++ {
+			if ends[pos] {
+				return
+			}
+		}
+		prev.P, prev.pSet, prev.pCode = t.P, true, false
+		to = prev.at
 	}
 }
 
@@ -1909,6 +2042,9 @@ func (p *Parser) every(seg []token) []string {
 		switch {
 		case t.depth > base && !t.code:
 			// "flips (tissue has no orientation)": an aside in brackets.
+		case word != "" && oftenWord(t):
+			// "flips half the time", "flips 50% each", "flips p=0.5": how
+			// often, read after.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
@@ -1927,7 +2063,7 @@ func (p *Parser) every(seg []token) []string {
 	}
 	alone := 0
 	for _, t := range seg {
-		if t.depth == base || t.code {
+		if (t.depth == base || t.code) && !oftenWord(t) {
 			alone++
 		}
 	}
@@ -1946,6 +2082,15 @@ func (p *Parser) every(seg []token) []string {
 		return nil
 	}
 	return out
+}
+
+// oftenWord says whether t is a word or number of how often ("half the time", "50%
+// each", "p=0.5").
+func oftenWord(t token) bool {
+	if t.code {
+		return false
+	}
+	return t.kind == tNum || t.text == "%" || t.text == "=" || t.text == "each" || t.text == "the" || frequency[t.text] > 0 || frequencyWords[t.text] && t.text != "both" || portionNouns[t.text]
 }
 
 // welcome are the words that say a transform is wanted ("both flips are fine").
