@@ -510,6 +510,12 @@ type Result struct {
 	// lackingAt are the places of albumentations transforms darkroom cannot do that
 	// the prose named: a clause after one that only says how often is its.
 	lackingAt []int
+	// choices are the token places [from, to) of the sentences that ask for one
+	// transform of several (choiceSentences).
+	choices [][2]int
+	// choiceBoth are the choices said with "never both" (by their first place): each
+	// member's own p adds up to the group's.
+	choiceBoth map[int]bool
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -1052,7 +1058,7 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			continue
 		}
 		var said []int
-		or := false
+		or, both := false, false
 		for j := start; j < k; j++ {
 			switch {
 			case word(j) == "or":
@@ -1062,9 +1068,56 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			case word(j) == "one" && word(j+1) == "or" && word(j+2) == "the" && word(j+3) == "other":
 				said = append(said, j, j+1, j+2, j+3)
 				j += 3
-			case word(j) == "not" && word(j+1) == "both":
+			case (word(j) == "not" || word(j) == "never") && word(j+1) == "both":
+				// "ToSepia 10% and ToGray 10%, but never both on the same image":
+				// the words say one of them, "or" or not; what each was given
+				// adds up (proseGroups).
 				said = append(said, j, j+1)
+				both = true
 				j++
+				// "on the same image", "at once", "together": where both are not.
+				if m := j + 1; word(m) == "on" || word(m) == "in" {
+					m++
+					for word(m) == "the" || word(m) == "a" || word(m) == "one" || word(m) == "same" {
+						m++
+					}
+					if w := word(m); w == "image" || w == "photo" || w == "frame" || w == "sample" || portionNouns[w] {
+						for q := j + 1; q <= m; q++ {
+							said = append(said, q)
+						}
+						j = m
+					}
+				} else if word(m) == "together" || word(m) == "at" && word(m+1) == "once" {
+					said = append(said, m)
+					j = m
+					if word(m) == "at" {
+						said = append(said, m+1)
+						j++
+					}
+				}
+				j++
+				or = true
+			case (word(j) == "just" || word(j) == "only") && word(j+1) == "one" && word(j+2) != "of", word(j) == "at" && word(j+1) == "most" && word(j+2) == "one":
+				// "rain, fog or snow (just one)", "at most one of them".
+				n := 2
+				if word(j) == "at" {
+					n = 3
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				j += n - 1
+			case word(j) == "one" && word(j+1) == "of" && (j+2 < k && toks[j+2].text == ":" || word(j+2) == "the" && word(j+3) == "following"):
+				// "one of: blur, median blur, motion blur": a list to choose from.
+				n := 3
+				if word(j+2) == "the" {
+					n = 4
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				j += n - 1
+				or = true
 			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
 				n := 3
 				if word(j+2) == "the" {
@@ -1103,10 +1156,38 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				from = toks[start].pos
 			}
 			out = append(out, [2]int{from, to})
+			if both {
+				if r.choiceBoth == nil {
+					r.choiceBoth = map[int]bool{}
+				}
+				r.choiceBoth[from] = true
+			}
 		}
 		start = k + 1
 	}
+	r.choices = out
 	return out
+}
+
+// listBreak says whether words between two transforms end a list of choices: a
+// separator word ("hflip, then either emboss or solarize") or "either", which opens one.
+func listBreak(seg []token) bool {
+	for _, t := range seg {
+		if t.text == "either" || t.kind == tWord && separators[t.text] {
+			return true
+		}
+	}
+	return false
+}
+
+// inChoice says whether places a and b lie in one choice sentence.
+func inChoice(r *Result, a, b int) bool {
+	for _, c := range r.choices {
+		if a >= c[0] && a < c[1] && b >= c[0] && b < c[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // proseGroups makes the transforms of a choice sentence joined by "or" one one_of
@@ -1125,15 +1206,33 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 				members = append(members, i)
 			}
 		}
-		// The run of them joined by "or", each to the next.
+		// The run of them joined by "or", each to the next; "A, B or C" is a list
+		// of three, and a sentence with no "or" ("one of: blur, motion blur";
+		// "A 10% and B 10%, never both") joins its list by commas and "and".
+		anyOr := false
+		for j := at[c[0]]; j < len(toks) && toks[j].pos < c[1]; j++ {
+			anyOr = anyOr || toks[j].text == "or" && toks[j].kind == tWord && !toks[j].code
+		}
 		var chain []int
-		for _, i := range members {
+		for n, i := range members {
 			if len(chain) > 0 {
 				prev, ok1 := at[r.Transforms[chain[len(chain)-1]].at]
 				cur, ok2 := at[r.Transforms[i].at]
 				or := false
 				for j := prev; ok1 && ok2 && j < cur; j++ {
 					or = or || toks[j].text == "or" && toks[j].kind == tWord
+					list := toks[j].text == "," || toks[j].text == "and" || toks[j].text == "&" || toks[j].text == "+" || toks[j].text == "/"
+					if list && !anyOr {
+						or = true
+					}
+					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) {
+						// "rain, fog or snow": the comma joins when "or" joins the
+						// next two.
+						next, ok3 := at[r.Transforms[members[n+1]].at]
+						for q := cur; ok3 && q < next; q++ {
+							or = or || toks[q].text == "or" && toks[q].kind == tWord
+						}
+					}
 				}
 				if !or {
 					if len(chain) >= 2 {
@@ -1149,10 +1248,19 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 		}
 		ids++
 		g := &Group{ID: ids, Kind: "one_of", P: 1}
+		sum, each := 0.0, true
 		for _, i := range chain {
 			if t := &r.Transforms[i]; t.pSet && !t.pCode {
 				g.P = t.P
+				sum += t.P
+			} else {
+				each = false
 			}
+		}
+		if each && sum <= 1 && r.choiceBoth[c[0]] {
+			// "ToSepia 10% and ToGray 10%, but never both": each runs on its 10%,
+			// so the choice runs on 20% and picks either alike.
+			g.P = round(sum)
 		}
 		for _, i := range chain {
 			r.Transforms[i].Group = g
@@ -1538,9 +1646,11 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					lacking[at] = true
 				}
 				for j := cl.start - 1; j >= 0 && toks[j].kind == tSep; j-- {
-					if lacking[toks[j].pos] {
+					if lacking[toks[j].pos] && !inChoice(r, toks[j].pos, last.at) {
 						// "some defocus, often": how often the transform darkroom
-						// cannot do runs, not the one before it.
+						// cannot do runs, not the one before it. In a choice
+						// ("either motion blur or defocus, p 0.25") it is how often
+						// the choice runs: the member read keeps it.
 						r.unread(joinTokens(seg), fmt.Sprintf("%q: how often the transform named before it runs, which darkroom cannot do; not applied", joinTokens(seg)), "", "")
 						return
 					}
@@ -2537,7 +2647,8 @@ func lastClause(toks []token, end int) bool {
 // and the words around it, nothing a transform or a value could be.
 func onlyFrequency(seg []token) bool {
 	for _, t := range seg {
-		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] {
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] && !portionNouns[t.text] {
+			// "on roughly 30% of frames": what the portion is of.
 			return false
 		}
 	}
