@@ -453,6 +453,11 @@ func describesData(toks []token, start, end int, ms []match) bool {
 	for j := start - 1; j >= 0 && j >= start-3; j-- {
 		t := toks[j]
 		if t.kind == tWord && copulas[t.text] {
+			if j >= 2 && toks[j-1].text == "it" && (toks[j-2].text == "like" || toks[j-2].text == "if") {
+				// "make it look like it is raining", "as if it were foggy": how the
+				// images should look, asked for.
+				return false
+			}
 			return j+1 == start || j+2 == start || frequency[toks[j+1].text] > 0 || toks[j+1].text == "all" || toks[j+1].text == "already"
 		}
 		if t.kind == tWord && frequency[t.text] > 0 && j+1 == start && t.depth > 0 && !t.code {

@@ -226,6 +226,13 @@ func (p *Parser) correct(r *Result, toks []token) {
 		if t.kind != tWord || n < 5 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] || t.code {
 			continue
 		}
+		if stem := p.ingStem(w); stem != "" {
+			// "make it look like it's snowing": the verb of a phrase that is one
+			// word ("snow") names it.
+			r.issue("warning", fmt.Sprintf("%q is read as %q", w, stem), "", "", "")
+			t.typo, t.text = w, stem
+			continue
+		}
 		if n < 7 {
 			// A short word only for a slip that keeps its letters: two neighbours
 			// swapped ("rotaet") or one doubled letter dropped ("betwen"), and one
@@ -268,6 +275,25 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// ingStem returns the one-word phrase w is the -ing form of ("snowing", "raining",
+// "blurring", "sharpening"), or "".
+func (p *Parser) ingStem(w string) string {
+	base, ok := strings.CutSuffix(w, "ing")
+	if !ok || len(base) < 3 {
+		return ""
+	}
+	stems := []string{base, base + "e"}
+	if n := len(base); base[n-1] == base[n-2] {
+		stems = append(stems, base[:n-1])
+	}
+	for _, s := range stems {
+		if p.isPhrase([]string{s}) {
+			return s
+		}
+	}
+	return ""
 }
 
 // inflected says whether w is c with an English ending ("mirrored", "augmented",
@@ -639,7 +665,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	readVariants(r, toks)
 	choices := choiceSentences(r, toks)
 	defer p.proseGroups(r, toks, choices, len(spans))
-	matches := p.negate(r, toks, p.matches(toks))
+	matches := p.negate(r, toks, turnInto(toks, p.matches(toks)))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
@@ -757,6 +783,30 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 	}
 	return toks
+}
+
+// turnInto drops the phrase "turn" when "into" follows it in its clause before any
+// number or other phrase: "turn the daytime shots into night shots" asks to change
+// what the images show, no rotation. Its words stay, listed as unread.
+func turnInto(toks []token, ms []match) []match {
+	var out []match
+	for i, m := range ms {
+		if m.end-m.start == 1 && toks[m.start].text == "turn" && !toks[m.start].code {
+			next := len(toks)
+			if i+1 < len(ms) {
+				next = ms[i+1].start
+			}
+			into := false
+			for j := m.end; j < next && toks[j].kind == tWord && !separators[toks[j].text]; j++ {
+				into = into || toks[j].text == "into"
+			}
+			if into {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // frequencyPhrases reads the phrases of how often that are made of other words ("now
