@@ -1902,9 +1902,21 @@ func eachBefore(r *Result, toks []token, t Transform, seg []token) {
 	if !t.pSet || t.pCode {
 		return
 	}
+	// "each" right after the p itself: "p=0.5 each", "50% each", "half the time
+	// each", "rarely each"; not after a value ("brightness/contrast ±0.2 each with
+	// p=0.6").
+	isP := func(k int) bool {
+		switch w := seg[k]; {
+		case w.kind == tNum:
+			return !w.signed && math.Abs(w.num-t.P) < 1e-9
+		case w.text == "%" && k > 0 && seg[k-1].kind == tNum:
+			return !seg[k-1].signed && math.Abs(seg[k-1].num/100-t.P) < 1e-9
+		}
+		return seg[k].text == "time" || frequency[seg[k].text] > 0
+	}
 	each := false
 	for k, tk := range seg {
-		if tk.kind == tWord && !tk.code && tk.text == "each" && (k+1 == len(seg) || seg[k+1].kind != tNum) && k > 0 && (seg[k-1].kind == tNum || seg[k-1].text == "%" || seg[k-1].text == "time" || frequency[seg[k-1].text] > 0) {
+		if tk.kind == tWord && !tk.code && tk.text == "each" && (k+1 == len(seg) || seg[k+1].kind != tNum) && k > 0 && isP(k-1) {
 			each = true
 		}
 	}
@@ -2697,8 +2709,9 @@ func lastClause(toks []token, end int) bool {
 // and the words around it, nothing a transform or a value could be.
 func onlyFrequency(seg []token) bool {
 	for _, t := range seg {
-		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] && !portionNouns[t.text] {
-			// "on roughly 30% of frames": what the portion is of.
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] && !portionNouns[t.text] && t.text != "back" {
+			// "on roughly 30% of frames": what the portion is of; "downscale ...
+			// and back up for 30% of images": the way back of the step before.
 			return false
 		}
 	}
