@@ -1230,6 +1230,42 @@ func listBreak(seg []token) bool {
 	return false
 }
 
+// partOfImage returns the part of the image words restrict a step to ("only on the
+// moving cars", "just to the sky"), or "": "only"/"just" then on/to/in then a thing
+// that is neither the images nor how often ("only on the images", "only on 10%").
+func partOfImage(seg []token) string {
+	for k := 0; k+2 < len(seg); k++ {
+		if seg[k].code || seg[k].kind != tWord || seg[k].text != "only" && seg[k].text != "just" {
+			continue
+		}
+		if w := seg[k+1].text; w != "on" && w != "to" && w != "in" {
+			continue
+		}
+		j := k + 2
+		for j < len(seg) && (seg[j].text == "the" || seg[j].text == "a" || seg[j].text == "some") {
+			j++
+		}
+		end := j
+		for end < len(seg) && seg[end].kind == tWord && !separators[seg[end].text] && !purposeWords[seg[end].text] {
+			end++
+		}
+		if end == j {
+			continue
+		}
+		thing := true
+		for _, t := range seg[j:end] {
+			w := t.text
+			if portionNouns[w] || w == "image" || w == "photo" || w == "frame" || w == "one" || w == "ones" || w == "them" || w == "each" || w == "every" || w == "all" || frequency[w] > 0 || units[w] != "" {
+				thing = false
+			}
+		}
+		if thing {
+			return joinTokens(seg[k+2 : end])
+		}
+	}
+	return ""
+}
+
 // inChoice says whether places a and b lie in one choice sentence.
 func inChoice(r *Result, a, b int) bool {
 	for _, c := range r.choices {
@@ -1854,6 +1890,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			// An example phrase's own words count as the clause's ("add a slight blur").
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
+		}
+		if where := partOfImage(seg); where != "" {
+			// "motion blur only on the moving cars": darkroom runs a step on the
+			// whole image; run everywhere, it would do what the words rule out.
+			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q: %s runs on the whole image, not only on %s; not applied", joinTokens(toks[from:to]), name, where), "", name)
+			continue
 		}
 		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
 		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
