@@ -1742,6 +1742,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					}
 				}
 				last.P, last.pSet = rd.p, true
+				for _, t := range seg {
+					if t.text == "back" {
+						// "and back up": the step's way back, read with it.
+						r.said = append(r.said, t.text)
+					}
+				}
 				// "both at p=0.25", "all rarely": each transform named before it
 				// whose p the words did not give. So is a bare "p .5" closing a
 				// list none of whose transforms gave its own p ("bright +-0.15,
