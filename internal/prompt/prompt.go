@@ -762,7 +762,7 @@ func (p *Parser) shareWord(toks []token) []token {
 	joins := map[string]bool{"and": true, "&": true, "+": true, "/": true, "or": true}
 	for k := 0; k+3 <= len(toks); k++ {
 		a, j, b := word(k), word(k+1), word(k+2)
-		if a == "" || b == "" || !joins[j] || opposites[[2]string{a, b}] || opposites[[2]string{b, a}] {
+		if a == "" || b == "" || a == b || !joins[j] || opposites[[2]string{a, b}] || opposites[[2]string{b, a}] {
 			// "zoom in/out by 10%" is one zoom either way (eitherWay).
 			continue
 		}
