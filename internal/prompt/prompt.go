@@ -286,7 +286,8 @@ func (p *Parser) ingStem(w string) string {
 	}
 	stems := []string{base, base + "e"}
 	if n := len(base); base[n-1] == base[n-2] {
-		stems = append(stems, base[:n-1])
+		// "blurring"; "downscalling", a doubled letter too many, is "downscale".
+		stems = append(stems, base[:n-1], base[:n-1]+"e")
 	}
 	for _, s := range stems {
 		if p.isPhrase([]string{s}) {
