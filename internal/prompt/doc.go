@@ -155,8 +155,9 @@
 // listed instead); a one-word clause that with the head of the transform before names another
 // entry says which kind ("blur slightly — gaussian, sigma up to 1" is gaussian_blur).
 // Words naming transforms before only by a word of their names, with a p ("noise and
-// blur at p=0.5"), give those their p. "X or Y" in a sentence that says a choice ("either", "one or the other", "not
-// both", "one of the two", "pick one") is a one_of group of the transforms joined by
+// blur at p=0.5"), give those their p. "X or Y", alone ("add blur or noise 20% of the
+// time") or in a sentence that says a choice ("either", "one or the other", "not
+// both", "one of the two", "pick one"), is a one_of group of the transforms joined by
 // "or", whose p is the one the words gave (else 1), each member at p 1; "just one",
 // "at most one" and "one of:" a list say a choice too, "A, B or C" joins all three, and
 // "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each

@@ -1189,7 +1189,9 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				}
 			}
 		}
-		if or && len(said) > 0 {
+		// "A or B" alone is a choice too ("add blur or noise 20% of the time",
+		// "rain or snow on 25% of images"): albumentations' OneOf.
+		if or {
 			words := make([]string, 0, len(said))
 			for _, j := range said {
 				words = append(words, toks[j].text)
