@@ -540,9 +540,11 @@ type Result struct {
 	// choices are the token places [from, to) of the sentences that ask for one
 	// transform of several (choiceSentences).
 	choices [][2]int
-	// choiceBoth are the choices said with "never both" (by their first place): each
-	// member's own p adds up to the group's.
-	choiceBoth map[int]bool
+	// choiceBoth are the choices said with "never both", by their first place, to the
+	// place of "both": the two transforms before it are the choice, and each one's own
+	// p adds up to the group's. choiceAfter are those said with "one of:" a list, to
+	// the place of the colon: the transforms after it are the choice.
+	choiceBoth, choiceAfter map[int]int
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -1109,7 +1111,7 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			continue
 		}
 		var said []int
-		or, both := false, false
+		or, both, after := false, -1, -1
 		for j := start; j < k; j++ {
 			switch {
 			case word(j) == "or":
@@ -1124,7 +1126,7 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				// the words say one of them, "or" or not; what each was given
 				// adds up (proseGroups).
 				said = append(said, j, j+1)
-				both = true
+				both = toks[j+1].pos
 				j++
 				// "on the same image", "at once", "together": where both are not.
 				if m := j + 1; word(m) == "on" || word(m) == "in" {
@@ -1167,6 +1169,7 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				for i := 0; i < n; i++ {
 					said = append(said, j+i)
 				}
+				after = toks[j+n-1].pos
 				j += n - 1
 				or = true
 			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
@@ -1209,11 +1212,14 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				from = toks[start].pos
 			}
 			out = append(out, [2]int{from, to})
-			if both {
-				if r.choiceBoth == nil {
-					r.choiceBoth = map[int]bool{}
-				}
-				r.choiceBoth[from] = true
+			if r.choiceBoth == nil {
+				r.choiceBoth, r.choiceAfter = map[int]int{}, map[int]int{}
+			}
+			if both >= 0 {
+				r.choiceBoth[from] = both
+			}
+			if after >= 0 {
+				r.choiceAfter[from] = after
 			}
 		}
 		start = k + 1
@@ -1292,8 +1298,19 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 		var members []int
 		for i := range r.Transforms {
 			if t := &r.Transforms[i]; t.Group == nil && t.at >= c[0] && t.at < c[1] {
+				if a, ok := r.choiceAfter[c[0]]; ok && t.at < a {
+					// "hflip, one of: blur, motion blur": the list follows the colon.
+					continue
+				}
+				if b, ok := r.choiceBoth[c[0]]; ok && t.at > b {
+					continue
+				}
 				members = append(members, i)
 			}
+		}
+		if _, ok := r.choiceBoth[c[0]]; ok && len(members) > 2 {
+			// "hflip, sepia 10% and gray 10%, never both": the two before it.
+			members = members[len(members)-2:]
 		}
 		// The run of them joined by "or", each to the next; "A, B or C" is a list
 		// of three, and a sentence with no "or" ("one of: blur, motion blur";
@@ -1346,7 +1363,7 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 				each = false
 			}
 		}
-		if each && sum <= 1 && r.choiceBoth[c[0]] {
+		if _, ok := r.choiceBoth[c[0]]; each && sum <= 1 && ok {
 			// "ToSepia 10% and ToGray 10%, but never both": each runs on its 10%,
 			// so the choice runs on 20% and picks either alike.
 			g.P = round(sum)
@@ -1755,7 +1772,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				// whose p the words did not give. So is a bare "p .5" closing a
 				// list none of whose transforms gave its own p ("bright +-0.15,
 				// contrst +-0.15, gamma 80-120, p .5").
-				trailing := pNotation(seg) && lastClause(toks, cl.end)
+				// A p closing a choice ("one of: blur, motion blur, p=0.3") is the
+				// choice's, not every transform's.
+				trailing := pNotation(seg) && lastClause(toks, cl.end) && !inChoice(r, seg[0].pos, last.at)
 				for i := range r.Transforms {
 					trailing = trailing && (i == len(r.Transforms)-1 || !r.Transforms[i].pSet)
 				}
