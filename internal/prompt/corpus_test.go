@@ -321,7 +321,7 @@ func TestEveryWordAccounted(t *testing.T) {
 		// What a portion is of ("10% of samples") is read with it: a transform's p.
 		portioned := false
 		for _, tr := range r.Transforms {
-			portioned = portioned || tr.P < 1
+			portioned = portioned || tr.P < 1 || tr.Group != nil && tr.Group.P < 1
 		}
 		// A word read as another ("sat" as saturation, "contrst" as contrast) is
 		// read when that one is.

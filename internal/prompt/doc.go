@@ -155,9 +155,28 @@
 // listed instead); a one-word clause that with the head of the transform before names another
 // entry says which kind ("blur slightly — gaussian, sigma up to 1" is gaussian_blur).
 // Words naming transforms before only by a word of their names, with a p ("noise and
-// blur at p=0.5"), give those their p. "X or Y" in a sentence that says a choice ("either", "one or the other", "not
-// both", "one of the two", "pick one") is a one_of group of the transforms joined by
-// "or", whose p is the one the words gave (else 1), each member at p 1. A negator with
+// blur at p=0.5"), give those their p. "X or Y", alone ("add blur or noise 20% of the
+// time") or in a sentence that says a choice ("either", "one or the other", "not
+// both", "one of the two", "pick one"), is a one_of group of the transforms joined by
+// "or", whose p is the one the words gave (else 1), each member at p 1; "just one",
+// "at most one" and "one of:" a list say a choice too, "A, B or C" joins all three, and
+// "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each
+// was given, added (0.2). A choice's p said after a member darkroom cannot do ("either
+// motion blur or defocus, p 0.25") stays with the member read. Two words joined by
+// and, &, +, / or or that share the word after or before them, each a phrase with it
+// and none alone, are two phrases ("h and v flips", "flip lr+ud"); a p said "each"
+// right after it ("at p=0.5 each", "50% each") is also each transform's named before
+// it in its sentence that no words gave a p. "now and then", "every so often", "from
+// time to time", "once in a while" read as "occasionally"; "on 10%" closing a step,
+// before words saying why ("on 10% to mimic altitude changes"), is 10% of the time;
+// "and back up for 30% of images" gives the step before its p. An -ing form of a
+// one-word phrase is that phrase ("make it look like it's snowing"), and "like it
+// is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a
+// step said to run only on part of the image ("motion blur only on the moving cars")
+// is listed, not run on all of it; a parenthesis after a word naming the images that
+// opens with a phrase and says how they were made ("(grayscale saved as 3ch)")
+// describes them; an intensity word beside a value given draws no other parameter
+// ("small skew up to 2 degrees" scales nothing). A negator with
 // a verb between ("don't touch hue", "never alter") negates; a negated direction word
 // beside another mention of its entry ("only darker, never brighter") says which way
 // and excludes nothing; a bound after a negated phrase ("no rotations beyond 3 deg",

@@ -412,6 +412,27 @@ func describesData(toks []token, start, end int, ms []match) bool {
 			return true
 		}
 	}
+	// "chest x-rays (grayscale saved as 3ch)": a phrase opening a parenthesis right
+	// after a word no phrase took, the rest of which says how the images were made
+	// (a participle: saved, stored, converted) and names nothing else, says what
+	// the images are too.
+	if t := toks[start]; t.depth > 0 && !t.code && start > 0 && toks[start-1].depth < t.depth && toks[start-1].kind == tWord && !knownWord(toks[start-1].text) {
+		close := end
+		for close < len(toks) && toks[close].depth >= t.depth {
+			close++
+		}
+		named, made := false, false
+		for _, m := range ms {
+			named = named || m.end == start || m.start >= end && m.start < close
+		}
+		for j := end; j < close; j++ {
+			w := toks[j]
+			made = made || w.kind == tWord && len(w.text) > 4 && strings.HasSuffix(w.text, "ed")
+		}
+		if !named && made {
+			return true
+		}
+	}
 	// "night shift footage": a one-word phrase between a word no phrase takes and a
 	// noun of images is a compound noun naming the images.
 	if end == start+1 && start > 0 && end < len(toks) && dataNouns[toks[end].text] && toks[start-1].kind == tWord && !toks[start-1].code && !knownWord(toks[start-1].text) && !negators[toks[start-1].text] {
@@ -453,6 +474,11 @@ func describesData(toks []token, start, end int, ms []match) bool {
 	for j := start - 1; j >= 0 && j >= start-3; j-- {
 		t := toks[j]
 		if t.kind == tWord && copulas[t.text] {
+			if j >= 2 && toks[j-1].text == "it" && (toks[j-2].text == "like" || toks[j-2].text == "if") {
+				// "make it look like it is raining", "as if it were foggy": how the
+				// images should look, asked for.
+				return false
+			}
 			return j+1 == start || j+2 == start || frequency[toks[j+1].text] > 0 || toks[j+1].text == "all" || toks[j+1].text == "already"
 		}
 		if t.kind == tWord && frequency[t.text] > 0 && j+1 == start && t.depth > 0 && !t.code {

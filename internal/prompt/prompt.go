@@ -229,6 +229,13 @@ func (p *Parser) correct(r *Result, toks []token) {
 		if t.kind != tWord || n < 5 || n > 30 || p.words[w] || p.known[w] || knownWord(w) || negators[w] || t.call && compositions[w] || t.code {
 			continue
 		}
+		if stem := p.ingStem(w); stem != "" {
+			// "make it look like it's snowing": the verb of a phrase that is one
+			// word ("snow") names it.
+			r.issue("warning", fmt.Sprintf("%q is read as %q", w, stem), "", "", "")
+			t.typo, t.text = w, stem
+			continue
+		}
 		if n < 7 {
 			// A short word only for a slip that keeps its letters: two neighbours
 			// swapped ("rotaet") or one doubled letter dropped ("betwen"), and one
@@ -271,6 +278,26 @@ func (p *Parser) correct(r *Result, toks []token) {
 		r.issue("warning", fmt.Sprintf("%q is read as %q", w, best), "", "", "")
 		t.typo, t.text = w, best
 	}
+}
+
+// ingStem returns the one-word phrase w is the -ing form of ("snowing", "raining",
+// "blurring", "sharpening"), or "".
+func (p *Parser) ingStem(w string) string {
+	base, ok := strings.CutSuffix(w, "ing")
+	if !ok || len(base) < 3 {
+		return ""
+	}
+	stems := []string{base, base + "e"}
+	if n := len(base); base[n-1] == base[n-2] {
+		// "blurring"; "downscalling", a doubled letter too many, is "downscale".
+		stems = append(stems, base[:n-1], base[:n-1]+"e")
+	}
+	for _, s := range stems {
+		if p.isPhrase([]string{s}) {
+			return s
+		}
+	}
+	return ""
 }
 
 // inflected says whether w is c with an English ending ("mirrored", "augmented",
@@ -513,6 +540,14 @@ type Result struct {
 	// lackingAt are the places of albumentations transforms darkroom cannot do that
 	// the prose named: a clause after one that only says how often is its.
 	lackingAt []int
+	// choices are the token places [from, to) of the sentences that ask for one
+	// transform of several (choiceSentences).
+	choices [][2]int
+	// choiceBoth are the choices said with "never both", by their first place, to the
+	// place of "both": the two transforms before it are the choice, and each one's own
+	// p adds up to the group's. choiceAfter are those said with "one of:" a list, to
+	// the place of the colon: the transforms after it are the choice.
+	choiceBoth, choiceAfter map[int]int
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -629,15 +664,17 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
+	toks = p.shareWord(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = frequencyPhrases(toks)
 	toks = odds(toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
 	choices := choiceSentences(r, toks)
 	defer p.proseGroups(r, toks, choices, len(spans))
-	matches := p.negate(r, toks, p.matches(toks))
+	matches := p.negate(r, toks, turnInto(toks, p.matches(toks)))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
@@ -699,6 +736,116 @@ func evenOdds(toks []token) []token {
 			continue
 		}
 		out = append(out, toks[k])
+	}
+	return out
+}
+
+// shareWord reads two words joined by and, &, +, / or or that share the word after
+// them ("h and v flips", "horizontal & vertical flips") or before them ("flip h and
+// v", "flip lr+ud") as two phrases: "h flips and v flips", "flip h and flip v". Each
+// word makes a phrase of the vocabulary with the shared one and is none alone, so
+// "brightness and contrast jitter" and "salt and pepper noise" stay as they are.
+func (p *Parser) shareWord(toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	phrase := func(ws ...string) bool {
+		if p.isPhrase(ws) {
+			return true
+		}
+		last := ws[len(ws)-1]
+		for _, suf := range []string{"s", "es"} {
+			if len(last) > len(suf)+2 && strings.HasSuffix(last, suf) {
+				ws[len(ws)-1] = strings.TrimSuffix(last, suf)
+				ok := p.isPhrase(ws)
+				ws[len(ws)-1] = last
+				if ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	joins := map[string]bool{"and": true, "&": true, "+": true, "/": true, "or": true}
+	for k := 0; k+3 <= len(toks); k++ {
+		a, j, b := word(k), word(k+1), word(k+2)
+		if a == "" || b == "" || a == b || !joins[j] || opposites[[2]string{a, b}] || opposites[[2]string{b, a}] {
+			// "zoom in/out by 10%" is one zoom either way (eitherWay).
+			continue
+		}
+		if n := word(k + 3); n != "" && !phrase(a) && !phrase(b) && phrase(a, n) && phrase(b, n) {
+			// "h and v flips": the word after is both's.
+			out := append([]token(nil), toks[:k+1]...)
+			out = append(out, toks[k+3], toks[k+1], toks[k+2])
+			toks = append(out, toks[k+3:]...)
+			k += 4
+			continue
+		}
+		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
+			// "flip h and v": the word before is both's.
+			out := append([]token(nil), toks[:k+2]...)
+			out = append(out, toks[k-1])
+			toks = append(out, toks[k+2:]...)
+			k += 3
+		}
+	}
+	return toks
+}
+
+// turnInto drops the phrase "turn" when "into" follows it in its clause before any
+// number or other phrase: "turn the daytime shots into night shots" asks to change
+// what the images show, no rotation. Its words stay, listed as unread.
+func turnInto(toks []token, ms []match) []match {
+	var out []match
+	for i, m := range ms {
+		if m.end-m.start == 1 && toks[m.start].text == "turn" && !toks[m.start].code {
+			next := len(toks)
+			if i+1 < len(ms) {
+				next = ms[i+1].start
+			}
+			into := false
+			for j := m.end; j < next && toks[j].kind == tWord && !separators[toks[j].text]; j++ {
+				into = into || toks[j].text == "into"
+			}
+			if into {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// frequencyPhrases reads the phrases of how often that are made of other words ("now
+// and then", "from time to time", "every so often", "once in a while") as the one word
+// of frequencyPhrase: their "and" and "then" would cut the clause and "now" is filler,
+// so read word by word they said nothing at all.
+func frequencyPhrases(toks []token) []token {
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		n := 0
+		for _, ph := range frequencyPhrase {
+			if len(ph) > n && k+len(ph) <= len(toks) {
+				ok := true
+				for i, w := range ph {
+					ok = ok && toks[k+i].kind == tWord && !toks[k+i].code && toks[k+i].text == w
+				}
+				if ok {
+					n = len(ph)
+				}
+			}
+		}
+		if n == 0 {
+			out = append(out, toks[k])
+			continue
+		}
+		t := toks[k]
+		t.text = frequencyPhraseWord
+		out = append(out, t)
+		k += n - 1
 	}
 	return out
 }
@@ -814,8 +961,10 @@ func odds(toks []token) []token {
 			k += 2
 			continue
 		}
-		if word(k) == "at" && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
-			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" {
+		if (word(k) == "at" || word(k) == "on") && !toks[k].code && k+2 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && (toks[k+2].text == "%" || toks[k+2].text == "percent") {
+			// So does "on 10%" ("a light gaussian blur on 10% to mimic altitude
+			// changes"): on a portion of the images, whatever words say why.
+			if e := k + 3; e == len(toks) || toks[e].kind == tSep || toks[e].kind == tNum || word(e) == "each" || word(e) == "overall" || word(e) == "of" || word(e) == "and" || word(e) == "chance" || word(e) == "probability" || word(k) == "on" && purposeWords[word(e)] {
 				// "at 30%": how often; "of the time" makes it a portion the readers know.
 				out = append(out, toks[k+1], toks[k+2])
 				if word(e) != "of" && word(e) != "chance" && word(e) != "probability" {
@@ -969,7 +1118,7 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			continue
 		}
 		var said []int
-		or := false
+		or, both, after := false, -1, -1
 		for j := start; j < k; j++ {
 			switch {
 			case word(j) == "or":
@@ -979,9 +1128,57 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			case word(j) == "one" && word(j+1) == "or" && word(j+2) == "the" && word(j+3) == "other":
 				said = append(said, j, j+1, j+2, j+3)
 				j += 3
-			case word(j) == "not" && word(j+1) == "both":
+			case (word(j) == "not" || word(j) == "never") && word(j+1) == "both":
+				// "ToSepia 10% and ToGray 10%, but never both on the same image":
+				// the words say one of them, "or" or not; what each was given
+				// adds up (proseGroups).
 				said = append(said, j, j+1)
+				both = toks[j+1].pos
 				j++
+				// "on the same image", "at once", "together": where both are not.
+				if m := j + 1; word(m) == "on" || word(m) == "in" {
+					m++
+					for word(m) == "the" || word(m) == "a" || word(m) == "one" || word(m) == "same" {
+						m++
+					}
+					if w := word(m); w == "image" || w == "photo" || w == "frame" || w == "sample" || portionNouns[w] {
+						for q := j + 1; q <= m; q++ {
+							said = append(said, q)
+						}
+						j = m
+					}
+				} else if word(m) == "together" || word(m) == "at" && word(m+1) == "once" {
+					said = append(said, m)
+					j = m
+					if word(m) == "at" {
+						said = append(said, m+1)
+						j++
+					}
+				}
+				j++
+				or = true
+			case (word(j) == "just" || word(j) == "only") && word(j+1) == "one" && word(j+2) != "of", word(j) == "at" && word(j+1) == "most" && word(j+2) == "one":
+				// "rain, fog or snow (just one)", "at most one of them".
+				n := 2
+				if word(j) == "at" {
+					n = 3
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				j += n - 1
+			case word(j) == "one" && word(j+1) == "of" && (j+2 < k && toks[j+2].text == ":" || word(j+2) == "the" && word(j+3) == "following"):
+				// "one of: blur, median blur, motion blur": a list to choose from.
+				n := 3
+				if word(j+2) == "the" {
+					n = 4
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				after = toks[j+n-1].pos
+				j += n - 1
+				or = true
 			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
 				n := 3
 				if word(j+2) == "the" {
@@ -1002,7 +1199,9 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				}
 			}
 		}
-		if or && len(said) > 0 {
+		// "A or B" alone is a choice too ("add blur or noise 20% of the time",
+		// "rain or snow on 25% of images"): albumentations' OneOf.
+		if or {
 			words := make([]string, 0, len(said))
 			for _, j := range said {
 				words = append(words, toks[j].text)
@@ -1020,10 +1219,77 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				from = toks[start].pos
 			}
 			out = append(out, [2]int{from, to})
+			if r.choiceBoth == nil {
+				r.choiceBoth, r.choiceAfter = map[int]int{}, map[int]int{}
+			}
+			if both >= 0 {
+				r.choiceBoth[from] = both
+			}
+			if after >= 0 {
+				r.choiceAfter[from] = after
+			}
 		}
 		start = k + 1
 	}
+	r.choices = out
 	return out
+}
+
+// listBreak says whether words between two transforms end a list of choices: a
+// separator word ("hflip, then either emboss or solarize") or "either", which opens one.
+func listBreak(seg []token) bool {
+	for _, t := range seg {
+		if t.text == "either" || t.kind == tWord && separators[t.text] {
+			return true
+		}
+	}
+	return false
+}
+
+// partOfImage returns the part of the image words restrict a step to ("only on the
+// moving cars", "just to the sky"), or "": "only"/"just" then on/to/in then a thing
+// that is neither the images nor how often ("only on the images", "only on 10%").
+func partOfImage(seg []token) string {
+	for k := 0; k+2 < len(seg); k++ {
+		if seg[k].code || seg[k].kind != tWord || seg[k].text != "only" && seg[k].text != "just" {
+			continue
+		}
+		if w := seg[k+1].text; w != "on" && w != "to" && w != "in" {
+			continue
+		}
+		j := k + 2
+		for j < len(seg) && (seg[j].text == "the" || seg[j].text == "a" || seg[j].text == "some") {
+			j++
+		}
+		end := j
+		for end < len(seg) && seg[end].kind == tWord && !separators[seg[end].text] && !purposeWords[seg[end].text] {
+			end++
+		}
+		if end == j {
+			continue
+		}
+		thing := true
+		for _, t := range seg[j:end] {
+			w := t.text
+			if portionNouns[w] || w == "image" || w == "photo" || w == "frame" || w == "one" || w == "ones" || w == "them" || w == "each" || w == "every" || w == "all" || frequency[w] > 0 || units[w] != "" {
+				thing = false
+			}
+		}
+		if thing {
+			return joinTokens(seg[k+2 : end])
+		}
+	}
+	return ""
+}
+
+// inChoice says whether places a and b lie in one choice sentence.
+func inChoice(r *Result, a, b int) bool {
+	for _, c := range r.choices {
+		if a >= c[0] && a < c[1] && b >= c[0] && b < c[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // proseGroups makes the transforms of a choice sentence joined by "or" one one_of
@@ -1039,18 +1305,47 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 		var members []int
 		for i := range r.Transforms {
 			if t := &r.Transforms[i]; t.Group == nil && t.at >= c[0] && t.at < c[1] {
+				if a, ok := r.choiceAfter[c[0]]; ok && t.at < a {
+					// "hflip, one of: blur, motion blur": the list follows the colon.
+					continue
+				}
+				if b, ok := r.choiceBoth[c[0]]; ok && t.at > b {
+					continue
+				}
 				members = append(members, i)
 			}
 		}
-		// The run of them joined by "or", each to the next.
+		if _, ok := r.choiceBoth[c[0]]; ok && len(members) > 2 {
+			// "hflip, sepia 10% and gray 10%, never both": the two before it.
+			members = members[len(members)-2:]
+		}
+		// The run of them joined by "or", each to the next; "A, B or C" is a list
+		// of three, and a sentence with no "or" ("one of: blur, motion blur";
+		// "A 10% and B 10%, never both") joins its list by commas and "and".
+		anyOr := false
+		for j := at[c[0]]; j < len(toks) && toks[j].pos < c[1]; j++ {
+			anyOr = anyOr || toks[j].text == "or" && toks[j].kind == tWord && !toks[j].code
+		}
 		var chain []int
-		for _, i := range members {
+		for n, i := range members {
 			if len(chain) > 0 {
 				prev, ok1 := at[r.Transforms[chain[len(chain)-1]].at]
 				cur, ok2 := at[r.Transforms[i].at]
 				or := false
 				for j := prev; ok1 && ok2 && j < cur; j++ {
 					or = or || toks[j].text == "or" && toks[j].kind == tWord
+					list := toks[j].text == "," || toks[j].text == "and" || toks[j].text == "&" || toks[j].text == "+" || toks[j].text == "/"
+					if list && !anyOr {
+						or = true
+					}
+					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) {
+						// "rain, fog or snow": the comma joins when "or" joins the
+						// next two.
+						next, ok3 := at[r.Transforms[members[n+1]].at]
+						for q := cur; ok3 && q < next; q++ {
+							or = or || toks[q].text == "or" && toks[q].kind == tWord
+						}
+					}
 				}
 				if !or {
 					if len(chain) >= 2 {
@@ -1066,10 +1361,19 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 		}
 		ids++
 		g := &Group{ID: ids, Kind: "one_of", P: 1}
+		sum, each := 0.0, true
 		for _, i := range chain {
 			if t := &r.Transforms[i]; t.pSet && !t.pCode {
 				g.P = t.P
+				sum += t.P
+			} else {
+				each = false
 			}
+		}
+		if _, ok := r.choiceBoth[c[0]]; each && sum <= 1 && ok {
+			// "ToSepia 10% and ToGray 10%, but never both": each runs on its 10%,
+			// so the choice runs on 20% and picks either alike.
+			g.P = round(sum)
 		}
 		for _, i := range chain {
 			r.Transforms[i].Group = g
@@ -1409,11 +1713,15 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			for _, t := range seg {
 				base = min(base, t.depth)
 			}
-			var words, aside []token
+			var words, aside, often []token
 			for _, t := range seg {
-				if t.depth > base && !t.code {
+				switch {
+				case t.depth > base && !t.code:
 					aside = append(aside, t)
-				} else {
+				case oftenWord(t) && len(words) > 0:
+					// "flips half the time": how often each runs.
+					often = append(often, t)
+				default:
 					words = append(words, t)
 				}
 			}
@@ -1423,7 +1731,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				if i > 0 {
 					aside = nil
 				}
-				p.read(r, &t, e, aside, words, opt)
+				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -1451,19 +1759,29 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					lacking[at] = true
 				}
 				for j := cl.start - 1; j >= 0 && toks[j].kind == tSep; j-- {
-					if lacking[toks[j].pos] {
+					if lacking[toks[j].pos] && !inChoice(r, toks[j].pos, last.at) {
 						// "some defocus, often": how often the transform darkroom
-						// cannot do runs, not the one before it.
+						// cannot do runs, not the one before it. In a choice
+						// ("either motion blur or defocus, p 0.25") it is how often
+						// the choice runs: the member read keeps it.
 						r.unread(joinTokens(seg), fmt.Sprintf("%q: how often the transform named before it runs, which darkroom cannot do; not applied", joinTokens(seg)), "", "")
 						return
 					}
 				}
 				last.P, last.pSet = rd.p, true
+				for _, t := range seg {
+					if t.text == "back" {
+						// "and back up": the step's way back, read with it.
+						r.said = append(r.said, t.text)
+					}
+				}
 				// "both at p=0.25", "all rarely": each transform named before it
 				// whose p the words did not give. So is a bare "p .5" closing a
 				// list none of whose transforms gave its own p ("bright +-0.15,
 				// contrst +-0.15, gamma 80-120, p .5").
-				trailing := pNotation(seg) && lastClause(toks, cl.end)
+				// A p closing a choice ("one of: blur, motion blur, p=0.3") is the
+				// choice's, not every transform's.
+				trailing := pNotation(seg) && lastClause(toks, cl.end) && !inChoice(r, seg[0].pos, last.at)
 				for i := range r.Transforms {
 					trailing = trailing && (i == len(r.Transforms)-1 || !r.Transforms[i].pSet)
 				}
@@ -1608,6 +1926,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
 		}
+		if where := partOfImage(seg); where != "" {
+			// "motion blur only on the moving cars": darkroom runs a step on the
+			// whole image; run everywhere, it would do what the words rule out.
+			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q: %s runs on the whole image, not only on %s; not applied", joinTokens(toks[from:to]), name, where), "", name)
+			continue
+		}
 		before := len(r.Errors)
 		p.read(r, &t, e, seg, toks[m.start:m.end], opt)
 		for k := before; k < len(r.Errors); k++ {
@@ -1649,7 +1973,58 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			first.Phrase += ", " + t.Phrase
 			continue
 		}
+		eachBefore(r, toks, t, seg)
 		r.Transforms = append(r.Transforms, t)
+	}
+}
+
+// eachBefore gives the p that t's own words said of each ("h and v flips at p=0.5
+// each", "flip h and v 50% each") to the transforms named before it in the same
+// sentence that no words gave a p, back to the first that has one.
+func eachBefore(r *Result, toks []token, t Transform, seg []token) {
+	if !t.pSet || t.pCode {
+		return
+	}
+	// "each" right after the p itself: "p=0.5 each", "50% each", "half the time
+	// each", "rarely each"; not after a value ("brightness/contrast ±0.2 each with
+	// p=0.6").
+	isP := func(k int) bool {
+		switch w := seg[k]; {
+		case w.kind == tNum:
+			return !w.signed && math.Abs(w.num-t.P) < 1e-9
+		case w.text == "%" && k > 0 && seg[k-1].kind == tNum:
+			return !seg[k-1].signed && math.Abs(seg[k-1].num/100-t.P) < 1e-9
+		}
+		return seg[k].text == "time" || frequency[seg[k].text] > 0
+	}
+	each := false
+	for k, tk := range seg {
+		if tk.kind == tWord && !tk.code && tk.text == "each" && (k+1 == len(seg) || seg[k+1].kind != tNum) && k > 0 && isP(k-1) {
+			each = true
+		}
+	}
+	if !each {
+		return
+	}
+	ends := map[int]bool{}
+	for _, tk := range toks {
+		if tk.kind == tSep && (tk.text == "." || tk.text == ";" || tk.text == "!" || tk.text == "?") {
+			ends[tk.pos] = true
+		}
+	}
+	to := t.at
+	for i := len(r.Transforms) - 1; i >= 0; i-- {
+		prev := &r.Transforms[i]
+		if prev.pSet && !prev.pCode {
+			return
+		}
+		for pos := prev.at; pos < to; pos++ {
+			if ends[pos] {
+				return
+			}
+		}
+		prev.P, prev.pSet, prev.pCode = t.P, true, false
+		to = prev.at
 	}
 }
 
@@ -1922,6 +2297,9 @@ func (p *Parser) every(seg []token) []string {
 		switch {
 		case t.depth > base && !t.code:
 			// "flips (tissue has no orientation)": an aside in brackets.
+		case word != "" && oftenWord(t):
+			// "flips half the time", "flips 50% each", "flips p=0.5": how
+			// often, read after.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
@@ -1940,7 +2318,7 @@ func (p *Parser) every(seg []token) []string {
 	}
 	alone := 0
 	for _, t := range seg {
-		if t.depth == base || t.code {
+		if (t.depth == base || t.code) && !oftenWord(t) {
 			alone++
 		}
 	}
@@ -1959,6 +2337,15 @@ func (p *Parser) every(seg []token) []string {
 		return nil
 	}
 	return out
+}
+
+// oftenWord says whether t is a word or number of how often ("half the time", "50%
+// each", "p=0.5").
+func oftenWord(t token) bool {
+	if t.code {
+		return false
+	}
+	return t.kind == tNum || t.text == "%" || t.text == "=" || t.text == "each" || t.text == "the" || frequency[t.text] > 0 || frequencyWords[t.text] && t.text != "both" || portionNouns[t.text]
 }
 
 // welcome are the words that say a transform is wanted ("both flips are fine").
@@ -2405,7 +2792,9 @@ func lastClause(toks []token, end int) bool {
 // and the words around it, nothing a transform or a value could be.
 func onlyFrequency(seg []token) bool {
 	for _, t := range seg {
-		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] {
+		if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && units[t.text] == "" && !frequencyWords[t.text] && !portionNouns[t.text] && t.text != "back" {
+			// "on roughly 30% of frames": what the portion is of; "downscale ...
+			// and back up for 30% of images": the way back of the step before.
 			return false
 		}
 	}

@@ -231,7 +231,9 @@ func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map
 		if len(ts) == 0 && len(assigned) == 0 && len(sampled) > 0 {
 			ts = sampled
 		}
-		if len(ts) == 0 {
+		if len(ts) == 0 && len(assigned) == 0 {
+			// With a value given ("small skew up to 2 degrees"), the word says how
+			// big that value is: no other parameter is drawn for it.
 			for _, n := range order {
 				if !assigned[n] && (pr.Strength == nil || pr.Strength.Parameter != n || len(sampled) == 0) {
 					ts = []string{n}

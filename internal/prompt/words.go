@@ -35,6 +35,22 @@ var frequency = map[string]float64{
 	"usually": 0.8, "mostly": 0.8,
 }
 
+// frequencyPhrase are phrases of how often, several words long, each read as the word
+// frequencyPhraseWord: all say "now and then", a low probability.
+var frequencyPhrase = [][]string{
+	{"now", "and", "then"}, {"every", "now", "and", "then"}, {"now", "and", "again"},
+	{"from", "time", "to", "time"}, {"every", "so", "often"}, {"once", "in", "a", "while"},
+	{"every", "once", "in", "a", "while"}, {"on", "occasion"}, {"at", "times"},
+}
+
+const frequencyPhraseWord = "occasionally"
+
+// purposeWords open what a clause says a step is for or why ("on 10% to mimic
+// altitude changes", "since the lens is fixed"), no value of the step.
+var purposeWords = map[string]bool{
+	"to": true, "for": true, "so": true, "since": true, "because": true, "as": true, "cause": true, "bc": true, "then": true, "but": true,
+}
+
 // copulas before a frequency word make it a description of the images ("the clips
 // were mostly shot at dusk", "they are often dark"), not how often a transform runs.
 var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true, "been": true, "being": true, "be": true}
@@ -126,6 +142,7 @@ var frequencyWords = map[string]bool{
 var portionNouns = map[string]bool{
 	"images": true, "photos": true, "pictures": true, "samples": true, "frames": true, "inputs": true,
 	"examples": true, "data": true, "dataset": true, "time": true, "cases": true, "batch": true, "ones": true, "imgs": true, "pics": true,
+	"tiles": true, "shots": true, "scans": true, "clips": true, "slides": true, "patches": true, "crops": true,
 }
 
 // rangeEnds are the last words of albumentations 1.x's range arguments in code
