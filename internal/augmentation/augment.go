@@ -193,6 +193,10 @@ func (s *Service) PromptParser() *prompt.Parser {
 		if m, err := s.albumentations(); err == nil && m != nil {
 			s.parser.Lacking(m.Unsupported)
 		}
+		// A size in pixels is of the image the steps before it leave.
+		if f, err := AugmentFacts(s.Facts); err == nil {
+			s.parser.Frames(f.Defaults)
+		}
 	})
 	return s.parser
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -36,6 +37,9 @@ type Parser struct {
 	lacking map[string]lackingClass
 	// lackingLongest is the most words of a lacking name.
 	lackingLongest int
+	// defaults are the operations' argument defaults, set by Frames: with them a
+	// pixel size is read against the size the steps before it leave (frames.go).
+	defaults resolve.Defaults
 }
 
 // lackingClass is an albumentations transform darkroom cannot do and why.
@@ -635,8 +639,11 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
+	frame := opt
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
-		p.clause(r, toks, cl, opt)
+		n := len(r.Transforms)
+		p.clause(r, toks, cl, frame)
+		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.settlePresets(r)
 	p.checkOnly(r)

@@ -1243,7 +1243,7 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 	switch {
 	case hasW:
 		parts = []part{{"width", x.w, opt.Width, "width", false}, {"height", x.h, opt.Height, "height", false}}
-		if e.Parameters["width"].Max > 1 {
+		if w := e.Parameters["width"]; w.Max > 1 && w.Unit == "fraction" {
 			// A size that may pass the image's (pad_if_needed's minimum size) is in
 			// fractions of the long edge, as its manifest declares both sides.
 			long := max(opt.Width, opt.Height)
