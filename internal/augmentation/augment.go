@@ -168,6 +168,9 @@ func AugmentFacts(facts *catalog.Facts) (augment.Facts, error) {
 			return
 		}
 		l.f.Albumentations, l.err = augment.NewAlbuMap(checked)
+		if l.f.Albumentations != nil {
+			l.f.Albumentations.Defaults = defs
+		}
 	})
 	return l.f, l.err
 }

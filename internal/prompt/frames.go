@@ -1,9 +1,6 @@
 package prompt
 
-import (
-	"github.com/darkroom-mcp/darkroom/internal/engine"
-	"github.com/darkroom-mcp/darkroom/internal/resolve"
-)
+import "github.com/darkroom-mcp/darkroom/internal/resolve"
 
 // Frames gives the parser the operations' argument defaults (the contract's
 // OperationDefaults), so that a size in pixels is read against the image the steps
@@ -31,44 +28,20 @@ func (p *Parser) frameAfter(ts []Transform, opt Options) Options {
 
 // sizeAfter is the size a w x h image has after t, and whether t always leaves that
 // size: it runs every time (p 1, in no group) and the ends of its ranges give one
-// size.
+// size (resolve.SizeRange), or it keeps the size whatever it draws.
 func (p *Parser) sizeAfter(t Transform, w, h int) (int, int, bool) {
 	e, ok := p.voc.Entry(t.Entry)
 	if !ok {
 		return w, h, false
 	}
-	size := func(end int) (int, int, bool) {
-		values := map[string]float64{}
-		for k, v := range t.Values {
-			values[k] = v
-		}
-		for k, rg := range t.Ranges {
-			values[k] = rg[end]
-		}
-		edits, err := resolve.Edits(e, values, nil, 1, p.defaults)
-		if err != nil {
-			return w, h, false
-		}
-		maps, err := engine.GeometryMaps(w, h, edits, engine.RenderOptions{})
-		if err != nil {
-			return w, h, false
-		}
-		if len(maps) == 0 {
-			return w, h, true
-		}
-		last := maps[len(maps)-1]
-		return last.OutW, last.OutH, true
-	}
-	w0, h0, ok0 := size(0)
-	w1, h1, ok1 := size(1)
-	if !ok0 || !ok1 || w0 != w1 || h0 != h1 {
+	nw, nh, ok := resolve.SizeRange(e, t.Values, t.Ranges, p.defaults, w, h)
+	switch {
+	case !ok:
 		return w, h, false
-	}
-	if w0 == w && h0 == h {
+	case nw == w && nh == h:
 		return w, h, true
-	}
-	if t.P < 1 || t.Group != nil {
+	case t.P < 1 || t.Group != nil:
 		return w, h, false
 	}
-	return w0, h0, true
+	return nw, nh, true
 }

@@ -78,6 +78,10 @@ type reading struct {
 // read fills t from the words around its phrase, in e's units, and records what it
 // could not use as issues on r.
 func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []token, opt Options) {
+	if v := p.colourVariant(e, seg); v != nil {
+		// "pad to 640x640 with black": the entry that fills with a colour.
+		e, t.Entry = v, v.Name
+	}
 	rd := p.scan(e, seg, phrase)
 	sizes := r.outputSizes
 	for _, msg := range rd.issues {
@@ -119,12 +123,27 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	for k := range t.Ranges {
 		assigned[k] = true
 	}
+	if toSquare(append(append([]token(nil), phrase...), seg...)) && hasSizeParams(e) && !assigned["width"] && !assigned["height"] {
+		// "pad to square", "pad to a square with white": for a size in fractions of
+		// the long edge (pad_if_needed's), a square of the long edge.
+		if w, h := e.Parameters["width"], e.Parameters["height"]; w.Unit == "fraction" && w.Max > 1 && h.Max > 1 && !hasSizeExpr(rd) {
+			setValue(t, "width", 1)
+			setValue(t, "height", 1)
+			assigned["width"], assigned["height"] = true, true
+		}
+	}
 	// Parameters the entry's phrase names ("brightness and contrast"), with those the
 	// words name without a value ("in x and y"), share a value given with no name.
 	var targets []string
+	// edgeAs is how a phrase that is a parameter's name of a length an edge becomes
+	// reads the value ("longest side 512", "the shorter side is 800").
+	edgeAs := map[string]*vocab.ParameterName{}
 	for k := range phrase {
 		if name, _ := paramAt(p.voc, e, phrase, k); name != "" && !assigned[name] && !contains(targets, name) {
 			targets = append(targets, name)
+			if pn := paramsAt(p.voc, e, phrase, k); pn.as != nil && strings.HasSuffix(pn.as.As, "edge_px") {
+				edgeAs[name] = pn.as
+			}
 		}
 	}
 	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
@@ -174,6 +193,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			shared = true
 			for _, n := range targets {
 				if y := x; !assigned[n] {
+					if as := edgeAs[n]; as != nil && y.as == "" {
+						y = reads(y, as, e.Parameters[n], false)
+					}
 					y.param = n
 					p.assign(r, t, e, order, assigned, y, rd.dir, opt)
 				}
@@ -698,6 +720,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if k, ok = named(k); ok {
 			continue
 		}
+		if x, m := colourAt(seg, k); m > 0 && e != nil && fillParam(e) != "" {
+			// "with black", "fill gray", "(114, 114, 114)": the grey of the fill.
+			if x.text != "" {
+				x.param, x.params = fillParam(e), []string{fillParam(e)}
+				rd.exprs = append(rd.exprs, x)
+			}
+			k += m - 1
+			continue
+		}
 		if x, m := value(k); m > 0 && t.code && e != nil {
 			// A positional argument of a call: the parameter in that place, when
 			// it has albumentations' meaning under its own name (ColorJitter(0.4,
@@ -899,6 +930,8 @@ func compatible(u string, prm *vocab.Parameter) bool {
 		return prm.Unit == "degrees"
 	case "px":
 		return prm.Unit == "fraction"
+	case "long_edge", "short_edge":
+		return prm.Unit == "ratio"
 	case "%":
 		switch prm.Unit {
 		case "fraction", "amount", "level", "weight", "ev", "ratio":
@@ -1185,6 +1218,16 @@ func convert(q quantity, prm *vocab.Parameter, dir int, opt Options) (float64, *
 			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: "long_edge"}, ""
 		}
 		v /= float64(long)
+	case "long_edge", "short_edge":
+		// The length the image's long or short edge becomes: the factor that makes it.
+		edge := max(opt.Width, opt.Height)
+		if q.unit == "short_edge" {
+			edge = min(opt.Width, opt.Height)
+		}
+		if edge <= 0 {
+			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: q.unit}, ""
+		}
+		v /= float64(edge)
 	case "%":
 		switch {
 		case prm.Unit == "ev":
@@ -1380,4 +1423,133 @@ func (p *Parser) assignArea(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		r.issue("warning", fmt.Sprintf("%s keeps the image's aspect ratio: %s is read as its area, %s of the %dx%d image", e.Name, x.text, formatNumber(v), opt.Width, opt.Height),
 			"for an exact size use center_crop", e.Name, name)
 	}
+}
+
+// fillParam is e's parameter of the grey it fills with: a level named fill, or with
+// another name of a fill ("fill_value"); "" when e has none.
+func fillParam(e *vocab.Entry) string {
+	if e == nil {
+		return ""
+	}
+	for name, prm := range e.Parameters {
+		if prm.Unit != "level" {
+			continue
+		}
+		if strings.Contains(name, "fill") {
+			return name
+		}
+		for _, al := range prm.Also {
+			if strings.Contains(al.Name, "fill") {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// colourAt reads a grey at k: a colour word ("black", "white", "mid gray"; a number
+// right after it, "gray (128)", says the level and is read as a number, so the word
+// is only taken) or three equal numbers in brackets ("(114, 114, 114)", a level on
+// 0..255). It returns the value (text "" when the word only names the colour of a
+// number after it) and the tokens taken, 0 when there is none.
+func colourAt(seg []token, k int) (expr, int) {
+	j := k
+	for j < len(seg) && seg[j].kind == tWord && shadeWords[seg[j].text] && seg[j].text != "a" {
+		j++
+	}
+	if j < len(seg) && seg[j].kind == tWord {
+		lv, ok := colourLevels[seg[j].text]
+		if !ok {
+			return expr{}, 0
+		}
+		n := j - k + 1
+		if j+1 < len(seg) && seg[j+1].kind == tNum {
+			return expr{}, n
+		}
+		return expr{kind: one, a: quantity{v: lv, text: joinTokens(seg[k : j+1])}, text: joinTokens(seg[k : j+1])}, n
+	}
+	if j != k || k >= len(seg) || seg[k].kind != tNum || seg[k].depth == 0 || k > 0 && seg[k-1].kind == tNum && seg[k-1].depth == seg[k].depth {
+		return expr{}, 0
+	}
+	var vals []float64
+	for j = k; j < len(seg) && seg[j].depth == seg[k].depth; j++ {
+		switch {
+		case seg[j].kind == tNum:
+			vals = append(vals, seg[j].num)
+		case seg[j].text == "," || seg[j].text == "to" && len(vals) > 0 && j+1 < len(seg) && seg[j+1].kind == tNum:
+			// A tuple's comma, which the tokenizer writes as a range's "to".
+		default:
+			return expr{}, 0
+		}
+	}
+	if len(vals) != 3 || vals[0] != vals[1] || vals[1] != vals[2] || vals[0] < 0 || vals[0] > 255 || seg[k].signed {
+		return expr{}, 0
+	}
+	text := joinTokens(seg[k:j])
+	return expr{kind: one, a: quantity{v: round(vals[0] / 255), text: text}, text: text}, j - k
+}
+
+// colourVariant is the entry that does what e does with a fill colour, when e fills
+// with none and seg names a colour: the same operations, e's parameters and one grey
+// to fill with (pad_if_needed's is pad_constant). nil otherwise.
+func (p *Parser) colourVariant(e *vocab.Entry, seg []token) *vocab.Entry {
+	if e == nil || fillParam(e) != "" {
+		return nil
+	}
+	colour := false
+	for k := range seg {
+		if _, n := colourAt(seg, k); n > 0 {
+			colour = true
+			break
+		}
+	}
+	if !colour {
+		return nil
+	}
+	for _, v := range p.voc.Select(vocab.Filter{}) {
+		fill := fillParam(v)
+		if v.Name == e.Name || fill == "" || len(v.Parameters) != len(e.Parameters)+1 || len(v.Operations) != len(e.Operations) {
+			continue
+		}
+		same := true
+		for name := range e.Parameters {
+			if _, ok := v.Parameters[name]; !ok {
+				same = false
+			}
+		}
+		for i := range e.Operations {
+			same = same && e.Operations[i].Op == v.Operations[i].Op
+		}
+		if same {
+			return v
+		}
+	}
+	return nil
+}
+
+// toSquare says whether the words ask for a square: "to square", "to a square",
+// "into a square".
+func toSquare(toks []token) bool {
+	for k, t := range toks {
+		if t.kind == tWord && (t.text == "square" || t.text == "squares") && k > 0 {
+			j := k - 1
+			if toks[j].text == "a" && j > 0 {
+				j--
+			}
+			if toks[j].text == "to" || toks[j].text == "into" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasSizeExpr says whether the words give a size: WxH, or a value of a width or height.
+func hasSizeExpr(rd reading) bool {
+	for _, x := range rd.exprs {
+		if x.kind == size || x.param == "width" || x.param == "height" || x.param == "" && x.a.unit != "" {
+			return true
+		}
+	}
+	return false
 }

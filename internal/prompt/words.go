@@ -139,3 +139,9 @@ var approx = map[string]bool{"roughly": true, "about": true, "around": true, "ap
 // scaleNouns close a statement of the scale the values are written on ("in 0-255
 // pixel units", "on a 0-255 scale").
 var scaleNouns = map[string]bool{"units": true, "unit": true, "scale": true, "range": true, "levels": true, "values": true, "pixel": true, "px": true, "intensities": true}
+
+// colourLevels are the greys a colour word names, from 0 (black) to 1 (white): what a
+// transform fills with ("pad with black", "filled with mid gray").
+var colourLevels = map[string]float64{
+	"black": 0, "white": 1, "gray": 0.5, "grey": 0.5, "zero": 0, "zeros": 0, "zeroes": 0,
+}
