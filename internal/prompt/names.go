@@ -138,7 +138,7 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			}
 			return q
 		})
-	case "long_edge_px", "short_edge_px":
+	case "long_edge_px", "short_edge_px", "width_px", "height_px":
 		// A length an edge becomes: over that edge, a factor (convert).
 		each(func(q quantity) quantity {
 			if q.unit == "" || q.unit == "px" {

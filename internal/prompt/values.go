@@ -70,6 +70,8 @@ type reading struct {
 	added bool
 	// unread are arguments of albumentations code no parameter takes.
 	unread []string
+	// said are words read as a value no number wrote (a colour: "with black").
+	said []string
 	// stray are the runs of words nothing read: no parameter, value, probability,
 	// intensity, direction or known filler took them ("median" in "median blur").
 	stray []string
@@ -90,6 +92,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if rd.pSet {
 		t.P, t.pSet, t.pCode = rd.p, true, false
 	}
+	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
 	}
@@ -722,6 +725,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		if x, m := colourAt(seg, k); m > 0 && e != nil && fillParam(e) != "" {
 			// "with black", "fill gray", "(114, 114, 114)": the grey of the fill.
+			rd.said = append(rd.said, joinTokens(seg[k:k+m]))
 			if x.text != "" {
 				x.param, x.params = fillParam(e), []string{fillParam(e)}
 				rd.exprs = append(rd.exprs, x)
@@ -733,7 +737,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			// A positional argument of a call: the parameter in that place, when
 			// it has albumentations' meaning under its own name (ColorJitter(0.4,
 			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
-			order := p.voc.ParameterOrder(e)
+			order := positionalOrder(p.voc.ParameterOrder(e), e)
 			if positional < len(order) {
 				n := order[positional]
 				for i := range e.Parameters[n].Also {
@@ -932,6 +936,8 @@ func compatible(u string, prm *vocab.Parameter) bool {
 		return prm.Unit == "fraction"
 	case "long_edge", "short_edge":
 		return prm.Unit == "ratio"
+	case "width", "height":
+		return prm.Unit == "ratio" || prm.Unit == "fraction"
 	case "%":
 		switch prm.Unit {
 		case "fraction", "amount", "level", "weight", "ev", "ratio":
@@ -1218,11 +1224,17 @@ func convert(q quantity, prm *vocab.Parameter, dir int, opt Options) (float64, *
 			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: "long_edge"}, ""
 		}
 		v /= float64(long)
-	case "long_edge", "short_edge":
-		// The length the image's long or short edge becomes: the factor that makes it.
+	case "long_edge", "short_edge", "width", "height":
+		// The length the image's long or short edge, width or height becomes (or
+		// a crop keeps): over that side.
 		edge := max(opt.Width, opt.Height)
-		if q.unit == "short_edge" {
+		switch q.unit {
+		case "short_edge":
 			edge = min(opt.Width, opt.Height)
+		case "width":
+			edge = opt.Width
+		case "height":
+			edge = opt.Height
 		}
 		if edge <= 0 {
 			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: q.unit}, ""
@@ -1454,13 +1466,26 @@ func fillParam(e *vocab.Entry) string {
 // number after it) and the tokens taken, 0 when there is none.
 func colourAt(seg []token, k int) (expr, int) {
 	j := k
+	if j < len(seg) && fillWords[seg[j].text] {
+		// "filled with dark gray": the fill word with its colour.
+		j++
+		for j < len(seg) && (seg[j].text == "with" || seg[j].text == "w" || seg[j].text == "/" || seg[j].text == "w/") {
+			j++
+		}
+	}
+	shade := 0.0
 	for j < len(seg) && seg[j].kind == tWord && shadeWords[seg[j].text] && seg[j].text != "a" {
+		shade += shadeLevels[seg[j].text]
 		j++
 	}
 	if j < len(seg) && seg[j].kind == tWord {
 		lv, ok := colourLevels[seg[j].text]
 		if !ok {
 			return expr{}, 0
+		}
+		if lv == 0.5 {
+			// "dark gray", "light grey": a quarter of the way to black or white.
+			lv += shade
 		}
 		n := j - k + 1
 		if j+1 < len(seg) && seg[j+1].kind == tNum {
@@ -1552,4 +1577,23 @@ func hasSizeExpr(rd reading) bool {
 		}
 	}
 	return false
+}
+
+// positionalOrder is the parameters a call's positional arguments fill, in order: the
+// manifest's order, or, when only some parameters have albumentations' own name in
+// code, those (A.RandomCrop(512, 512) is height and width, not random_crop's area).
+func positionalOrder(order []string, e *vocab.Entry) []string {
+	var named []string
+	for _, n := range order {
+		for _, al := range e.Parameters[n].Also {
+			if al.Code && al.Name == n {
+				named = append(named, n)
+				break
+			}
+		}
+	}
+	if len(named) == 0 || len(named) == len(order) {
+		return order
+	}
+	return named
 }

@@ -145,3 +145,7 @@ var scaleNouns = map[string]bool{"units": true, "unit": true, "scale": true, "ra
 var colourLevels = map[string]float64{
 	"black": 0, "white": 1, "gray": 0.5, "grey": 0.5, "zero": 0, "zeros": 0, "zeroes": 0,
 }
+
+// shadeLevels move a grey towards black or white: "dark gray" is 0.25, "light gray"
+// 0.75.
+var shadeLevels = map[string]float64{"dark": -0.25, "light": 0.25}
