@@ -1531,6 +1531,13 @@ func (p *Parser) colourVariant(e *vocab.Entry, seg []token) *vocab.Entry {
 	if !colour {
 		return nil
 	}
+	return p.withFill(e)
+}
+
+// withFill is the entry that does what e does with a grey to fill with: the same
+// operations, e's parameters and one fill (pad_if_needed's is pad_constant); nil when
+// there is none.
+func (p *Parser) withFill(e *vocab.Entry) *vocab.Entry {
 	for _, v := range p.voc.Select(vocab.Filter{}) {
 		fill := fillParam(v)
 		if v.Name == e.Name || fill == "" || len(v.Parameters) != len(e.Parameters)+1 || len(v.Operations) != len(e.Operations) {
@@ -1596,4 +1603,26 @@ func positionalOrder(order []string, e *vocab.Entry) []string {
 		return order
 	}
 	return named
+}
+
+// colourOfFill says whether m, one colour word after "with" (and shades: "with dark
+// gray"), is the colour prev fills with, prev being in the same clause and an entry
+// that fills (or has a variant that does): no transform of its own ("gray" is no
+// to_gray there).
+func (p *Parser) colourOfFill(toks []token, prev, m match) bool {
+	if m.end != m.start+1 || len(prev.claims) != 1 || !sameClause(toks, prev.end, m.start) {
+		return false
+	}
+	if _, ok := colourLevels[toks[m.start].text]; !ok {
+		return false
+	}
+	j := m.start - 1
+	for j > prev.end && shadeWords[toks[j].text] {
+		j--
+	}
+	if j < prev.end || toks[j].text != "with" && toks[j].text != "w" && toks[j].text != "/" {
+		return false
+	}
+	e, ok := p.voc.Entry(prev.claims[0])
+	return ok && (fillParam(e) != "" || p.withFill(e) != nil)
 }

@@ -81,6 +81,8 @@ var filler = map[string]bool{
 	"sometimes": true, "often": true, "rarely": true, "always": true, "time": true, "times": true, "of the": true,
 	"degrees": true, "percent": true, "%": true, "px": true, "pixels": true, "intensity": true, "amount": true,
 	"strength": true, "value": true, "level": true, "too": true, "just": true, "now": true, "can": true, "you": true,
+	// "w/" is "with" ("filled w/ gray", "rotate w/ reflect border").
+	"w": true,
 	// Greetings and thanks, and what a request says of its images.
 	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "thx": true, "cheers": true,
 	"but": true, "only": true, "amounts": true, "could": true, "images": true, "photos": true,
