@@ -720,17 +720,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.intensity = f
 			continue
 		}
-		if k, ok = named(k); ok {
+		if x, m := colourAt(seg, k); m > 0 && e != nil && fillParam(e) != "" {
+			// "with black", "filled with mid gray (128)", "(114, 114, 114)": the
+			// grey of the fill.
+			rd.said = append(rd.said, joinTokens(seg[k:k+m]))
+			x.param, x.params = fillParam(e), []string{fillParam(e)}
+			rd.exprs = append(rd.exprs, x)
+			k += m - 1
 			continue
 		}
-		if x, m := colourAt(seg, k); m > 0 && e != nil && fillParam(e) != "" {
-			// "with black", "fill gray", "(114, 114, 114)": the grey of the fill.
-			rd.said = append(rd.said, joinTokens(seg[k:k+m]))
-			if x.text != "" {
-				x.param, x.params = fillParam(e), []string{fillParam(e)}
-				rd.exprs = append(rd.exprs, x)
-			}
-			k += m - 1
+		if k, ok = named(k); ok {
 			continue
 		}
 		if x, m := value(k); m > 0 && t.code && e != nil {
@@ -1459,11 +1458,11 @@ func fillParam(e *vocab.Entry) string {
 	return ""
 }
 
-// colourAt reads a grey at k: a colour word ("black", "white", "mid gray"; a number
-// right after it, "gray (128)", says the level and is read as a number, so the word
-// is only taken) or three equal numbers in brackets ("(114, 114, 114)", a level on
-// 0..255). It returns the value (text "" when the word only names the colour of a
-// number after it) and the tokens taken, 0 when there is none.
+// colourAt reads a grey at k: a colour word ("black", "white", "mid gray", after a
+// fill word: "filled with dark gray"; a number right after it, "gray (128)", says the
+// level, on 0..255 when above 1) or three equal numbers in brackets ("(114, 114,
+// 114)", a level on 0..255). It returns the value and the tokens taken, 0 when there
+// is none.
 func colourAt(seg []token, k int) (expr, int) {
 	j := k
 	if j < len(seg) && fillWords[seg[j].text] {
@@ -1488,8 +1487,19 @@ func colourAt(seg []token, k int) (expr, int) {
 			lv += shade
 		}
 		n := j - k + 1
-		if j+1 < len(seg) && seg[j+1].kind == tNum {
-			return expr{}, n
+		if j+1 < len(seg) && borderNouns[seg[j+1].text] {
+			// "black borders", "white background": what the colour fills.
+			n++
+			j++
+		}
+		if j+1 < len(seg) && seg[j+1].kind == tNum && !seg[j+1].signed && seg[j+1].num >= 0 && seg[j+1].num <= 255 {
+			// "gray (128)": the number says the level, on 0..255 above 1.
+			v := seg[j+1].num
+			if v > 1 {
+				v /= 255
+			}
+			text := joinTokens(seg[k : j+2])
+			return expr{kind: one, a: quantity{v: round(v), text: text}, text: text}, n + 1
 		}
 		return expr{kind: one, a: quantity{v: lv, text: joinTokens(seg[k : j+1])}, text: joinTokens(seg[k : j+1])}, n
 	}

@@ -151,3 +151,6 @@ var colourLevels = map[string]float64{
 // shadeLevels move a grey towards black or white: "dark gray" is 0.25, "light gray"
 // 0.75.
 var shadeLevels = map[string]float64{"dark": -0.25, "light": 0.25}
+
+// borderNouns after a colour say what it fills: "black borders", "gray padding".
+var borderNouns = map[string]bool{"border": true, "borders": true, "padding": true, "background": true, "bars": true, "edges": true}
