@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom"
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -36,7 +37,12 @@ type AlbuMap struct {
 	// MaxGroupDepth is how deep groups nest, in a darkroom pipeline and in what an
 	// albumentations pipeline becomes (#MaxGroupDepth).
 	MaxGroupDepth int `json:"max_group_depth"`
-	ignored       map[string]bool
+	// Defaults are the operations' argument defaults: with them a size in pixels is
+	// read, and written back, against the image the transforms before it leave
+	// (PadIfNeeded after LongestMaxSize pads the resized image). Nil: every pixel
+	// size is of the source image.
+	Defaults resolve.Defaults `json:"-"`
+	ignored  map[string]bool
 }
 
 // AlbuReading is one way to read a class (#AlbumentationsReading).
@@ -503,7 +509,32 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group, forced bool, at
 		im.skip(cls, fmt.Sprintf("parameter %s=%s: darkroom does not read it", k, fmtAny(val)))
 	}
 	im.out.Pipeline = append(im.out.Pipeline, steps...)
+	if g == nil && p == 1 {
+		im.w, im.h = im.m.frame(im.voc, steps, im.w, im.h)
+	}
 	return true
+}
+
+// frame is the size a w x h image has after steps that always run (resolve.SizeRange;
+// a drawn size leaves the size as it was, and so does a step it cannot size).
+func (m *AlbuMap) frame(voc *vocab.Vocabulary, steps []Step, w, h int) (int, int) {
+	if m.Defaults == nil {
+		return w, h
+	}
+	for _, st := range steps {
+		e, ok := voc.Entry(st.Entry)
+		if !ok {
+			continue
+		}
+		ranges := map[string][2]float64{}
+		for k, v := range st.Params {
+			ranges[k] = [2]float64{v.Lo, v.Hi}
+		}
+		if nw, nh, ok := resolve.SizeRange(e, nil, ranges, m.Defaults, w, h); ok {
+			w, h = nw, nh
+		}
+	}
+	return w, h
 }
 
 // isZero reports whether v is 0 or a list of zeros.
@@ -689,6 +720,17 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 	case int:
 		return rangeOf(float64(x), scalar)
 	case []any:
+		if scalar == "grey" && len(x) == 3 {
+			// A colour (PadIfNeeded's value=(114, 114, 114)): one grey when its
+			// channels agree.
+			a, ok1 := x[0].(float64)
+			b, ok2 := x[1].(float64)
+			c, ok3 := x[2].(float64)
+			if ok1 && ok2 && ok3 && a == b && b == c {
+				return a, a, nil
+			}
+			return 0, 0, fmt.Errorf("%s is not a grey (darkroom fills with one level for all channels)", fmtAny(raw))
+		}
 		if len(x) == 2 {
 			a, ok1 := x[0].(float64)
 			b, ok2 := x[1].(float64)

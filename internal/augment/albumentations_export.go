@@ -100,6 +100,10 @@ func (m *AlbuMap) exportNodes(ws map[string]writer, voc *vocab.Vocabulary, im *i
 			if d, ok := m.exportStep(ws, voc, im, nd.t, p[nd.t], skipped); ok {
 				out = append(out, d)
 			}
+			if p[nd.t].P == 1 && p[nd.t].Group == nil {
+				// The pixel sizes after it are of the image it leaves.
+				im.w, im.h = m.frame(voc, p[nd.t:nd.t+1], im.w, im.h)
+			}
 			continue
 		}
 		g := nd.g
@@ -186,9 +190,18 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 			skip("%s %s: %v", name, fmtValue(v), err)
 			continue
 		}
+		if src.Default == nil && src.Per != "none" && src.Per != "" && v.Hi <= 0 {
+			// A size albumentations requires (no default) that darkroom leaves at
+			// none (random_crop by area, with no width and height).
+			skip("%s %s is no size in pixels, which %s requires", name, fmtValue(v), wr.class)
+			return nil, false
+		}
 		switch {
 		case src.NameHi != "":
 			d[src.Name], d[src.NameHi] = lo, hi
+		case lo == hi && src.Scalar == "grey":
+			// A grey for every channel: a scalar fills only the first in OpenCV.
+			d[src.Name] = []any{lo, lo, lo}
 		case lo == hi && src.Scalar == "fixed":
 			d[src.Name] = lo
 		default:

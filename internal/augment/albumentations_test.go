@@ -163,6 +163,16 @@ func TestImportUnits(t *testing.T) {
 			Step{Entry: "random_gamma", P: 1, Params: map[string]Value{"gamma": {0.8, 1.2}}}},
 		{"RGB shifts are grey levels", `{"__class_fullname__": "RGBShift", "r_shift_limit": 51, "g_shift_limit": 0, "b_shift_limit": [0, 0], "p": 1}`,
 			Step{Entry: "rgb_shift", P: 1, Params: map[string]Value{"red": {-0.2, 0.2}, "green": Fixed(0), "blue": Fixed(0)}}},
+		{"RandomCrop's height and width are fractions of each side", `{"__class_fullname__": "RandomCrop", "height": 250, "width": 800, "p": 1}`,
+			Step{Entry: "random_crop", P: 1, Params: map[string]Value{"height": Fixed(0.5), "width": Fixed(0.8)}}},
+		{"Resize's height and width are ratios of each side", `{"__class_fullname__": "Resize", "height": 224, "width": 224, "p": 1}`,
+			Step{Entry: "resize", P: 1, Params: map[string]Value{"height": Fixed(0.448), "width": Fixed(0.224)}}},
+		{"RandomResizedCrop's size is its output's", `{"__class_fullname__": "RandomResizedCrop", "height": 250, "width": 250, "scale": [0.5, 1], "p": 1}`,
+			Step{Entry: "random_resized_crop", P: 1, Params: map[string]Value{"scale": {0.5, 1}, "height": Fixed(0.5), "width": Fixed(0.25)}}},
+		{"2.x RandomResizedCrop size is [height, width]", `{"__class_fullname__": "RandomResizedCrop", "size": [250, 500], "p": 1}`,
+			Step{Entry: "random_resized_crop", P: 1, Params: map[string]Value{"scale": {0.08, 1}, "height": Fixed(0.5), "width": Fixed(0.5)}}},
+		{"PadIfNeeded border_mode 0 fills with value's grey", `{"__class_fullname__": "PadIfNeeded", "min_height": 1200, "min_width": 1200, "border_mode": 0, "value": [114, 114, 114], "p": 1}`,
+			Step{Entry: "pad_constant", P: 1, Params: map[string]Value{"height": Fixed(1.2), "width": Fixed(1.2), "fill": Fixed(0.447058824)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`
@@ -410,5 +420,61 @@ func TestReadingsAgreeWithPromptNames(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no albumentations name is read by both a pipeline and a prompt")
+	}
+}
+
+// TestImportPixelSizesOfTheFrame: a size in pixels is of the image the transforms
+// before it leave, as albumentations applies each to what the one before gave: a
+// letterbox's PadIfNeeded pads the image LongestMaxSize made, a RandomCrop after a
+// PadIfNeeded crops the padded one; written back, the same pixels come out.
+func TestImportPixelSizesOfTheFrame(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [
+		{"__class_fullname__": "LongestMaxSize", "max_size": 640, "p": 1},
+		{"__class_fullname__": "PadIfNeeded", "min_height": 640, "min_width": 640, "border_mode": 0, "value": [114, 114, 114], "p": 1},
+		{"__class_fullname__": "RandomCrop", "height": 512, "width": 384, "p": 1},
+		{"__class_fullname__": "HorizontalFlip", "p": 0.5},
+		{"__class_fullname__": "Resize", "height": 256, "width": 192, "p": 1}]}}`
+	imp, err := m.Import([]byte(raw), voc, 1000, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Pipeline{
+		{Entry: "resize_max_size", P: 1, Params: map[string]Value{"factor": Fixed(0.64)}},
+		// 640x320 after the resize: a square of its long edge.
+		{Entry: "pad_constant", P: 1, Params: map[string]Value{"height": Fixed(1), "width": Fixed(1), "fill": Fixed(0.447058824)}},
+		{Entry: "random_crop", P: 1, Params: map[string]Value{"height": Fixed(0.8), "width": Fixed(0.6)}},
+		{Entry: "flip_horizontal", P: 0.5},
+		{Entry: "resize", P: 1, Params: map[string]Value{"height": Fixed(0.5), "width": Fixed(0.5)}},
+	}
+	if diff := cmp.Diff(want, imp.Pipeline); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(imp.Skipped) != 0 {
+		t.Errorf("skipped %v", imp.Skipped)
+	}
+	out, skipped, err := m.Export(imp.Pipeline, voc, 1000, 500, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Transform struct {
+			Transforms []map[string]any `json:"transforms"`
+		} `json:"transform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ts := doc.Transform.Transforms
+	// resize_max_size has no writer (LongestMaxSize and SmallestMaxSize are one
+	// entry); the rest come back in albumentations' pixels.
+	if len(skipped) != 1 || skipped[0].Entry != "resize_max_size" || len(ts) != 4 {
+		t.Fatalf("skipped %v, written:\n%s", skipped, out)
+	}
+	got := []any{ts[0]["__class_fullname__"], ts[0]["min_height"], ts[0]["min_width"], ts[0]["border_mode"], ts[0]["value"],
+		ts[1]["__class_fullname__"], ts[1]["height"], ts[1]["width"], ts[3]["__class_fullname__"], ts[3]["height"], ts[3]["width"]}
+	wantOut := []any{"PadIfNeeded", 640.0, 640.0, 0.0, []any{114.0, 114.0, 114.0}, "RandomCrop", 512.0, 384.0, "Resize", 256.0, 192.0}
+	if diff := cmp.Diff(wantOut, got); diff != "" {
+		t.Errorf("written (-want +got):\n%s\n%s", diff, out)
 	}
 }

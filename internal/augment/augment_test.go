@@ -41,6 +41,7 @@ func testFacts(c *contract.Contract, v *vocab.Vocabulary) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
+	m.Defaults = defs
 	explain := func(e *vocab.Entry, values json.RawMessage) error {
 		var given map[string]float64
 		if err := json.Unmarshal(values, &given); err != nil {

@@ -58,6 +58,11 @@ func TestOpenCVParity(t *testing.T) {
 			ref{"op": "center_crop", "height": h / 2, "width": w / 2}, 0.5},
 		{"pad", fmt.Sprintf(`{"__class_fullname__": "PadIfNeeded", "min_height": %d, "min_width": %d, "p": 1}`, max(w, h)+64, max(w, h)+64),
 			ref{"op": "pad", "min_height": max(w, h) + 64, "min_width": max(w, h) + 64}, 1},
+		{"pad_constant", fmt.Sprintf(`{"__class_fullname__": "PadIfNeeded", "min_height": %d, "min_width": %d, "border_mode": 0, "value": [114, 114, 114], "p": 1}`, max(w, h)+64, max(w, h)+64),
+			ref{"op": "pad", "min_height": max(w, h) + 64, "min_width": max(w, h) + 64, "value": []int{114, 114, 114}}, 1},
+		// darkroom resamples with Lanczos, albumentations with OpenCV's bilinear.
+		{"resize", fmt.Sprintf(`{"__class_fullname__": "Resize", "height": %d, "width": %d, "p": 1}`, h/2+7, w/2-5),
+			ref{"op": "resize", "height": h/2 + 7, "width": w/2 - 5}, 3},
 		{"blur", `{"__class_fullname__": "Blur", "blur_limit": [5, 5], "p": 1}`, ref{"op": "blur", "k": 5}, 4},
 		{"gaussian_blur", `{"__class_fullname__": "GaussianBlur", "blur_limit": [7, 7], "sigma_limit": 0, "p": 1}`, ref{"op": "gaussian_blur", "k": 7}, 4},
 		{"brightness", `{"__class_fullname__": "RandomBrightnessContrast", "brightness_limit": [0.1, 0.1], "contrast_limit": 0, "p": 1}`,

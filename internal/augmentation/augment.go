@@ -168,6 +168,9 @@ func AugmentFacts(facts *catalog.Facts) (augment.Facts, error) {
 			return
 		}
 		l.f.Albumentations, l.err = augment.NewAlbuMap(checked)
+		if l.f.Albumentations != nil {
+			l.f.Albumentations.Defaults = defs
+		}
 	})
 	return l.f, l.err
 }
@@ -196,6 +199,10 @@ func (s *Service) PromptParser() *prompt.Parser {
 			s.parser.ReadCalls(func(src string, w, h int) (prompt.CallReading, bool) {
 				return readCall(m, s.Vocab, src, w, h)
 			})
+		}
+		// A size in pixels is of the image the steps before it leave.
+		if f, err := AugmentFacts(s.Facts); err == nil {
+			s.parser.Frames(f.Defaults)
 		}
 	})
 	return s.parser

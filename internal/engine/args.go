@@ -67,3 +67,12 @@ func (r *args) keep(err error) {
 
 // longEdge is the length in pixels that fractions of the long edge refer to.
 func longEdge(m *Image) float64 { return float64(max(m.W, m.H)) }
+
+// numOr reads an argument added after edits were first stored: absent (an edit written
+// before it) it is def, the neutral value it has always had.
+func (r *args) numOr(name string, def float64) float64 {
+	if _, ok := r.a[name]; !ok {
+		return def
+	}
+	return r.num(name)
+}

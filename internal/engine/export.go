@@ -566,7 +566,8 @@ func (r *rowReporter) report(done int) {
 }
 
 // grownFrame is the largest frame a w x h source reaches through the geometry edits
-// in order: pad (up to twice the long edge a side) and scale (up to 4x) grow it;
+// in order: pad (up to twice the long edge a side), scale and a resizing random_crop
+// (up to 4x) grow it;
 // other geometry keeps it or shrinks it, so the frame before it stands.
 func grownFrame(w, h int, edits []Edit, order []int) (int, int) {
 	peakW, peakH := w, h
@@ -580,8 +581,15 @@ func grownFrame(w, h int, edits []Edit, order []int) (int, int) {
 			long := float64(max(w, h))
 			nw, nh = max(w, int(math.Round(fw*long))), max(h, int(math.Round(fh*long)))
 		case "scale":
-			f := r.num("factor")
-			nw, nh = max(1, int(math.Round(f*float64(w)))), max(1, int(math.Round(f*float64(h))))
+			f, fy := r.num("factor"), scaleFactorY(&r)
+			nw, nh = max(1, int(math.Round(f*float64(w)))), max(1, int(math.Round(fy*float64(h))))
+		case "random_crop":
+			// Resized to out_width x out_height of the frame before it, which may
+			// be larger; the crop itself is never larger than its input.
+			if r.flag("keep_size") {
+				nw = max(1, int(math.Round(r.numOr("out_width", 1)*float64(w))))
+				nh = max(1, int(math.Round(r.numOr("out_height", 1)*float64(h))))
+			}
 		case "crop_and_pad":
 			// Padded (a positive percent) before it is resized back or not: the
 			// padded frame is held either way.

@@ -224,21 +224,16 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 		return offsetMap(op, w, h, x1-x0, y1-y0, -x0, -y0, "constant"), nil
 
 	case "random_crop":
-		scale, keep := r.num("scale"), r.flag("keep_size")
-		if r.err != nil {
-			return GeoMap{}, r.err
+		c, err := randomCropRect(key, w, h, a)
+		if err != nil {
+			return GeoMap{}, err
 		}
-		if scale == 1 {
+		if c.identity {
 			return identityMap(op, w, h), nil
 		}
-		side := math.Sqrt(scale)
-		cw := min(max(1, int(math.Round(side*fw))), w)
-		ch := min(max(1, int(math.Round(side*fh))), h)
-		x0 := min(int(uniform(rnd(key, 0, 0, 0))*float64(w-cw+1)), w-cw)
-		y0 := min(int(uniform(rnd(key, 0, 0, 1))*float64(h-ch+1)), h-ch)
-		m := offsetMap(op, w, h, cw, ch, -x0, -y0, "constant")
-		if keep {
-			m = then(op, m, scaleMap(op, cw, ch, w, h))
+		m := offsetMap(op, w, h, c.w, c.h, -c.x0, -c.y0, "constant")
+		if c.keep {
+			m = then(op, m, scaleMap(op, c.w, c.h, c.outW, c.outH))
 		}
 		return m, nil
 
@@ -498,11 +493,11 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 			}}, nil
 
 	case "scale":
-		f, round := r.num("factor"), scaleRounds(&r)
+		f, fy, round := r.num("factor"), scaleFactorY(&r), scaleRounds(&r)
 		if r.err != nil {
 			return GeoMap{}, r.err
 		}
-		ow, oh := scaledSize(f, w, round), scaledSize(f, h, round)
+		ow, oh := scaledSize(f, w, round), scaledSize(fy, h, round)
 		if ow == w && oh == h {
 			return identityMap(op, w, h), nil
 		}

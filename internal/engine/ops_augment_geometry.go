@@ -428,17 +428,20 @@ const maxScaledPixels = 200_000_000
 // opScale resizes the image by a factor (albumentations RandomScale, whose random
 // factor is here the value a sampler draws), with the Lanczos filter of Resize.
 //
-// Arguments: factor in [0.25, 4]; 1 leaves the image unchanged; round (default false)
-// rounds each side to the nearest pixel instead of truncating it (0.5 of 451 is 225,
-// or 226 with round), at least one. A result above 200 megapixels is refused (limit_exceeded).
-// Example: {factor: 0.5}.
+// Arguments: factor in [0.01, 4]; 1 leaves the image unchanged; factor_y in [0, 4],
+// the height's own factor when above 0 (albumentations Resize(height, width): the
+// width by factor, the height by factor_y); round (default false) rounds each side to
+// the nearest pixel instead of truncating it (0.5 of 451 is 225, or 226 with round), at
+// least one. A result above 200 megapixels is refused (limit_exceeded).
+// Example: {factor: 0.5}; {factor: 0.5, factor_y: 0.75, round: true} makes 600x400
+// 300x300.
 func opScale(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
-	f, round := r.num("factor"), scaleRounds(&r)
+	f, fy, round := r.num("factor"), scaleFactorY(&r), scaleRounds(&r)
 	if r.err != nil {
 		return nil, r.err
 	}
-	w, h := scaledSize(f, src.W, round), scaledSize(f, src.H, round)
+	w, h := scaledSize(f, src.W, round), scaledSize(fy, src.H, round)
 	if w == src.W && h == src.H {
 		return src, nil
 	}
@@ -457,6 +460,15 @@ func scaledSize(f float64, n int, round bool) int {
 		return max(1, int(math.RoundToEven(f*float64(n))))
 	}
 	return max(1, int(math.Trunc(f*float64(n))))
+}
+
+// scaleFactorY reads scale's factor_y: the height's factor, factor itself when it is 0
+// or absent (the edits written before it).
+func scaleFactorY(r *args) float64 {
+	if fy := r.numOr("factor_y", 0); fy > 0 {
+		return fy
+	}
+	return r.num("factor")
 }
 
 // scaleRounds reads scale's round, false when absent (the edits written before it).

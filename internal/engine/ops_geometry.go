@@ -45,37 +45,90 @@ func subImage(rc *runCtx, src *Image, x0, y0, w, h int) *Image {
 	return g.whole(rc, src)
 }
 
-// opRandomCrop cuts a region of the image's aspect ratio whose area is the given
-// fraction of the image's, at a position drawn from the render's seed (a "random
-// resized crop" for augmentation when keep_size resizes it back).
+// opRandomCrop cuts a region at a position drawn from the render's seed: of the
+// image's aspect ratio with the given fraction of its area, or of a given width and
+// height (albumentations RandomCrop(height, width)); keep_size resizes it (a "random
+// resized crop"), back to the source's dimensions or to out_width x out_height.
 //
-// Arguments: scale in [0.05, 1], the area fraction (1 keeps everything); keep_size,
-// whether to resize the crop (Lanczos) back to the source's dimensions. Example:
-// {scale: 0.25, keep_size: false} on 600x400 gives a 300x200 crop somewhere in the frame.
+// Arguments: scale in [0.05, 1], the area fraction (1 keeps everything); width, height
+// in [0, 1], the crop's size as fractions of the image's width and height (rounded to
+// whole pixels), used instead of scale when both are above 0; keep_size, whether to
+// resize the crop (Lanczos); out_width, out_height in [0.01, 4], the size keep_size
+// resizes to as ratios of the source's width and height (1 and 1: the source's size).
+// The position is drawn as albumentations draws it: the top-left corner is
+// int(u * (W - w + 1)). Example: {scale: 0.25, keep_size: false} on 600x400 gives a
+// 300x200 crop somewhere in the frame; {width: 0.5, height: 0.75} a 300x300 one.
 func opRandomCrop(rc *runCtx, src *Image, a Args) (*Image, error) {
-	r := args{a: a}
-	scale, keep := r.num("scale"), r.flag("keep_size")
-	if r.err != nil {
-		return nil, r.err
+	rect, err := randomCropRect(rc.key, src.W, src.H, a)
+	if err != nil {
+		return nil, err
 	}
-	if scale == 1 {
+	if rect.identity {
 		return src, nil
 	}
-	if !(scale > 0 && scale <= 1) {
-		return nil, darkroom.Errorf(darkroom.InvalidInput, "random_crop: scale %v is outside (0, 1]", scale)
+	crop := src
+	if rect.w != src.W || rect.h != src.H {
+		crop = subImage(rc, src, rect.x0, rect.y0, rect.w, rect.h)
 	}
-	side := math.Sqrt(scale)
-	w := min(max(1, int(math.Round(side*float64(src.W)))), src.W)
-	h := min(max(1, int(math.Round(side*float64(src.H)))), src.H)
-	x0 := min(int(uniform(rnd(rc.key, 0, 0, 0))*float64(src.W-w+1)), src.W-w)
-	y0 := min(int(uniform(rnd(rc.key, 0, 0, 1))*float64(src.H-h+1)), src.H-h)
-	crop := subImage(rc, src, x0, y0, w, h)
-	if !keep {
+	if !rect.keep {
 		return crop, nil
 	}
-	out := Resize(crop, src.W, src.H)
-	rc.release(crop.Pix)
+	out := Resize(crop, rect.outW, rect.outH)
+	if crop != src {
+		rc.release(crop.Pix)
+	}
 	return out, nil
+}
+
+// cropRect is where a random_crop cuts and what it resizes to.
+type cropRect struct {
+	x0, y0, w, h int
+	keep         bool
+	outW, outH   int
+	identity     bool
+}
+
+// randomCropRect is random_crop's geometry on a w x h image with stream key key, one
+// function for the operation and its box map (geoMap).
+func randomCropRect(key uint64, W, H int, a Args) (cropRect, error) {
+	r := args{a: a}
+	scale, keep := r.num("scale"), r.flag("keep_size")
+	fw, fh := r.numOr("width", 0), r.numOr("height", 0)
+	ow, oh := r.numOr("out_width", 1), r.numOr("out_height", 1)
+	if r.err != nil {
+		return cropRect{}, r.err
+	}
+	if !(scale > 0 && scale <= 1) {
+		return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: scale %v is outside (0, 1]", scale)
+	}
+	if fw < 0 || fw > 1 || fh < 0 || fh > 1 {
+		return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: width %v, height %v are outside [0, 1]", fw, fh)
+	}
+	if !(ow > 0 && oh > 0) {
+		return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: out_width %v, out_height %v are not above 0", ow, oh)
+	}
+	c := cropRect{w: W, h: H, keep: keep, outW: W, outH: H}
+	if fw > 0 && fh > 0 {
+		c.w = min(max(1, int(math.Round(fw*float64(W)))), W)
+		c.h = min(max(1, int(math.Round(fh*float64(H)))), H)
+	} else if scale != 1 {
+		side := math.Sqrt(scale)
+		c.w = min(max(1, int(math.Round(side*float64(W)))), W)
+		c.h = min(max(1, int(math.Round(side*float64(H)))), H)
+	}
+	if keep {
+		c.outW, c.outH = max(1, int(math.Round(ow*float64(W)))), max(1, int(math.Round(oh*float64(H))))
+		if int64(c.outW)*int64(c.outH) > maxScaledPixels {
+			return cropRect{}, errScaleTooLarge(c.outW, c.outH)
+		}
+	}
+	if c.w == W && c.h == H && (!keep || c.outW == W && c.outH == H) {
+		c.identity = true
+		return c, nil
+	}
+	c.x0 = min(int(uniform(rnd(key, 0, 0, 0))*float64(W-c.w+1)), W-c.w)
+	c.y0 = min(int(uniform(rnd(key, 0, 0, 1))*float64(H-c.h+1)), H-c.h)
+	return c, nil
 }
 
 // opFlip mirrors the image. Flipping twice is the identity, bit for bit.

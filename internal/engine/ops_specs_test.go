@@ -61,7 +61,7 @@ var opSpecs = map[string][]opArgSpec{
 	},
 	"cutout": {
 		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
-		{name: "size", kind: "number", min: 0.01, max: 0.5, def: float64(0.1)},
+		{name: "size", kind: "number", min: 0.002, max: 0.5, def: float64(0.1)},
 		{name: "fill", kind: "number", min: 0, max: 1, def: float64(0)},
 	},
 	"dehaze": {
@@ -98,6 +98,10 @@ var opSpecs = map[string][]opArgSpec{
 	"random_crop": {
 		{name: "scale", kind: "number", min: 0.05, max: 1, def: float64(1)},
 		{name: "keep_size", kind: "boolean", def: false},
+		{name: "width", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "height", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "out_width", kind: "number", min: 0.01, max: 4, def: float64(1)},
+		{name: "out_height", kind: "number", min: 0.01, max: 4, def: float64(1)},
 	},
 	"rotate": {
 		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
@@ -270,7 +274,8 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "per_channel", kind: "boolean", def: false},
 	},
 	"scale": {
-		{name: "factor", kind: "number", min: 0.25, max: 4, def: float64(1)},
+		{name: "factor", kind: "number", min: 0.01, max: 4, def: float64(1)},
+		{name: "factor_y", kind: "number", min: 0, max: 4, def: float64(0)},
 		{name: "round", kind: "boolean", def: false},
 	},
 	"random_tone_curve": {

@@ -91,6 +91,27 @@ func TestOpsChangeInExpectedDirection(t *testing.T) {
 			opExpect(t, found, "the crop is not a part of the source")
 			kept := render(t, coffee, "random_crop", map[string]any{"scale": 0.25, "keep_size": true})
 			opExpect(t, kept.W == coffee.W && kept.H == coffee.H, "keep_size: %dx%d, want the source's 600x400", kept.W, kept.H)
+			// albumentations' RandomCrop(height=224, width=256): the size in
+			// pixels from fractions of the width and height, whatever the scale.
+			sized := render(t, coffee, "random_crop", map[string]any{"scale": 0.25, "width": 256.0 / 600, "height": 224.0 / 400})
+			opExpect(t, sized.W == 256 && sized.H == 224, "width 256/600, height 224/400: %dx%d, want 256x224", sized.W, sized.H)
+			found = false
+			for y0 := 0; y0+sized.H <= coffee.H && !found; y0++ {
+				for x0 := 0; x0+sized.W <= coffee.W && !found; x0++ {
+					found = opSubEqual(coffee, sized, x0, y0)
+				}
+			}
+			opExpect(t, found, "the sized crop is not a part of the source")
+			// RandomResizedCrop(height=224, width=224): resized to out_width x out_height.
+			out224 := render(t, coffee, "random_crop", map[string]any{"scale": 0.5, "keep_size": true, "out_width": 224.0 / 600, "out_height": 224.0 / 400})
+			opExpect(t, out224.W == 224 && out224.H == 224, "out 224/600 x 224/400: %dx%d, want 224x224", out224.W, out224.H)
+		},
+		"scale factor_y": func(t *testing.T) {
+			// albumentations' Resize(height=300, width=320) of 600x400.
+			out := render(t, coffee, "scale", map[string]any{"factor": 320.0 / 600, "factor_y": 300.0 / 400, "round": true})
+			opExpect(t, out.W == 320 && out.H == 300, "factor 320/600, factor_y 300/400: %dx%d, want 320x300", out.W, out.H)
+			same := render(t, coffee, "scale", map[string]any{"factor": 0.5, "factor_y": 0.0})
+			opExpect(t, same.W == 300 && same.H == 200, "factor_y 0 is factor's: %dx%d, want 300x200", same.W, same.H)
 		},
 		"rotate": func(t *testing.T) {
 			out := render(t, coffee, "rotate", map[string]any{"angle": 12.0})

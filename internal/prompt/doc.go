@@ -261,6 +261,21 @@
 //     quality), and a change of light for EV: +20% is log2(1.2) = 0.263 EV;
 //   - a factor (1.5x) is a ratio.
 //
+// A size in pixels is of the image the steps before it leave (Parser.Frames, with
+// the operations' defaults: resolve.Size): in "longest side 640, pad to 640x640" the
+// pad's 640 is of the resized image, in "random crop 384x384 and resize to 224x224"
+// the resize's 224 of the crop; a step that may not run (p below 1, a group) or draws
+// its size leaves the size as it was. "longest side 512", "the shorter side is 800"
+// (also names read as long_edge_px, short_edge_px) are the factor that makes that edge
+// so long; width=, height= in code (width_px, height_px) are pixels of the image's
+// width and height, and a call's positional arguments fill, when only some parameters
+// have albumentations' own name, those (A.RandomCrop(512, 384) is height and width).
+// "resize ... longest side" is one transform, the exact one. "to square" pads to the
+// long edge's square. A colour ("black", "white", "dark gray", "gray (128)", "(114,
+// 114, 114)") after a fill word or "with" is the grey of the entry's fill, and an
+// entry with none gives way to its variant that fills (pad_if_needed to pad_constant);
+// such a colour is no to_gray.
+//
 // Without an image size a pixel value is not guessed: the transform carries it in
 // Pending (parameter, pixels, of long_edge, width or height, margin) with a warning,
 // and the caller parses again once it knows the size. A number whose unit no parameter

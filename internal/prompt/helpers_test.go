@@ -30,6 +30,14 @@ func testParser(t testing.TB) *Parser {
 			return
 		}
 		parser = New(v)
+		// As the augmentation service does: pixel sizes after a resize are of the
+		// resized image.
+		defs, err := c.OperationDefaults()
+		if err != nil {
+			parserErr = err
+			return
+		}
+		parser.Frames(defs)
 	})
 	if parserErr != nil {
 		t.Fatal(parserErr)

@@ -527,6 +527,11 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 		if i == 0 {
 			continue
 		}
+		if p.colourOfFill(toks, ms[i-1], m) {
+			// "pad to square with dark gray": the colour the pad fills with.
+			drop[i] = true
+			continue
+		}
 		if m.start >= 2 && toks[m.start-1].text == "the" && (toks[m.start-2].text == "for" || toks[m.start-2].text == "on" || toks[m.start-2].text == "to") && m.end == m.start+1 {
 			// "p 0.8 for the noise": "the noise" is the noise named before
 			// ("sensor noise like ... ISO"), whose p this is.

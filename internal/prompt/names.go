@@ -138,6 +138,14 @@ func reads(x expr, as *vocab.ParameterName, prm *vocab.Parameter, code bool) exp
 			}
 			return q
 		})
+	case "long_edge_px", "short_edge_px", "width_px", "height_px":
+		// A length an edge becomes: over that edge, a factor (convert).
+		each(func(q quantity) quantity {
+			if q.unit == "" || q.unit == "px" {
+				q.unit = strings.TrimSuffix(as.As, "_px")
+			}
+			return q
+		})
 	case "level_255":
 		each(func(q quantity) quantity {
 			if q.unit == "" {

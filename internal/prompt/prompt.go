@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/darkroom-mcp/darkroom/internal/resolve"
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
@@ -39,6 +40,9 @@ type Parser struct {
 	// calls reads an albumentations call written in a prompt as a pipeline file
 	// reads it, set by ReadCalls (calls.go).
 	calls CallReader
+	// defaults are the operations' argument defaults, set by Frames: with them a
+	// pixel size is read against the size the steps before it leave (frames.go).
+	defaults resolve.Defaults
 }
 
 // lackingClass is an albumentations transform darkroom cannot do and why.
@@ -678,8 +682,11 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
+	frame := opt
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
-		p.clause(r, toks, cl, opt)
+		n := len(r.Transforms)
+		p.clause(r, toks, cl, frame)
+		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.readCalls(r, text, opt)
 	p.settlePresets(r)
@@ -1887,6 +1894,14 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 			}
 		}
+		if n := len(kept); n > 0 && p.sameKindBefore(toks, kept[n-1], m) {
+			// "resize the longest side to 512", "resize so the shorter side is
+			// 800": a general word of a kind, then the exact one, is one transform,
+			// the exact one, whose phrase the general word opens.
+			m.start, m.phrase = kept[n-1].start, joinTokens(toks[kept[n-1].start:m.end])
+			kept[n-1] = m
+			continue
+		}
 		kept = append(kept, m)
 	}
 	cl.matches = p.borders(r, toks, cl, kept)
@@ -2973,4 +2988,24 @@ func (r *Result) hasError() bool {
 func round(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
 	return v
+}
+
+// sameKindBefore says whether prev, one entry, is a general word for the kind m's one
+// entry is exactly, with only words between them: both resize the image (tag resize)
+// and prev takes no value of its own there ("resize ... longest side").
+func (p *Parser) sameKindBefore(toks []token, prev, m match) bool {
+	if len(prev.claims) != 1 || len(m.claims) != 1 || prev.claims[0] == m.claims[0] {
+		return false
+	}
+	a, ok1 := p.voc.Entry(prev.claims[0])
+	b, ok2 := p.voc.Entry(m.claims[0])
+	if !ok1 || !ok2 || !contains(a.Tags, "resize") || !contains(b.Tags, "resize") {
+		return false
+	}
+	for _, t := range toks[prev.end:m.start] {
+		if t.kind != tWord || t.code {
+			return false
+		}
+	}
+	return true
 }

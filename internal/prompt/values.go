@@ -70,6 +70,8 @@ type reading struct {
 	added bool
 	// unread are arguments of albumentations code no parameter takes.
 	unread []string
+	// said are words read as a value no number wrote (a colour: "with black").
+	said []string
 	// stray are the runs of words nothing read: no parameter, value, probability,
 	// intensity, direction or known filler took them ("median" in "median blur").
 	stray []string
@@ -78,6 +80,10 @@ type reading struct {
 // read fills t from the words around its phrase, in e's units, and records what it
 // could not use as issues on r.
 func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []token, opt Options) {
+	if v := p.colourVariant(e, seg); v != nil {
+		// "pad to 640x640 with black": the entry that fills with a colour.
+		e, t.Entry = v, v.Name
+	}
 	rd := p.scan(e, seg, phrase)
 	sizes := r.outputSizes
 	for _, msg := range rd.issues {
@@ -86,6 +92,7 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if rd.pSet {
 		t.P, t.pSet, t.pCode = rd.p, true, false
 	}
+	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
 	}
@@ -119,12 +126,27 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	for k := range t.Ranges {
 		assigned[k] = true
 	}
+	if toSquare(append(append([]token(nil), phrase...), seg...)) && hasSizeParams(e) && !assigned["width"] && !assigned["height"] {
+		// "pad to square", "pad to a square with white": for a size in fractions of
+		// the long edge (pad_if_needed's), a square of the long edge.
+		if w, h := e.Parameters["width"], e.Parameters["height"]; w.Unit == "fraction" && w.Max > 1 && h.Max > 1 && !hasSizeExpr(rd) {
+			setValue(t, "width", 1)
+			setValue(t, "height", 1)
+			assigned["width"], assigned["height"] = true, true
+		}
+	}
 	// Parameters the entry's phrase names ("brightness and contrast"), with those the
 	// words name without a value ("in x and y"), share a value given with no name.
 	var targets []string
+	// edgeAs is how a phrase that is a parameter's name of a length an edge becomes
+	// reads the value ("longest side 512", "the shorter side is 800").
+	edgeAs := map[string]*vocab.ParameterName{}
 	for k := range phrase {
 		if name, _ := paramAt(p.voc, e, phrase, k); name != "" && !assigned[name] && !contains(targets, name) {
 			targets = append(targets, name)
+			if pn := paramsAt(p.voc, e, phrase, k); pn.as != nil && strings.HasSuffix(pn.as.As, "edge_px") {
+				edgeAs[name] = pn.as
+			}
 		}
 	}
 	// One parameter is a target only when the phrase is its name ("shear 3 degrees":
@@ -174,6 +196,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			shared = true
 			for _, n := range targets {
 				if y := x; !assigned[n] {
+					if as := edgeAs[n]; as != nil && y.as == "" {
+						y = reads(y, as, e.Parameters[n], false)
+					}
 					y.param = n
 					p.assign(r, t, e, order, assigned, y, rd.dir, opt)
 				}
@@ -697,6 +722,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			rd.intensity = f
 			continue
 		}
+		if x, m := colourAt(seg, k); m > 0 && e != nil && fillParam(e) != "" {
+			// "with black", "filled with mid gray (128)", "(114, 114, 114)": the
+			// grey of the fill.
+			rd.said = append(rd.said, joinTokens(seg[k:k+m]))
+			x.param, x.params = fillParam(e), []string{fillParam(e)}
+			rd.exprs = append(rd.exprs, x)
+			k += m - 1
+			continue
+		}
 		if k, ok = named(k); ok {
 			continue
 		}
@@ -704,7 +738,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			// A positional argument of a call: the parameter in that place, when
 			// it has albumentations' meaning under its own name (ColorJitter(0.4,
 			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
-			order := p.voc.ParameterOrder(e)
+			order := positionalOrder(p.voc.ParameterOrder(e), e)
 			if positional < len(order) {
 				n := order[positional]
 				for i := range e.Parameters[n].Also {
@@ -901,6 +935,10 @@ func compatible(u string, prm *vocab.Parameter) bool {
 		return prm.Unit == "degrees"
 	case "px":
 		return prm.Unit == "fraction"
+	case "long_edge", "short_edge":
+		return prm.Unit == "ratio"
+	case "width", "height":
+		return prm.Unit == "ratio" || prm.Unit == "fraction"
 	case "%":
 		switch prm.Unit {
 		case "fraction", "amount", "level", "weight", "ev", "ratio":
@@ -1187,6 +1225,22 @@ func convert(q quantity, prm *vocab.Parameter, dir int, opt Options) (float64, *
 			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: "long_edge"}, ""
 		}
 		v /= float64(long)
+	case "long_edge", "short_edge", "width", "height":
+		// The length the image's long or short edge, width or height becomes (or
+		// a crop keeps): over that side.
+		edge := max(opt.Width, opt.Height)
+		switch q.unit {
+		case "short_edge":
+			edge = min(opt.Width, opt.Height)
+		case "width":
+			edge = opt.Width
+		case "height":
+			edge = opt.Height
+		}
+		if edge <= 0 {
+			return 0, &Pending{Parameter: prm.Name, Pixels: v, Of: q.unit}, ""
+		}
+		v /= float64(edge)
 	case "%":
 		switch {
 		case prm.Unit == "ev":
@@ -1245,7 +1299,7 @@ func (p *Parser) assignSize(r *Result, t *Transform, e *vocab.Entry, assigned ma
 	switch {
 	case hasW:
 		parts = []part{{"width", x.w, opt.Width, "width", false}, {"height", x.h, opt.Height, "height", false}}
-		if e.Parameters["width"].Max > 1 {
+		if w := e.Parameters["width"]; w.Max > 1 && w.Unit == "fraction" {
 			// A size that may pass the image's (pad_if_needed's minimum size) is in
 			// fractions of the long edge, as its manifest declares both sides.
 			long := max(opt.Width, opt.Height)
@@ -1382,4 +1436,205 @@ func (p *Parser) assignArea(r *Result, t *Transform, e *vocab.Entry, assigned ma
 		r.issue("warning", fmt.Sprintf("%s keeps the image's aspect ratio: %s is read as its area, %s of the %dx%d image", e.Name, x.text, formatNumber(v), opt.Width, opt.Height),
 			"for an exact size use center_crop", e.Name, name)
 	}
+}
+
+// fillParam is e's parameter of the grey it fills with: a level named fill, or with
+// another name of a fill ("fill_value"); "" when e has none.
+func fillParam(e *vocab.Entry) string {
+	if e == nil {
+		return ""
+	}
+	for name, prm := range e.Parameters {
+		if prm.Unit != "level" {
+			continue
+		}
+		if strings.Contains(name, "fill") {
+			return name
+		}
+		for _, al := range prm.Also {
+			if strings.Contains(al.Name, "fill") {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// colourAt reads a grey at k: a colour word ("black", "white", "mid gray", after a
+// fill word: "filled with dark gray"; a number right after it, "gray (128)", says the
+// level, on 0..255 when above 1) or three equal numbers in brackets ("(114, 114,
+// 114)", a level on 0..255). It returns the value and the tokens taken, 0 when there
+// is none.
+func colourAt(seg []token, k int) (expr, int) {
+	j := k
+	if j < len(seg) && fillWords[seg[j].text] {
+		// "filled with dark gray": the fill word with its colour.
+		j++
+		for j < len(seg) && (seg[j].text == "with" || seg[j].text == "w" || seg[j].text == "/" || seg[j].text == "w/") {
+			j++
+		}
+	}
+	shade := 0.0
+	for j < len(seg) && seg[j].kind == tWord && shadeWords[seg[j].text] && seg[j].text != "a" {
+		shade += shadeLevels[seg[j].text]
+		j++
+	}
+	if j < len(seg) && seg[j].kind == tWord {
+		lv, ok := colourLevels[seg[j].text]
+		if !ok {
+			return expr{}, 0
+		}
+		if lv == 0.5 {
+			// "dark gray", "light grey": a quarter of the way to black or white.
+			lv += shade
+		}
+		n := j - k + 1
+		if j+1 < len(seg) && borderNouns[seg[j+1].text] {
+			// "black borders", "white background": what the colour fills.
+			n++
+			j++
+		}
+		if j+1 < len(seg) && seg[j+1].kind == tNum && !seg[j+1].signed && seg[j+1].num >= 0 && seg[j+1].num <= 255 {
+			// "gray (128)": the number says the level, on 0..255 above 1.
+			v := seg[j+1].num
+			if v > 1 {
+				v /= 255
+			}
+			text := joinTokens(seg[k : j+2])
+			return expr{kind: one, a: quantity{v: round(v), text: text}, text: text}, n + 1
+		}
+		return expr{kind: one, a: quantity{v: lv, text: joinTokens(seg[k : j+1])}, text: joinTokens(seg[k : j+1])}, n
+	}
+	if j != k || k >= len(seg) || seg[k].kind != tNum || seg[k].depth == 0 || k > 0 && seg[k-1].kind == tNum && seg[k-1].depth == seg[k].depth {
+		return expr{}, 0
+	}
+	var vals []float64
+	for j = k; j < len(seg) && seg[j].depth == seg[k].depth; j++ {
+		switch {
+		case seg[j].kind == tNum:
+			vals = append(vals, seg[j].num)
+		case seg[j].text == "," || seg[j].text == "to" && len(vals) > 0 && j+1 < len(seg) && seg[j+1].kind == tNum:
+			// A tuple's comma, which the tokenizer writes as a range's "to".
+		default:
+			return expr{}, 0
+		}
+	}
+	if len(vals) != 3 || vals[0] != vals[1] || vals[1] != vals[2] || vals[0] < 0 || vals[0] > 255 || seg[k].signed {
+		return expr{}, 0
+	}
+	text := joinTokens(seg[k:j])
+	return expr{kind: one, a: quantity{v: round(vals[0] / 255), text: text}, text: text}, j - k
+}
+
+// colourVariant is the entry that does what e does with a fill colour, when e fills
+// with none and seg names a colour: the same operations, e's parameters and one grey
+// to fill with (pad_if_needed's is pad_constant). nil otherwise.
+func (p *Parser) colourVariant(e *vocab.Entry, seg []token) *vocab.Entry {
+	if e == nil || fillParam(e) != "" {
+		return nil
+	}
+	colour := false
+	for k := range seg {
+		if _, n := colourAt(seg, k); n > 0 {
+			colour = true
+			break
+		}
+	}
+	if !colour {
+		return nil
+	}
+	return p.withFill(e)
+}
+
+// withFill is the entry that does what e does with a grey to fill with: the same
+// operations, e's parameters and one fill (pad_if_needed's is pad_constant); nil when
+// there is none.
+func (p *Parser) withFill(e *vocab.Entry) *vocab.Entry {
+	for _, v := range p.voc.Select(vocab.Filter{}) {
+		fill := fillParam(v)
+		if v.Name == e.Name || fill == "" || len(v.Parameters) != len(e.Parameters)+1 || len(v.Operations) != len(e.Operations) {
+			continue
+		}
+		same := true
+		for name := range e.Parameters {
+			if _, ok := v.Parameters[name]; !ok {
+				same = false
+			}
+		}
+		for i := range e.Operations {
+			same = same && e.Operations[i].Op == v.Operations[i].Op
+		}
+		if same {
+			return v
+		}
+	}
+	return nil
+}
+
+// toSquare says whether the words ask for a square: "to square", "to a square",
+// "into a square".
+func toSquare(toks []token) bool {
+	for k, t := range toks {
+		if t.kind == tWord && (t.text == "square" || t.text == "squares") && k > 0 {
+			j := k - 1
+			if toks[j].text == "a" && j > 0 {
+				j--
+			}
+			if toks[j].text == "to" || toks[j].text == "into" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasSizeExpr says whether the words give a size: WxH, or a value of a width or height.
+func hasSizeExpr(rd reading) bool {
+	for _, x := range rd.exprs {
+		if x.kind == size || x.param == "width" || x.param == "height" || x.param == "" && x.a.unit != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// positionalOrder is the parameters a call's positional arguments fill, in order: the
+// manifest's order, or, when only some parameters have albumentations' own name in
+// code, those (A.RandomCrop(512, 512) is height and width, not random_crop's area).
+func positionalOrder(order []string, e *vocab.Entry) []string {
+	var named []string
+	for _, n := range order {
+		for _, al := range e.Parameters[n].Also {
+			if al.Code && al.Name == n {
+				named = append(named, n)
+				break
+			}
+		}
+	}
+	if len(named) == 0 || len(named) == len(order) {
+		return order
+	}
+	return named
+}
+
+// colourOfFill says whether m, one colour word after "with" (and shades: "with dark
+// gray"), is the colour prev fills with, prev being in the same clause and an entry
+// that fills (or has a variant that does): no transform of its own ("gray" is no
+// to_gray there).
+func (p *Parser) colourOfFill(toks []token, prev, m match) bool {
+	if m.end != m.start+1 || len(prev.claims) != 1 || !sameClause(toks, prev.end, m.start) {
+		return false
+	}
+	if _, ok := colourLevels[toks[m.start].text]; !ok {
+		return false
+	}
+	j := m.start - 1
+	for j > prev.end && shadeWords[toks[j].text] {
+		j--
+	}
+	if j < prev.end || toks[j].text != "with" && toks[j].text != "w" && toks[j].text != "/" {
+		return false
+	}
+	e, ok := p.voc.Entry(prev.claims[0])
+	return ok && (fillParam(e) != "" || p.withFill(e) != nil)
 }

@@ -97,6 +97,8 @@ var filler = map[string]bool{
 	"sometimes": true, "often": true, "rarely": true, "always": true, "time": true, "times": true, "of the": true,
 	"degrees": true, "percent": true, "%": true, "px": true, "pixels": true, "intensity": true, "amount": true,
 	"strength": true, "value": true, "level": true, "too": true, "just": true, "now": true, "can": true, "you": true,
+	// "w/" is "with" ("filled w/ gray", "rotate w/ reflect border").
+	"w": true,
 	// Greetings and thanks, and what a request says of its images.
 	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "thx": true, "cheers": true,
 	"but": true, "only": true, "amounts": true, "could": true, "images": true, "photos": true,
@@ -156,3 +158,16 @@ var approx = map[string]bool{"roughly": true, "about": true, "around": true, "ap
 // scaleNouns close a statement of the scale the values are written on ("in 0-255
 // pixel units", "on a 0-255 scale").
 var scaleNouns = map[string]bool{"units": true, "unit": true, "scale": true, "range": true, "levels": true, "values": true, "pixel": true, "px": true, "intensities": true}
+
+// colourLevels are the greys a colour word names, from 0 (black) to 1 (white): what a
+// transform fills with ("pad with black", "filled with mid gray").
+var colourLevels = map[string]float64{
+	"black": 0, "white": 1, "gray": 0.5, "grey": 0.5, "zero": 0, "zeros": 0, "zeroes": 0,
+}
+
+// shadeLevels move a grey towards black or white: "dark gray" is 0.25, "light gray"
+// 0.75.
+var shadeLevels = map[string]float64{"dark": -0.25, "light": 0.25}
+
+// borderNouns after a colour say what it fills: "black borders", "gray padding".
+var borderNouns = map[string]bool{"border": true, "borders": true, "padding": true, "background": true, "bars": true, "edges": true}

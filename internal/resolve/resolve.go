@@ -41,3 +41,45 @@ func Edits(e *vocab.Entry, values map[string]float64, mask *engine.Mask, strengt
 	}
 	return edits, nil
 }
+
+// Size is the size a w x h image has after entry e with values (its geometry, as the
+// engine's maps say it; an entry that moves no pixel keeps it). It is how a size in
+// pixels is read against the image the steps before it leave (a prompt's "pad to
+// 640x640" after "longest side 640", an albumentations PadIfNeeded after
+// LongestMaxSize), for the prompt parser and the albumentations reader alike.
+func Size(e *vocab.Entry, values map[string]float64, defaults Defaults, w, h int) (int, int, error) {
+	edits, err := Edits(e, values, nil, 1, defaults)
+	if err != nil {
+		return w, h, err
+	}
+	maps, err := engine.GeometryMaps(w, h, edits, engine.RenderOptions{})
+	if err != nil {
+		return w, h, err
+	}
+	if len(maps) == 0 {
+		return w, h, nil
+	}
+	last := maps[len(maps)-1]
+	return last.OutW, last.OutH, nil
+}
+
+// SizeRange is Size at both ends of ranges (each parameter at lo, then at hi) and
+// whether they agree: a drawn size (a random scale) leaves no one size after it.
+func SizeRange(e *vocab.Entry, values map[string]float64, ranges map[string][2]float64, defaults Defaults, w, h int) (int, int, bool) {
+	at := func(end int) (int, int, error) {
+		v := make(map[string]float64, len(values)+len(ranges))
+		for k, x := range values {
+			v[k] = x
+		}
+		for k, rg := range ranges {
+			v[k] = rg[end]
+		}
+		return Size(e, v, defaults, w, h)
+	}
+	w0, h0, err0 := at(0)
+	w1, h1, err1 := at(1)
+	if err0 != nil || err1 != nil || w0 != w1 || h0 != h1 {
+		return w, h, false
+	}
+	return w0, h0, true
+}

@@ -59,6 +59,13 @@ CASES = [
     ("LongestMaxSize", lambda h, w: A.LongestMaxSize(max_size=max(h, w) // 2, p=1), 3),
     ("SmallestMaxSize", lambda h, w: A.SmallestMaxSize(max_size=min(h, w) // 2 + 1, p=1), 3),
     ("RandomScale 0.5", lambda h, w: A.RandomScale(scale_limit=(-0.5, -0.5), p=1), 3),
+    ("Resize", lambda h, w: A.Resize(height=h // 2 + 7, width=w // 2 - 5, p=1), 3),
+    ("PadIfNeeded constant 114", lambda h, w: A.PadIfNeeded(min_height=max(h, w) + 64, min_width=max(h, w) + 64,
+                                                            border_mode=cv2.BORDER_CONSTANT, value=(114, 114, 114), p=1), 1),
+    # A letterbox: the pad's size is of the image LongestMaxSize leaves.
+    ("LongestMaxSize + PadIfNeeded letterbox", lambda h, w: [A.LongestMaxSize(max_size=max(h, w) // 2, p=1),
+                                                             A.PadIfNeeded(min_height=max(h, w) // 2, min_width=max(h, w) // 2,
+                                                                           border_mode=cv2.BORDER_CONSTANT, value=(114, 114, 114), p=1)], 3),
     ("Blur 5", lambda h, w: A.Blur(blur_limit=(5, 5), p=1), 4),
     ("GaussianBlur 7", lambda h, w: A.GaussianBlur(blur_limit=(7, 7), p=1), 4),
     ("GaussianBlur sigma 2", lambda h, w: A.GaussianBlur(blur_limit=0, sigma_limit=(2, 2), p=1), 4),
@@ -118,7 +125,7 @@ def run_case(dr, tmp, photo, name, make, tol, conv):
     h, w = img.shape[:2]
     boxes, points = annotations(h, w)
     t = make(h, w)
-    comp = A.Compose([t], bbox_params=A.BboxParams(format="pascal_voc", label_fields=["labels"]),
+    comp = A.Compose(t if isinstance(t, list) else [t], bbox_params=A.BboxParams(format="pascal_voc", label_fields=["labels"]),
                      keypoint_params=A.KeypointParams(format="xy", label_fields=["kp_labels"]))
     res = comp(image=img, bboxes=boxes, labels=list(range(len(boxes))), keypoints=points, kp_labels=list(range(len(points))))
     pfile = os.path.join(tmp, "pipeline.json")
@@ -172,8 +179,11 @@ def main():
     try:
         dr = darkroom_bin(tmp)
         rows = []
+        only = [x for x in os.environ.get("PARITY_ONLY", "").split(",") if x]
         for case in CASES:
             name, make, tol = case[:3]
+            if only and not any(name.startswith(o) for o in only):
+                continue  # PARITY_ONLY=Resize,PadIfNeeded: those cases alone
             conv = case[3] if len(case) > 3 else (0, 0)
             for photo in PHOTO_NAMES:
                 rows.append(run_case(dr, tmp, photo, name, make, tol, conv))

@@ -32,10 +32,14 @@ def run(img, c):
         ch, cw = c["height"], c["width"]
         y, x = (h - ch) // 2, (w - cw) // 2
         return img[y:y + ch, x:x + cw]
-    if op == "pad":  # PadIfNeeded: centred, BORDER_REFLECT_101
+    if op == "pad":  # PadIfNeeded: centred, BORDER_REFLECT_101 or BORDER_CONSTANT with value
         ph, pw = max(c["min_height"] - h, 0), max(c["min_width"] - w, 0)
         top, left = ph // 2, pw // 2
+        if "value" in c:
+            return cv2.copyMakeBorder(img, top, ph - top, left, pw - left, cv2.BORDER_CONSTANT, value=c["value"])
         return cv2.copyMakeBorder(img, top, ph - top, left, pw - left, cv2.BORDER_REFLECT_101)
+    if op == "resize":  # Resize: geometric.functional.resize, INTER_LINEAR
+        return cv2.resize(img, (c["width"], c["height"]), interpolation=cv2.INTER_LINEAR)
     if op == "blur":
         return cv2.blur(img, (c["k"], c["k"]))
     if op == "gaussian_blur":
