@@ -2,6 +2,7 @@ package augmentation
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/darkroom-mcp/darkroom/internal/prompt"
@@ -69,6 +70,21 @@ func TestPromptCallsReadAsPipelines(t *testing.T) {
 			if !ok {
 				t.Errorf("%s: step %d is %s %v %v p %v, want %s %v %v p %v", c.prompt, i, got.Entry, got.Values, got.Ranges, got.P, w.entry, w.values, w.ranges, w.p)
 			}
+		}
+	}
+	// Words around a call that nothing reads are still said: only what the words'
+	// reading said of the call's own arguments gives way to the pipeline's reading.
+	r0 := s.PromptParser().Parse("zorblax A.CLAHE(clip_limit=2, tile_grid_size=(4, 4))", prompt.Options{Width: 1024, Height: 768})
+	said := false
+	for _, u := range r0.Unread() {
+		said = said || strings.Contains(u.Phrase, "zorblax")
+	}
+	if len(r0.Transforms) != 1 || !said {
+		t.Errorf("zorblax A.CLAHE(...): %+v, unread %+v; want zorblax listed", r0.Transforms, r0.Unread())
+	}
+	for _, u := range r0.Unread() {
+		if strings.Contains(u.Phrase, "grid") {
+			t.Errorf("zorblax A.CLAHE(...): the call's own tile_grid_size still listed unread: %+v", u)
 		}
 	}
 	// A call whose pipeline reading leaves part of it undone keeps the prompt's own

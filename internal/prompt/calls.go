@@ -80,19 +80,36 @@ func (p *Parser) readCalls(r *Result, text string, opt Options) {
 		if n < 0 || sites[n].end < 0 {
 			continue
 		}
-		rd, ok := p.calls(string(orig[sites[n].start:sites[n].end+1]), opt.Width, opt.Height)
+		src := string(orig[sites[n].start : sites[n].end+1])
+		rd, ok := p.calls(src, opt.Width, opt.Height)
 		if !ok {
 			continue
 		}
+		// What the words' reading said of the call's own arguments goes with it;
+		// what it said of words outside the call ("zorblax A.CLAHE(...)") stays.
+		inCall := map[string]bool{}
+		for _, tk := range tokenize(src) {
+			inCall[tk.text] = true
+		}
 		kept := r.Errors[:0]
 		for _, e := range r.Errors {
-			if e.of != t.at+1 {
+			if e.of != t.at+1 || !allIn(strings.Fields(e.Phrase), inCall) {
 				kept = append(kept, e)
 			}
 		}
 		r.Errors = kept
 		t.Entry, t.Values, t.Ranges, t.Pending = rd.Entry, rd.Values, rd.Ranges, nil
 	}
+}
+
+// allIn reports whether every word is in set.
+func allIn(words []string, set map[string]bool) bool {
+	for _, w := range words {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
 }
 
 func identRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
