@@ -24,6 +24,7 @@ var streamers = map[string]streamer{
 	"dehaze":  streamDehaze,
 
 	"emboss":        streamEmboss,
+	"safe_rotate":   streamGeometry,
 	"cutout":        streamPlaced,
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,

@@ -88,6 +88,7 @@ func bandCases(t testing.TB) []struct {
 		{"rotate", map[string]any{"angle": 3.0, "auto_crop": true}},
 		{"flip", map[string]any{"horizontal": true, "vertical": true}},
 		{"affine", map[string]any{"scale": 0.8, "angle": -40.0, "mode": "constant"}},
+		{"safe_rotate", map[string]any{"angle": -70.0, "mode": "constant"}},
 	}
 	for _, x := range extra {
 		cases = append(cases, c{fmt.Sprintf("%s %v", x.op, x.set), []Edit{opEdit(x.op, opArgs(t, x.op, x.set))}})

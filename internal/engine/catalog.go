@@ -88,10 +88,11 @@ var catalog = map[string]opEntry{
 	"zoom_blur":            {"detail", opZoomBlur, false},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
-	"vignette": {"effects", opVignette, true},
-	"grain":    {"effects", opGrain, false},
-	"noise":    {"effects", opNoise, true},
-	"cutout":   {"effects", opCutout, false},
+	"vignette":    {"effects", opVignette, true},
+	"grain":       {"effects", opGrain, false},
+	"noise":       {"effects", opNoise, true},
+	"safe_rotate": {"geometry", opSafeRotate, false},
+	"cutout":      {"effects", opCutout, false},
 
 	"multiplicative_noise": {"effects", opMultiplicativeNoise, true},
 	"iso_noise":            {"effects", opISONoise, false},

@@ -290,6 +290,9 @@ func geoMap(key uint64, w, h int, op string, a Args) (GeoMap, error) {
 				return cos*px - sin*py + dcx, sin*px + cos*py + dcy
 			}}, nil
 
+	case "safe_rotate":
+		return safeRotateMap(op, w, h, a)
+
 	case "rotate90":
 		turns := r.integer("turns")
 		if r.err != nil {

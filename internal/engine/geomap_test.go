@@ -47,6 +47,9 @@ func geoCases(t *testing.T) []Edit {
 		e("border_crop", map[string]any{"limit": 0.3}),
 		e("crop_and_pad", map[string]any{"percent": 0.15, "mode": "edge"}),
 		e("crop_and_pad", map[string]any{"percent": -0.2, "keep_size": true}),
+		e("safe_rotate", map[string]any{"angle": 30.0}),
+		e("safe_rotate", map[string]any{"angle": -125.0, "mode": "constant"}),
+		e("safe_rotate", map[string]any{"angle": 90.0, "mode": "edge"}),
 	}
 }
 

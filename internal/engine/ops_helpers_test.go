@@ -75,6 +75,7 @@ var opSamples = map[string]map[string]any{
 	"vignette":        {"amount": -0.8, "midpoint": 0.4},
 	"grain":           {"amount": 0.6, "size": 0.002},
 	"noise":           {"sigma": 0.08},
+	"safe_rotate":     {"angle": 30.0},
 	"cutout":          {"holes": 5.0, "size": 0.12, "fill": 0.5},
 
 	"rotate90":             {"turns": 1.0},

@@ -59,6 +59,10 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "points", kind: "points", min: 2, max: 16, def: [][2]float64{{0, 0}, {1, 1}}},
 		{name: "channel", kind: "enum", def: "rgb", values: []string{"rgb", "red", "green", "blue"}},
 	},
+	"safe_rotate": {
+		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
+		{name: "mode", kind: "enum", def: "reflect", values: []string{"constant", "reflect", "edge"}},
+	},
 	"cutout": {
 		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
 		{name: "size", kind: "number", min: 0.002, max: 0.5, def: float64(0.1)},

@@ -452,6 +452,7 @@ func TestOpsChangeInExpectedDirection(t *testing.T) {
 		},
 	}
 	maps.Copy(tests, augmentDirectionTests())
+	maps.Copy(tests, augmentFx2DirectionTests())
 	for _, op := range Operations() {
 		if _, ok := tests[op]; !ok && op != "crop" && op != "exposure" {
 			t.Errorf("no direction test for %s", op)

@@ -681,7 +681,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	matches := p.negate(r, toks, turnInto(toks, p.matches(toks)))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
-	matches = sameEntry(toks, matches)
+	matches = p.splitAlias(toks, sameEntry(toks, matches))
 	frame := opt
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		n := len(r.Transforms)
