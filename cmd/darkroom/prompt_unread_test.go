@@ -16,7 +16,7 @@ func TestAugmentListsUnreadPhrases(t *testing.T) {
 	cs := connect(t, newClient(), "--workspace", ws, "--allow-root", dir)
 	photo := filepath.Join(dir, "coffee.png")
 
-	const text = "flip horizontally and add some lens flare"
+	const text = "flip horizontally and add some confetti"
 	var res struct {
 		Pipeline []struct {
 			Entry string `json:"entry"`
@@ -35,7 +35,7 @@ func TestAugmentListsUnreadPhrases(t *testing.T) {
 	if len(res.Pipeline) != 1 || res.Pipeline[0].Entry != "flip_horizontal" {
 		t.Errorf("pipeline = %+v, want flip_horizontal alone", res.Pipeline)
 	}
-	if len(res.Skipped) != 1 || res.Skipped[0].Name != "add some lens flare" || res.Skipped[0].Code != "invalid_input" ||
+	if len(res.Skipped) != 1 || res.Skipped[0].Name != "add some confetti" || res.Skipped[0].Code != "invalid_input" ||
 		!strings.Contains(res.Skipped[0].Reason, "names no vocabulary entry") {
 		t.Errorf("skipped_transforms = %+v, want the unread phrase with its reason", res.Skipped)
 	}
@@ -48,14 +48,15 @@ func TestAugmentListsUnreadPhrases(t *testing.T) {
 	if err := json.Unmarshal(mustSucceed(t, cs, "validate_prompt", map[string]any{"prompt": text}), &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Errors) != 1 || v.Errors[0].Phrase == nil || *v.Errors[0].Phrase != "add some lens flare" {
+	if len(v.Errors) != 1 || v.Errors[0].Phrase == nil || *v.Errors[0].Phrase != "add some confetti" {
 		t.Errorf("validate_prompt's validation_errors do not name the phrase: %s", raw)
 	}
 
-	// A prompt of the fresh set (tune29): the class darkroom does not have is listed
-	// with the clause that gave its p; the one it has runs with the p a later
-	// clause gave it, once.
-	const fresh = "Can you do RandomFog and RandomSunFlare on my driving dataset? Fog fairly often, like 70% of the time, sun flare only rarely. Thanks!"
+	// A prompt of the fresh set (tune29), with a class darkroom does not have in
+	// place of RandomSunFlare (which it now has): that class is listed with the
+	// clause that gave its p; the one it has runs with the p a later clause gave it,
+	// once.
+	const fresh = "Can you do RandomFog and PiecewiseAffine on my driving dataset? Fog fairly often, like 70% of the time, piecewise affine only rarely. Thanks!"
 	var got struct {
 		Pipeline []struct {
 			Entry string  `json:"entry"`
@@ -77,7 +78,7 @@ func TestAugmentListsUnreadPhrases(t *testing.T) {
 	for _, s := range got.Skipped {
 		names = append(names, s.Name)
 	}
-	if strings.Join(names, "|") != "randomsunflare on my driving dataset|sun flare only rarely" {
-		t.Errorf("skipped_transforms = %q, want the sun flare's two phrases", names)
+	if strings.Join(names, "|") != "piecewiseaffine on my driving dataset|piecewise affine only rarely" {
+		t.Errorf("skipped_transforms = %q, want the piecewise affine's two phrases", names)
 	}
 }

@@ -82,6 +82,7 @@ type AlbuSource struct {
 	Add      float64 `json:"add"`
 	Dialect  string  `json:"dialect"`
 	Integer  bool    `json:"integer"`
+	Single   bool    `json:"single"`
 }
 
 // NewAlbuMap reads the albumentations readings as the contract checked them

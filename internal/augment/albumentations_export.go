@@ -161,6 +161,9 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 		d[k] = v
 	}
 	rs := wr.reading.Steps[0]
+	// tuples gathers the elements of a tuple parameter that entry parameters carry
+	// one each (flare_roi.0 .. flare_roi.3), tupleOf the entry parameters of each.
+	tuples, tupleOf := map[string]map[int]any{}, map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(e.Parameters)) {
 		par := e.Parameters[name]
 		v, given := s.Params[name]
@@ -182,6 +185,18 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 		}
 		src, ok := writeSource(ap.From)
 		if !ok {
+			if root, i, ok := tupleSource(ap.From); ok && v.Lo == v.Hi {
+				// One element of a tuple (RandomSunFlare's flare_roi.0): written
+				// with the others below.
+				if x, _, err := im.invert(ap.From[0], v); err == nil {
+					if tuples[root] == nil {
+						tuples[root] = map[int]any{}
+					}
+					tuples[root][i] = x
+					tupleOf[root] = append(tupleOf[root], name)
+					continue
+				}
+			}
 			skip("%s: no albumentations 1.3.1 parameter carries it", name)
 			continue
 		}
@@ -204,11 +219,46 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 			d[src.Name] = []any{lo, lo, lo}
 		case lo == hi && src.Scalar == "fixed":
 			d[src.Name] = lo
+		case src.Single:
+			mid, _, _ := im.invert(src, Fixed((v.Lo+v.Hi)/2))
+			skip("%s %s: albumentations' %s takes one %s; written as the middle, %v", name, fmtValue(v), wr.class, src.Name, mid)
+			d[src.Name] = mid
 		default:
 			d[src.Name] = []any{lo, hi}
 		}
 	}
+	for _, root := range slices.Sorted(maps.Keys(tuples)) {
+		els := tuples[root]
+		list := make([]any, len(els))
+		whole := len(els) >= 2
+		for i := range list {
+			x, ok := els[i]
+			whole = whole && ok
+			list[i] = x
+		}
+		if whole {
+			d[root] = list
+			continue
+		}
+		for _, name := range tupleOf[root] {
+			skip("%s: no albumentations 1.3.1 parameter carries it", name)
+		}
+	}
 	return d, true
+}
+
+// tupleSource says, for a parameter read only from an element of a tuple (a path
+// root.i, i a whole number, as flare_roi.0), the tuple and the element.
+func tupleSource(from []AlbuSource) (string, int, bool) {
+	if len(from) != 1 || from[0].Dialect == "2" {
+		return "", 0, false
+	}
+	root, idx, dotted := cut(from[0].Name)
+	i, err := strconv.Atoi(idx)
+	if !dotted || err != nil || i < 0 || i > 8 {
+		return "", 0, false
+	}
+	return root, i, true
 }
 
 // writeSource is the first source albumentations 1.3.1 reads (not a 2.x name, not a

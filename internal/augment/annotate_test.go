@@ -46,6 +46,8 @@ var geoSteps = []Step{
 	{Entry: "optical_distortion", Params: map[string]Value{"k": Fixed(0.3)}},
 	{Entry: "optical_distortion", Params: map[string]Value{"k": Fixed(-0.3)}},
 	{Entry: "random_grid_shuffle", Params: map[string]Value{"cells": Fixed(3)}},
+	{Entry: "safe_rotate", Params: map[string]Value{"angle": Fixed(12)}}, // small: the mirrored border shows no copy of the rectangle
+	{Entry: "safe_rotate_constant", Params: map[string]Value{"angle": Fixed(-120)}},
 }
 
 func TestGeoStepsCoverVocabulary(t *testing.T) {

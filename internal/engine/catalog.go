@@ -92,6 +92,7 @@ var catalog = map[string]opEntry{
 	"grain":       {"effects", opGrain, false},
 	"noise":       {"effects", opNoise, true},
 	"safe_rotate": {"geometry", opSafeRotate, false},
+	"sun_flare":   {"effects", opSunFlare, true},
 	"cutout":      {"effects", opCutout, false},
 
 	"multiplicative_noise": {"effects", opMultiplicativeNoise, true},

@@ -84,3 +84,114 @@ func safeRotateMap(op string, w, h int, a Args) (GeoMap, error) {
 	return GeoMap{Op: op, InW: w, InH: h, OutW: w, OutH: h, Linear: true, Border: mode,
 		inverse: s.inv.at, forward: s.forward}, nil
 }
+
+// maxFlareCircles bounds sun_flare's ghost circles (the catalog allows 20).
+const maxFlareCircles = 32
+
+// flareGhost is one of sun_flare's ghost circles, in pixels of the frame.
+type flareGhost struct {
+	x, y, r2 float64
+	alpha    float32
+	color    [3]float32
+}
+
+// opSunFlare draws a sun flare (albumentations RandomSunFlare): a bright source that
+// fades outwards and faint coloured ghost circles along a line through it.
+//
+// Arguments: radius in [0, 1], the source's radius as a fraction of the long edge (0
+// draws no source; albumentations' src_radius 400 px is 0.4 of a 1000 px image);
+// circles in [0, 20], the number of ghosts (0 none); angle in [0, 360] degrees, the
+// direction of their line, clockwise from the right as on screen (albumentations'
+// angle_lower..upper in turns); roi_left, roi_top, roi_right, roi_bottom, the region
+// of the frame (fractions of its width and height) where the source's centre is drawn
+// (albumentations' flare_roi, default the top half); red, green, blue, the source's
+// colour as display values (albumentations' src_color / 255). The centre, each ghost's
+// place on the line, size, opacity and colour come from the seed. As in albumentations:
+// each ghost, opacity 0.05..0.2 and each channel of its colour up to 50 levels under
+// the source's, is blended over the image, and a pixel under a ghost is pulled to that
+// ghost's colour again by every later ghost's opacity (OpenCV's addWeighted over an
+// overlay that keeps its circles); ghost radii are k^3/640 of the frame's height for
+// a whole k in 1..4: albumentations' for a 640 px tall image (its radii are k^3 pixels
+// for k up to h/100 - 2, so they grow with the pixel height: 8 px at most on a 400 px
+// tall image, 512 px on a 1000 px one); the source is src_radius/10 discs from 1 px to the
+// radius, the i-th of n blended with opacity ((n-1-i)/(n-1))^3, so a pixel at distance
+// d keeps (C - v) times the product of (1 - opacity) over the discs that reach it.
+// Blends are on display values. Example: {radius: 0.3, circles: 8, angle: 30}.
+func opSunFlare(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	radius, circles, angle := r.num("radius"), r.integer("circles"), r.num("angle")
+	x0, y0, x1, y1 := r.num("roi_left"), r.num("roi_top"), r.num("roi_right"), r.num("roi_bottom")
+	col := [3]float64{r.num("red"), r.num("green"), r.num("blue")}
+	if r.err != nil {
+		return nil, r.err
+	}
+	circles = min(circles, maxFlareCircles)
+	fr := rc.frameOf(src)
+	fw, fh := float64(fr.w), float64(fr.h)
+	long := max(fw, fh)
+	R := radius * long
+	steps := int(R / 10)
+	if circles <= 0 && steps < 2 {
+		return src, nil
+	}
+	key, w := rc.key, src.W
+	// The source's centre, anywhere in the region (a region given backwards is
+	// read in order).
+	ux, uy := uniform(rnd(key, 0, 0, 0)), uniform(rnd(key, 0, 0, 1))
+	cx := (min(x0, x1) + ux*math.Abs(x1-x0)) * fw
+	cy := (min(y0, y1) + uy*math.Abs(y1-y0)) * fh
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	ghosts := make([]flareGhost, circles)
+	for i := range ghosts {
+		g := &ghosts[i]
+		// A point of the line whose x runs over the frame's width, as
+		// albumentations' t from -cx to w - cx.
+		t := -cx + uniform(rnd(key, i, 1, 0))*fw
+		g.x, g.y = cx+t*cos, cy+t*sin
+		k := 1 + math.Floor(uniform(rnd(key, i, 1, 1))*4)
+		gr := k * k * k / 640 * fh
+		g.r2 = gr * gr
+		g.alpha = float32(0.05 + 0.15*uniform(rnd(key, i, 1, 2)))
+		for c := range 3 {
+			lo := max(col[c]-50.0/255, 0)
+			g.color[c] = float32(lo + uniform(rnd(key, i, 2, c))*(col[c]-lo))
+		}
+	}
+	// keep[j] is the product of (1 - opacity) over the source's discs j..n-1: what a
+	// pixel that the j-th disc is the first to reach keeps of its own value.
+	var keep []float64
+	if steps >= 2 {
+		keep = make([]float64, steps+1)
+		keep[steps] = 1
+		for i := steps - 1; i >= 0; i-- {
+			a := float64(steps-1-i) / float64(steps-1)
+			keep[i] = keep[i+1] * (1 - a*a*a)
+		}
+	}
+	srcCol := [3]float32{float32(col[0]), float32(col[1]), float32(col[2])}
+	return dispMap(rc, src, func(p int, c *[3]float32) {
+		x, y := float64(p%w)+0.5, float64(fr.y0+p/w)+0.5
+		over := *c
+		for i := range ghosts {
+			g := &ghosts[i]
+			if dx, dy := x-g.x, y-g.y; dx*dx+dy*dy <= g.r2 {
+				over = g.color
+			}
+			for j := range 3 {
+				c[j] += (over[j] - c[j]) * g.alpha
+			}
+		}
+		if keep == nil {
+			return
+		}
+		d := math.Hypot(x-cx, y-cy)
+		if d > R {
+			return
+		}
+		j := max(0, int(math.Ceil((d-1)*float64(steps-1)/(R-1))))
+		k := float32(keep[min(j, steps)])
+		for i := range 3 {
+			c[i] = srcCol[i] - (srcCol[i]-c[i])*k
+		}
+	}), nil
+}

@@ -69,5 +69,69 @@ func augmentFx2DirectionTests() map[string]func(t *testing.T) {
 				"the corner is %v in constant mode (want black) and %v mirrored (want the image)", black.Pix[:3], refl.Pix[:3])
 			opExpect(t, black.W == 600 && black.H == 400, "safe_rotate changed the canvas to %dx%d", black.W, black.H)
 		},
+		"sun_flare": func(t *testing.T) {
+			disp := func(m *Image, p, c int) float64 { return float64(toDisp(m.Pix[3*p+c])) }
+			grey := fromDisp(0.4)
+			flat := opFlat(200, 100, grey, grey, grey)
+			// brightest returns the pixel nearest the source's colour (its centre).
+			brightest := func(m *Image) (int, int) {
+				best, bp := -1.0, 0
+				for p := range m.W * m.H {
+					if v := disp(m, p, 0) + disp(m, p, 1) + disp(m, p, 2); v > best {
+						best, bp = v, p
+					}
+				}
+				return bp % m.W, bp / m.W
+			}
+			centres := map[[2]int]bool{}
+			for seed := range uint64(6) {
+				out := render(t, flat, "sun_flare", seed, map[string]any{"radius": 0.3, "red": 1.0, "green": 0.5, "blue": 0.0})
+				x, y := brightest(out)
+				centres[[2]int{x, y}] = true
+				p := y*200 + x
+				opExpect(t, y < 51, "seed %d: the source's centre (%d, %d) is outside the default region, the top half", seed, x, y)
+				opExpect(t, math.Abs(disp(out, p, 0)-1) < 0.01 && math.Abs(disp(out, p, 1)-0.5) < 0.01 && disp(out, p, 2) < 0.01,
+					"seed %d: the source's centre is %v %v %v, want its colour 1 0.5 0", seed, disp(out, p, 0), disp(out, p, 1), disp(out, p, 2))
+				// Without ghosts only the disc of the radius (60 px) changes, and it
+				// brightens, most near the centre.
+				var touched, far int
+				for q := range 200 * 100 {
+					d := math.Hypot(float64(q%200-x), float64(q/200-y))
+					changed := math.Abs(disp(out, q, 0)-0.4) > 1e-4
+					if changed {
+						touched++
+					}
+					if changed && d > 62 {
+						far++
+					}
+				}
+				opExpect(t, far == 0 && touched > 1000, "seed %d: %d pixels changed, %d of them beyond the radius", seed, touched, far)
+				near, mid := disp(out, y*200+min(x+10, 199), 0), disp(out, y*200+min(x+40, 199), 0)
+				if x+40 < 200 {
+					opExpect(t, near > mid && mid >= 0.4, "seed %d: red 10 px from the centre %v, 40 px %v: no fading glow", seed, near, mid)
+				}
+			}
+			opExpect(t, len(centres) >= 5, "6 seeds put the source at %d places", len(centres))
+			// A region in the bottom right quarter keeps the source there.
+			for seed := range uint64(4) {
+				out := render(t, flat, "sun_flare", seed, map[string]any{"radius": 0.2, "roi_left": 0.5, "roi_top": 0.5, "roi_bottom": 1.0})
+				x, y := brightest(out)
+				opExpect(t, x >= 99 && y >= 49, "seed %d: source at (%d, %d), outside the bottom right quarter", seed, x, y)
+			}
+			// Ghosts alone: faint discs that lighten a grey image a little, each at most
+			// 0.2 of the way to a light colour.
+			out := render(t, opFlat(400, 300, grey, grey, grey), "sun_flare", 3, map[string]any{"circles": 10.0})
+			var sum float64
+			touched := 0
+			for p := range 400 * 300 {
+				v := disp(out, p, 0)
+				sum += v - 0.4
+				if math.Abs(v-0.4) > 1e-4 {
+					touched++
+				}
+				opExpect(t, v >= 0.4-1e-4, "a ghost darkened a grey pixel to %v", v)
+			}
+			opExpect(t, touched > 0 && sum/float64(400*300) < 0.1, "10 ghosts touched %d pixels, mean change %v", touched, sum/float64(400*300))
+		},
 	}
 }

@@ -63,6 +63,18 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
 		{name: "mode", kind: "enum", def: "reflect", values: []string{"constant", "reflect", "edge"}},
 	},
+	"sun_flare": {
+		{name: "radius", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "circles", kind: "integer", min: 0, max: 20, def: float64(0)},
+		{name: "angle", kind: "number", min: 0, max: 360, def: float64(0)},
+		{name: "roi_left", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "roi_top", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "roi_right", kind: "number", min: 0, max: 1, def: float64(1)},
+		{name: "roi_bottom", kind: "number", min: 0, max: 1, def: float64(0.5)},
+		{name: "red", kind: "number", min: 0, max: 1, def: float64(1)},
+		{name: "green", kind: "number", min: 0, max: 1, def: float64(1)},
+		{name: "blue", kind: "number", min: 0, max: 1, def: float64(1)},
+	},
 	"cutout": {
 		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
 		{name: "size", kind: "number", min: 0.002, max: 0.5, def: float64(0.1)},

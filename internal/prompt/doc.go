@@ -189,7 +189,7 @@
 // word ("random flips", "flips") is both of the pair. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
-// ("some defocus", "use SafeRotate", "a sun flare", A.MedianBlur(...)) has it listed
+// ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed
 // with albumentations' class and why, with what its clause says of it (a p after it is
 // its own), and no near entry stands in for it.
 //

@@ -33,7 +33,7 @@ type Parser struct {
 	// phrases lists every phrase, for suggestions.
 	phrases []string
 	// lacking are albumentations transforms darkroom cannot do, by the words a prompt
-	// names them with ("median blur", "saferotate", "sun flare"), set by Lacking.
+	// names them with ("median blur", "piecewiseaffine", "ringing overshoot"), set by Lacking.
 	lacking map[string]lackingClass
 	// lackingLongest is the most words of a lacking name.
 	lackingLongest int
@@ -50,7 +50,7 @@ type lackingClass struct{ class, why string }
 
 // Lacking tells the parser the albumentations transforms darkroom cannot do, class
 // name to why (vocabulary/albumentations/transforms.yaml's unsupported), so that a
-// prompt naming one ("some defocus", "use SafeRotate", "a sun flare") has it listed
+// prompt naming one ("some defocus", "use PiecewiseAffine", "superpixels") has it listed
 // with that reason instead of a near entry applied or an unknown word. A name that is
 // also a phrase of the vocabulary ("random crop") stays the vocabulary's. Call it once,
 // before the parser is shared.
@@ -60,7 +60,7 @@ func (p *Parser) Lacking(classes map[string]string) {
 		words := texts(tokenize(splitCamel(class)))
 		forms := [][]string{words, {strings.ToLower(class)}}
 		if len(words) > 2 && words[0] == "random" {
-			// RandomSunFlare is "a sun flare" in words.
+			// RandomSizedCrop is "a sized crop" in words.
 			forms = append(forms, words[1:])
 		}
 		for _, f := range forms {
@@ -2198,8 +2198,20 @@ func (p *Parser) pOfNamed(r *Result, toks []token, cl clause) bool {
 	for end < len(toks) && toks[end].kind != tSep {
 		end++
 	}
+	// "Fog fairly often, like 70% of the time": a part after a comma that only says
+	// how often, with a number, says it more exactly.
+	if end < len(toks) && toks[end].text == "," {
+		next := end + 1
+		for next < len(toks) && toks[next].kind != tSep {
+			next++
+		}
+		if seg := toks[end+1 : next]; hasNumber(seg) && onlyFrequency(seg) {
+			end = next
+		}
+	}
 	var targets []int
 	var rest []token
+	var named []string
 	for k := cl.start; k < end; k++ {
 		t := toks[k]
 		if t.kind != tWord || t.code {
@@ -2216,6 +2228,7 @@ func (p *Parser) pOfNamed(r *Result, toks []token, cl clause) bool {
 		switch {
 		case found >= 0:
 			targets = append(targets, found)
+			named = append(named, t.text)
 		case separators[t.text] || knownWord(t.text):
 			rest = append(rest, t)
 		default:
@@ -2232,6 +2245,8 @@ func (p *Parser) pOfNamed(r *Result, toks []token, cl clause) bool {
 	for _, i := range targets {
 		r.Transforms[i].P, r.Transforms[i].pSet, r.Transforms[i].pCode = rd.p, true, false
 	}
+	// The words that named them are read ("fog" of random_fog).
+	r.said = append(r.said, named...)
 	return true
 }
 

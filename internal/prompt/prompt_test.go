@@ -298,7 +298,7 @@ func TestOneSidedRangeSaid(t *testing.T) {
 func TestLacking(t *testing.T) {
 	p := New(testParser(t).voc)
 	p.Lacking(map[string]string{
-		"MedianBlur": "no median filter", "Defocus": "no disc kernel", "RandomSunFlare": "no lens flare",
+		"MedianBlur": "no median filter", "Defocus": "no disc kernel", "PiecewiseAffine": "no piecewise affine warp",
 		"Superpixels": "no superpixels", "RandomCrop": "crops by area",
 	})
 	for _, c := range []struct {
@@ -309,7 +309,7 @@ func TestLacking(t *testing.T) {
 	}{
 		{"hflip and some defocus, often", []string{"flip_horizontal"}, "defocus", "no disc kernel"},
 		{"median blur k=5, then rotate 10", []string{"rotate"}, "median blur k = 5", "no median filter"},
-		{"random sun flares in the top half; vflip", []string{"flip_vertical"}, "random sun flares in the top half", "no lens flare"},
+		{"piecewise affine in the top half; vflip", []string{"flip_vertical"}, "piecewise affine in the top half", "no piecewise affine warp"},
 		{"A.Superpixels(p_replace=0.1), hflip", []string{"flip_horizontal"}, "superpixels p replace = 0.1", "no superpixels"},
 		{"random crop 50%", []string{"random_crop"}, "", ""},
 	} {
