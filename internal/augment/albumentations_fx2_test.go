@@ -33,6 +33,12 @@ func TestWeatherGeometryRoundTrip(t *testing.T) {
 				"red": Fixed(1), "green": Fixed(0.8), "blue": Fixed(0.4)}},
 			map[string]string{"__class_fullname__": `"RandomSunFlare"`, "flare_roi": `[0.1,0.2,0.9,0.6]`, "src_color": `[255,204,102]`, "src_radius": `250`,
 				"angle_lower": `0.25`, "angle_upper": `0.5`, "num_flare_circles_lower": `3`, "num_flare_circles_upper": `7`}},
+		{"Spatter's intensity is rain's amount", `{"__class_fullname__": "Spatter", "intensity": [0.4, 0.6], "mode": "rain", "p": 0.5}`,
+			Step{Entry: "spatter", P: 0.5, Params: map[string]Value{"amount": {0.4, 0.6}}},
+			map[string]string{"__class_fullname__": `"Spatter"`, "intensity": `[0.4,0.6]`, "mode": `"rain"`}},
+		{"Spatter's mud is opaque", `{"__class_fullname__": "Spatter", "mode": "mud", "p": 0.2}`,
+			Step{Entry: "spatter_mud", P: 0.2, Params: map[string]Value{"amount": Fixed(1)}},
+			map[string]string{"__class_fullname__": `"Spatter"`, "mode": `"mud"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`

@@ -93,6 +93,7 @@ var catalog = map[string]opEntry{
 	"noise":       {"effects", opNoise, true},
 	"safe_rotate": {"geometry", opSafeRotate, false},
 	"sun_flare":   {"effects", opSunFlare, true},
+	"spatter":     {"effects", opSpatter, true},
 	"cutout":      {"effects", opCutout, false},
 
 	"multiplicative_noise": {"effects", opMultiplicativeNoise, true},

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -132,6 +133,54 @@ func augmentFx2DirectionTests() map[string]func(t *testing.T) {
 				opExpect(t, v >= 0.4-1e-4, "a ghost darkened a grey pixel to %v", v)
 			}
 			opExpect(t, touched > 0 && sum/float64(400*300) < 0.1, "10 ghosts touched %d pixels, mean change %v", touched, sum/float64(400*300))
+		},
+		"spatter": func(t *testing.T) {
+			disp := func(m *Image, p, c int) float64 { return float64(toDisp(m.Pix[3*p+c])) }
+			grey := fromDisp(0.4)
+			flat := opFlat(300, 200, grey, grey, grey)
+			// changed returns the share of pixels changed and their mean change of red.
+			changed := func(m *Image) (share, mean float64) {
+				n := 0
+				var sum float64
+				for p := range m.W * m.H {
+					if d := disp(m, p, 0) - 0.4; math.Abs(d) > 1e-4 {
+						n++
+						sum += d
+					}
+				}
+				if n == 0 {
+					return 0, 0
+				}
+				return float64(n) / float64(m.W*m.H), sum / float64(n)
+			}
+			for _, cov := range []float64{0.1, 0.25, 0.5} {
+				rain := render(t, flat, "spatter", 2, map[string]any{"amount": 0.6, "coverage": cov})
+				share, mean := changed(rain)
+				opExpect(t, math.Abs(share-cov) < 0.05+0.15*cov && mean > 0, "rain at coverage %v wetted %v of the frame, mean change %v", cov, share, mean)
+			}
+			// Rain lightens towards its colour; more amount, brighter drops.
+			_, weak := changed(render(t, flat, "spatter", 2, map[string]any{"amount": 0.3}))
+			_, strong := changed(render(t, flat, "spatter", 2, map[string]any{"amount": 0.9}))
+			opExpect(t, strong > weak*2.5 && weak > 0, "rain amount 0.3 brightens by %v, 0.9 by %v", weak, strong)
+			// Mud: opaque dark brown cores on part of the wet share, never lighter.
+			mud := render(t, flat, "spatter", 2, map[string]any{"amount": 1.0, "mode": "mud", "coverage": 0.3})
+			share, mean := changed(mud)
+			opExpect(t, share > 0.03 && share < 0.3 && mean < -0.2, "mud covered %v of the frame, mean change %v", share, mean)
+			brown := 0
+			for p := range 300 * 200 {
+				if math.Abs(disp(mud, p, 0)-20.0/255) < 0.01 && math.Abs(disp(mud, p, 2)-63.0/255) < 0.01 {
+					brown++
+				}
+			}
+			opExpect(t, brown > 0, "no pixel of the mud is albumentations' mud colour")
+			// Seeds place the splashes differently; the same seed repeats them.
+			a, b := render(t, flat, "spatter", 2, map[string]any{"amount": 0.6}), render(t, flat, "spatter", 3, map[string]any{"amount": 0.6})
+			opExpect(t, !slices.Equal(a.Pix, b.Pix) && slices.Equal(a.Pix, render(t, flat, "spatter", 2, map[string]any{"amount": 0.6}).Pix), "seeds do not place the drops")
+			// The coverage holds at any resolution: the half-size render wets the same share.
+			small := opFlat(150, 100, grey, grey, grey)
+			s1, _ := changed(render(t, small, "spatter", 2, map[string]any{"amount": 0.6, "coverage": 0.3}))
+			s2, _ := changed(render(t, flat, "spatter", 2, map[string]any{"amount": 0.6, "coverage": 0.3}))
+			opExpect(t, math.Abs(s1-s2) < 0.04, "coverage 0.3 wets %v at 150x100 and %v at 300x200", s1, s2)
 		},
 	}
 }

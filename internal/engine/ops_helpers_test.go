@@ -77,6 +77,7 @@ var opSamples = map[string]map[string]any{
 	"noise":           {"sigma": 0.08},
 	"safe_rotate":     {"angle": 30.0},
 	"sun_flare":       {"radius": 0.3, "circles": 8.0, "angle": 30.0},
+	"spatter":         {"amount": 0.6},
 	"cutout":          {"holes": 5.0, "size": 0.12, "fill": 0.5},
 
 	"rotate90":             {"turns": 1.0},

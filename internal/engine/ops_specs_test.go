@@ -75,6 +75,12 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "green", kind: "number", min: 0, max: 1, def: float64(1)},
 		{name: "blue", kind: "number", min: 0, max: 1, def: float64(1)},
 	},
+	"spatter": {
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "mode", kind: "enum", def: "rain", values: []string{"rain", "mud"}},
+		{name: "coverage", kind: "number", min: 0.02, max: 0.8, def: float64(0.25)},
+		{name: "size", kind: "number", min: 0.001, max: 0.05, def: float64(0.004)},
+	},
 	"cutout": {
 		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
 		{name: "size", kind: "number", min: 0.002, max: 0.5, def: float64(0.1)},
