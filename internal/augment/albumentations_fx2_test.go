@@ -39,6 +39,9 @@ func TestWeatherGeometryRoundTrip(t *testing.T) {
 		{"Spatter's mud is opaque", `{"__class_fullname__": "Spatter", "mode": "mud", "p": 0.2}`,
 			Step{Entry: "spatter_mud", P: 0.2, Params: map[string]Value{"amount": Fixed(1)}},
 			map[string]string{"__class_fullname__": `"Spatter"`, "mode": `"mud"`}},
+		{"RandomGravel's region is a tuple", `{"__class_fullname__": "RandomGravel", "gravel_roi": [0.2, 0.5, 0.8, 1], "number_of_patches": 3, "p": 0.4}`,
+			Step{Entry: "random_gravel", P: 0.4, Params: map[string]Value{"patches": Fixed(3), "roi_left": Fixed(0.2), "roi_top": Fixed(0.5), "roi_right": Fixed(0.8), "roi_bottom": Fixed(1)}},
+			map[string]string{"__class_fullname__": `"RandomGravel"`, "gravel_roi": `[0.2,0.5,0.8,1]`, "number_of_patches": `3`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`

@@ -25,6 +25,7 @@ var streamers = map[string]streamer{
 
 	"emboss":        streamEmboss,
 	"safe_rotate":   streamGeometry,
+	"gravel":        streamPlaced,
 	"cutout":        streamPlaced,
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,

@@ -94,6 +94,7 @@ var catalog = map[string]opEntry{
 	"safe_rotate": {"geometry", opSafeRotate, false},
 	"sun_flare":   {"effects", opSunFlare, true},
 	"spatter":     {"effects", opSpatter, true},
+	"gravel":      {"effects", opGravel, false},
 	"cutout":      {"effects", opCutout, false},
 
 	"multiplicative_noise": {"effects", opMultiplicativeNoise, true},

@@ -282,3 +282,96 @@ func opSpatter(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	}), nil
 }
+
+// gravelRef is the frame height, in pixels, at which gravel's sizes are
+// albumentations' pixels (patches of up to 200 x 30, stones of 1 to 3, one stone per 10
+// square pixels), as sun_flare's ghosts are: albumentations' are pixels at any size.
+const gravelRef = 640
+
+// maxGravelStones bounds the stones of one patch (albumentations' largest patch, 200
+// x 30 pixels, has 600).
+const maxGravelStones = 600
+
+// opGravel scatters gravel over patches of the road (albumentations RandomGravel).
+//
+// Arguments: patches in [0, 10], the number of patches (0 none; albumentations'
+// number_of_patches, 2); roi_left, roi_top, roi_right, roi_bottom, the region the
+// patches lie in as fractions of the width and height (albumentations' gravel_roi,
+// 0.1, 0.4, 0.9, 0.9). As albumentations means it: each patch is a seeded rectangle of
+// the region, drawn as albumentations draws it, up to 200 x 30 pixels of a 640 px tall
+// image, strewn with one stone per 10 square pixels of that image, each a square of
+// side 1 to 3 of its pixels whose HLS lightness is set to a seeded level from 0 to
+// 254/255, hue and saturation kept (albumentations 1.3.1 swaps rows and columns when
+// it draws the stones and keeps only their top-left quarter; darkroom draws them where
+// the patches are). Sizes scale with the long edge. Example: {patches: 2}.
+func opGravel(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	patches := r.integer("patches")
+	x0, y0, x1, y1 := r.num("roi_left"), r.num("roi_top"), r.num("roi_right"), r.num("roi_bottom")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if patches <= 0 {
+		return src, nil
+	}
+	fr := rc.frameOf(src)
+	w, h, fy0 := fr.w, fr.h, fr.y0
+	fw, fh := float64(w), float64(h)
+	unit := fh / gravelRef // frame pixels per reference pixel
+	rx0, rx1 := min(x0, x1)*fw, max(x0, x1)*fw
+	ry0, ry1 := min(y0, y1)*fh, max(y0, y1)*fh
+	type stone struct {
+		x0, y0, x1, y1 int
+		level          float32
+	}
+	var stones []stone
+	for p := range patches {
+		// As albumentations draws a patch: a far corner anywhere in the region, a
+		// near one between the region's start and it, the size cut at 200 x 30
+		// reference pixels.
+		qx := rx0 + uniform(rnd(rc.key, p, 0, 0))*(rx1-rx0)
+		qy := ry0 + uniform(rnd(rc.key, p, 0, 1))*(ry1-ry0)
+		px := rx0 + uniform(rnd(rc.key, p, 0, 2))*(qx-rx0)
+		py := ry0 + uniform(rnd(rc.key, p, 0, 3))*(qy-ry0)
+		pw, ph := min(qx-px, 200*unit), min(qy-py, 30*unit)
+		n := min(int(pw*ph/(unit*unit)/10), maxGravelStones)
+		for i := range n {
+			sx := px + uniform(rnd(rc.key, p, 1+i, 0))*pw
+			sy := py + uniform(rnd(rc.key, p, 1+i, 1))*ph
+			side := max(1, int(math.Round((1+math.Floor(uniform(rnd(rc.key, p, 1+i, 2))*3))*unit)))
+			ix, iy := int(sx), int(sy)
+			stones = append(stones, stone{max(ix-side/2, 0), max(iy-side/2, 0), min(ix-side/2+side, w), min(iy-side/2+side, h),
+				float32(math.Floor(uniform(rnd(rc.key, p, 1+i, 3))*255) / 255)})
+		}
+	}
+	dst := copyRows(rc, src, func(pix []float32, lo, hi int) {
+		for _, s := range stones {
+			for y := max(s.y0-fy0, lo); y < min(s.y1-fy0, hi); y++ {
+				for x := s.x0; x < s.x1; x++ {
+					c := pix[3*(y*src.W+x) : 3*(y*src.W+x)+3]
+					setLightness(c, s.level)
+				}
+			}
+		}
+	})
+	return dst, nil
+}
+
+// setLightness sets the HLS lightness of the linear pixel c to the display level l,
+// keeping its hue and HLS saturation: each channel keeps its place between the
+// pixel's smallest and largest, with the chroma the saturation gives at l.
+func setLightness(c []float32, l float32) {
+	d := [3]float32{toDisp(c[0]), toDisp(c[1]), toDisp(c[2])}
+	mx, mn := max(d[0], d[1], d[2]), min(d[0], d[1], d[2])
+	if mx-mn < 1e-6 {
+		v := fromDisp(l)
+		c[0], c[1], c[2] = v, v, v
+		return
+	}
+	old := (mx + mn) / 2
+	sat := (mx - mn) / (1 - float32(math.Abs(float64(2*old-1))))
+	chroma := (1 - float32(math.Abs(float64(2*l-1)))) * min(sat, 1)
+	for j := range 3 {
+		c[j] = fromDisp(min(max(l+chroma*((d[j]-mn)/(mx-mn)-0.5), 0), 1))
+	}
+}

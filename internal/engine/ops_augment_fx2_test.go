@@ -182,5 +182,43 @@ func augmentFx2DirectionTests() map[string]func(t *testing.T) {
 			s2, _ := changed(render(t, flat, "spatter", 2, map[string]any{"amount": 0.6, "coverage": 0.3}))
 			opExpect(t, math.Abs(s1-s2) < 0.04, "coverage 0.3 wets %v at 150x100 and %v at 300x200", s1, s2)
 		},
+		"gravel": func(t *testing.T) {
+			// A saturated orange image: stones change lightness only, inside the region.
+			m := opFlat(500, 300, fromDisp(0.8), fromDisp(0.4), fromDisp(0.1))
+			hue := func(c []float32) float64 {
+				r, g, b := float64(toDisp(c[0])), float64(toDisp(c[1])), float64(toDisp(c[2]))
+				mx, mn := max(r, g, b), min(r, g, b)
+				if mx-mn < 0.02 {
+					return -1
+				}
+				return (g - b) / (mx - mn) // red is the largest here: the hue's place
+			}
+			want := hue(m.Pix[:3])
+			out := render(t, m, "gravel", 4, map[string]any{"patches": 3.0, "roi_left": 0.2, "roi_top": 0.5, "roi_right": 0.8, "roi_bottom": 0.9})
+			touched := 0
+			levels := map[int]bool{}
+			for p := range 500 * 300 {
+				c := out.Pix[3*p : 3*p+3]
+				if slices.Equal(c, m.Pix[3*p:3*p+3]) {
+					continue
+				}
+				touched++
+				x, y := p%500, p/500
+				opExpect(t, x >= 99 && x <= 401 && y >= 149 && y <= 271, "a stone at (%d, %d), outside the region", x, y)
+				if hv := hue(c); hv >= 0 {
+					opExpect(t, math.Abs(hv-want) < 0.05, "a stone at (%d, %d) changed the hue: %v, want %v", x, y, hv, want)
+				}
+				d := toDisp(c[0])
+				l := (max(d, toDisp(c[1]), toDisp(c[2])) + min(d, toDisp(c[1]), toDisp(c[2]))) / 2
+				levels[int(l*20)] = true
+			}
+			// Three patches of up to 100 x 15 px at this size, a stone per 2.5 square
+			// pixels of each, up to 9 pixels a stone: some hundreds of pixels, at many
+			// lightness levels.
+			opExpect(t, touched > 30 && touched < 3*100*15, "gravel touched %d pixels", touched)
+			opExpect(t, len(levels) >= 8, "the stones have %d lightness levels of 20", len(levels))
+			none := render(t, m, "gravel", 4, map[string]any{"patches": 0.0})
+			opExpect(t, slices.Equal(none.Pix, m.Pix), "no patches changed the image")
+		},
 	}
 }

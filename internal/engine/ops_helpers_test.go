@@ -78,6 +78,7 @@ var opSamples = map[string]map[string]any{
 	"safe_rotate":     {"angle": 30.0},
 	"sun_flare":       {"radius": 0.3, "circles": 8.0, "angle": 30.0},
 	"spatter":         {"amount": 0.6},
+	"gravel":          {"patches": 4.0},
 	"cutout":          {"holes": 5.0, "size": 0.12, "fill": 0.5},
 
 	"rotate90":             {"turns": 1.0},

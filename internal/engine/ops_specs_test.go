@@ -81,6 +81,13 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "coverage", kind: "number", min: 0.02, max: 0.8, def: float64(0.25)},
 		{name: "size", kind: "number", min: 0.001, max: 0.05, def: float64(0.004)},
 	},
+	"gravel": {
+		{name: "patches", kind: "integer", min: 0, max: 10, def: float64(0)},
+		{name: "roi_left", kind: "number", min: 0, max: 1, def: float64(0.1)},
+		{name: "roi_top", kind: "number", min: 0, max: 1, def: float64(0.4)},
+		{name: "roi_right", kind: "number", min: 0, max: 1, def: float64(0.9)},
+		{name: "roi_bottom", kind: "number", min: 0, max: 1, def: float64(0.9)},
+	},
 	"cutout": {
 		{name: "holes", kind: "integer", min: 0, max: 32, def: float64(0)},
 		{name: "size", kind: "number", min: 0.002, max: 0.5, def: float64(0.1)},
