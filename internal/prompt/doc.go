@@ -226,7 +226,10 @@
 // when the prompt gives only others: "CLAHE with clip limit 4" gets amount 1), heads
 // (generic nouns that stay the head of the phrase before them: "perspective warp" is
 // not also an elastic warp) and code_p (albumentations' default p when a call has none;
-// else BasicTransform's 0.5).
+// else BasicTransform's 0.5). An alias made of another entry's name and a phrase of its
+// own ("rotate without losing the corners") is read when the prompt splits it with a
+// value, a comma or "and" ("rotate up to 90 degrees without losing the corners" is
+// safe_rotate by up to 90): one transform, not two (split_alias.go).
 //
 // # Albumentations code in a prompt
 //
