@@ -186,7 +186,10 @@
 // intensity word ("heavy-ish blur").
 // "(in 0-255 pixel units)", "on a 0-255 scale" state the scale, no value; a hedge after a
 // parameter's name ("std roughly 5-10") keeps the value its. The plural of a pair's
-// word ("random flips", "flips") is both of the pair. With Parser.Lacking (the
+// word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
+// it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
+// a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
+// and v flips p .5") is each one's. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use SafeRotate", "a sun flare", A.MedianBlur(...)) has it listed

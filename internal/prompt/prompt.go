@@ -785,6 +785,8 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 		if n := word(k + 3); n != "" && !phrase(a) && !phrase(b) && phrase(a, n) && phrase(b, n) {
 			// "h and v flips": the word after is both's.
+			id := toks[k].pos + 1
+			toks[k].pair, toks[k+2].pair, toks[k+3].pair = id, id, id
 			out := append([]token(nil), toks[:k+1]...)
 			out = append(out, toks[k+3], toks[k+1], toks[k+2])
 			toks = append(out, toks[k+3:]...)
@@ -793,6 +795,8 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
 			// "flip h and v": the word before is both's.
+			id := toks[k-1].pos + 1
+			toks[k-1].pair, toks[k].pair, toks[k+2].pair = id, id, id
 			out := append([]token(nil), toks[:k+2]...)
 			out = append(out, toks[k-1])
 			toks = append(out, toks[k+2:]...)
@@ -1739,6 +1743,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					aside = nil
 				}
 				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
+				if !t.pSet && (seg[0].random || words[0].random) {
+					// "random flips", "randomly flip": a flip at random is one
+					// image in two (torchvision's RandomHorizontalFlip), not
+					// every image.
+					t.P = 0.5
+				}
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -2019,6 +2029,21 @@ func eachBefore(r *Result, toks []token, t Transform, seg []token) {
 		}
 	}
 	if !each {
+		// "flip h/v at 0.5", "h and v flips p .5": two phrases read from one
+		// shared word are said together; a p after them is each one's.
+		pairOf := func(at int) int {
+			for _, tk := range toks {
+				if tk.pos == at {
+					return tk.pair
+				}
+			}
+			return 0
+		}
+		if n := len(r.Transforms); n > 0 {
+			if prev := &r.Transforms[n-1]; !prev.pSet && prev.Group == nil && pairOf(t.at) != 0 && pairOf(prev.at) == pairOf(t.at) {
+				prev.P, prev.pSet, prev.pCode = t.P, true, false
+			}
+		}
 		return
 	}
 	ends := map[int]bool{}
@@ -2321,7 +2346,7 @@ func (p *Parser) every(seg []token) []string {
 			all = true
 		case t.text == "random" || t.text == "randomly":
 			random = true
-		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
+		case filler[t.text] || bothWays[t.text] || welcome[t.text] || t.text == "it":
 		case word == "":
 			word = t.text
 		default:
@@ -2337,14 +2362,31 @@ func (p *Parser) every(seg []token) []string {
 			alone++
 		}
 	}
-	var out []string
+	var out, bare []string
 	for _, e := range p.voc.Entries {
 		for _, part := range strings.Split(e.Name, "_") {
 			if part+"s" == word || part+"es" == word {
 				out = append(out, e.Name)
 				break
 			}
+			if part == word {
+				bare = append(bare, e.Name)
+				break
+			}
 		}
+	}
+	if len(out) == 0 && !all && len(bare) == 2 {
+		// "flip 50%", "random flip", "flip it": a pair's word in the singular,
+		// unqualified, is the flip everyone means by it (torchvision's
+		// RandomHorizontalFlip, Ultralytics' fliplr): the horizontal one.
+		for _, name := range bare {
+			for _, part := range strings.Split(name, "_") {
+				if part == bareOfPair {
+					return []string{name}
+				}
+			}
+		}
+		return nil
 	}
 	// "random flips", "flips": the plural of a pair's word (horizontal and
 	// vertical) is the pair; of more kinds (blurs) it names none of them.

@@ -43,6 +43,10 @@ type token struct {
 	// random says "random" or "randomly" came before it in the sentence: "random
 	// scale 0.9-1.1 and translate 5%" asks for a random translation too.
 	random bool
+	// pair marks the words of two phrases read from one shared word ("h and v
+	// flips", "flip h/v"): each of them, and the shared word, carry the position of
+	// the pair's first word plus one; 0 elsewhere.
+	pair int
 }
 
 // tokenize lowers the text and cuts it into words, numbers, sizes and separators. A

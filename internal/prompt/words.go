@@ -16,6 +16,10 @@ var intensity = map[string]float64{
 	"extreme": 1, "extremely": 1, "maximum": 1, "max": 1, "full": 1,
 }
 
+// bareOfPair is the way a pair's word said alone means: an unqualified "flip" is
+// left-right, the flip of torchvision's RandomHorizontalFlip and Ultralytics' fliplr.
+const bareOfPair = "horizontal"
+
 // exactWords ask for a value as written, not drawn around the default: "rotate by
 // exactly 90 degrees" is 90, where "rotate 90" is albumentations' limit ±90.
 var exactWords = map[string]bool{
