@@ -240,7 +240,11 @@
 // (quality_lower=50, quality_upper=80; scale_min, scale_max: a parameter's name and
 // lower, upper, min or max) are its ends, the default standing for an end not written,
 // a positional argument is the parameter in that place read through its albumentations
-// name (RGBShift(15, 15, 15) is ±15 on each channel, HueSaturationValue(10, 20, 0)),
+// name (RGBShift(15, 15, 15) is ±15 on each channel, HueSaturationValue(10, 20, 0);
+// in prose too, three or more numbers listed with slashes or in brackets after a
+// transform: "color jitter 0.4/0.4/0.4/0.1", "(0.4, 0.4, 0.4, 0.1)"; names of its
+// parameters listed with slashes share the value after them: "b/c/s/h = 0.2",
+// "brightness/contrast/saturation 0.2"),
 // name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
 // call names a transform (blur_limit is Blur's argument, not a blur). A container

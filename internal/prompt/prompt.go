@@ -1864,7 +1864,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				lead = lead && toks[j].kind == tWord && filler[toks[j].text]
 			}
 			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
-			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+			// "color jitter, brightness/contrast/saturation 0.4": every phrase of
+			// the clause is names of its parameters.
+			params := true
+			for _, o := range cl.matches {
+				params = params && (paramsAt(p.voc, e, toks, o.start).width == o.end-o.start || paramList(p.voc, e, toks, o.start, o.end))
+			}
+			if pn := paramsAt(p.voc, e, toks, m.start); (len(cl.matches) == 1 || params && starts) && (lead && pn.width == m.end-m.start || starts) {
 				if bare {
 					p.rereadBare(r, last, e, toks[cl.start:cl.end], opt)
 					return
@@ -1890,6 +1896,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					}
 					// Or one of its other names ("shift ... horizontally and vertically").
 					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+						continue
+					}
+					// Or its parameters listed with slashes ("color jitter with
+					// brightness/contrast/saturation 0.2"): values of it, not the
+					// entry those words also name.
+					if paramList(p.voc, e, toks, m.start, m.end) {
 						continue
 					}
 					// Or what a parameter named just before is ("fill with gray"):
@@ -3050,4 +3062,23 @@ func (p *Parser) sameKindBefore(toks []token, prev, m match) bool {
 		}
 	}
 	return true
+}
+
+// paramList says whether toks[from:to] is two or more names of parameters of e joined
+// by "/" or "&" ("brightness/contrast/saturation").
+func paramList(voc *vocab.Vocabulary, e *vocab.Entry, toks []token, from, to int) bool {
+	names := 0
+	for k := from; k < to; {
+		if toks[k].text == "/" || toks[k].text == "&" {
+			k++
+			continue
+		}
+		pn := paramsAt(voc, e, toks, k)
+		if pn.width == 0 || k+pn.width > to {
+			return false
+		}
+		names++
+		k += pn.width
+	}
+	return names >= 2
 }

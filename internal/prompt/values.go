@@ -597,6 +597,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						return at + m - 1, true
 					}
 				}
+				if !t.code && k > 1 && word(k-1) == "/" && len(rd.named) > 0 && paramEndsAt(p.voc, e, seg, 0, k-2) {
+					// "brightness/contrast/saturation 0.2": the last of names
+					// listed with slashes; the value after it is each one's.
+					for _, n := range pn.params {
+						if !contains(rd.named, n) {
+							rd.named = append(rd.named, n)
+						}
+					}
+					return k + pn.width - 1, true
+				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
 					j++
 				}
@@ -734,29 +744,29 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if k, ok = named(k); ok {
 			continue
 		}
+		// "color jitter 0.4/0.4/0.4/0.1", "color jitter (0.4, 0.4, 0.4, 0.1)": three
+		// or more numbers listed with slashes, or in prose brackets, are the call's
+		// positional arguments, as albumentations reads ColorJitter(0.4, 0.4, 0.4,
+		// 0.1).
+		if n := listedArgs(seg, k, t, e != nil && !t.code); n >= 3 && n <= len(positionalOrder(p.voc.ParameterOrder(e), e)) {
+			for i := 0; i < n; i++ {
+				a, _ := qty(k + 2*i)
+				x := positionalArg(p.voc, e, expr{kind: one, a: a, text: a.text}, positional)
+				positional++
+				if x.param == "" {
+					rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
+				} else {
+					rd.exprs = append(rd.exprs, x)
+				}
+			}
+			k += 2*n - 2
+			continue
+		}
 		if x, m := value(k); m > 0 && t.code && e != nil {
 			// A positional argument of a call: the parameter in that place, when
 			// it has albumentations' meaning under its own name (ColorJitter(0.4,
 			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
-			order := positionalOrder(p.voc.ParameterOrder(e), e)
-			if positional < len(order) {
-				n := order[positional]
-				for i := range e.Parameters[n].Also {
-					if al := &e.Parameters[n].Also[i]; al.Code && al.Name == n {
-						x = reads(x, al, e.Parameters[n], true)
-						x.param, x.params = n, []string{n}
-						break
-					}
-				}
-				// Else the parameter's albumentations name that says how its value
-				// reads (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
-				for i := range e.Parameters[n].Also {
-					if al := &e.Parameters[n].Also[i]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
-						x = reads(x, al, e.Parameters[n], true)
-						x.param, x.params = n, []string{n}
-					}
-				}
-			}
+			x = positionalArg(p.voc, e, x, positional)
 			positional++
 			if x.param == "" {
 				rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
@@ -1637,4 +1647,52 @@ func (p *Parser) colourOfFill(toks []token, prev, m match) bool {
 	}
 	e, ok := p.voc.Entry(prev.claims[0])
 	return ok && (fillParam(e) != "" || p.withFill(e) != nil)
+}
+
+// positionalArg reads x as the call's positional argument at place i: the parameter in
+// that place, when it has albumentations' meaning under its own name; x.param stays
+// empty when none takes it.
+func positionalArg(voc *vocab.Vocabulary, e *vocab.Entry, x expr, i int) expr {
+	order := positionalOrder(voc.ParameterOrder(e), e)
+	if i >= len(order) {
+		return x
+	}
+	n := order[i]
+	for k := range e.Parameters[n].Also {
+		if al := &e.Parameters[n].Also[k]; al.Code && al.Name == n {
+			x = reads(x, al, e.Parameters[n], true)
+			x.param, x.params = n, []string{n}
+			break
+		}
+	}
+	// Else the parameter's albumentations name that says how its value reads
+	// (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
+	for k := range e.Parameters[n].Also {
+		if al := &e.Parameters[n].Also[k]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
+			x = reads(x, al, e.Parameters[n], true)
+			x.param, x.params = n, []string{n}
+		}
+	}
+	return x
+}
+
+// listedArgs counts the numbers listed from k in prose: unsigned, with no unit, each
+// after a slash ("0.4/0.4/0.4/0.1") or, inside brackets, a comma ("(0.4, 0.4, 0.4,
+// 0.1)", which the tokenizer joins with "to"). 0 when k starts no such list, or ok is
+// false.
+func listedArgs(seg []token, k int, t token, ok bool) int {
+	if !ok || t.kind != tNum || t.signed || k > 0 && (seg[k-1].kind == tNum || seg[k-1].text == "/" || seg[k-1].text == "to") {
+		return 0
+	}
+	n := 0
+	for j := k; j < len(seg) && seg[j].kind == tNum && !seg[j].signed && !seg[j].code; j += 2 {
+		n++
+		if j+1 < len(seg) && seg[j+1].kind == tNum {
+			return 0
+		}
+		if j+1 >= len(seg) || !(seg[j+1].text == "/" || seg[j+1].text == "to" && seg[j].depth > 0 && seg[j+1].depth > 0) {
+			break
+		}
+	}
+	return n
 }
