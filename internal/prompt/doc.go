@@ -168,7 +168,8 @@
 // right after it ("at p=0.5 each", "50% each") is also each transform's named before
 // it in its sentence that no words gave a p. "now and then", "every so often", "from
 // time to time", "once in a while" read as "occasionally"; "on 10%" closing a step,
-// before words saying why ("on 10% to mimic altitude changes"), is 10% of the time;
+// before words saying why ("on 10% to mimic altitude changes"), is 10% of the time,
+// and so is a portion word closing a step ("rotations on half", "for a quarter");
 // "and back up for 30% of images" gives the step before its p. An -ing form of a
 // one-word phrase is that phrase ("make it look like it's snowing"), and "like it
 // is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a

@@ -985,10 +985,30 @@ func odds(toks []token) []token {
 				continue
 			}
 		}
+		if (word(k) == "on" || word(k) == "for") && !toks[k].code && k+1 < len(toks) {
+			// "random 90 degree rotations on half", "for a quarter": on that
+			// portion of the images, closing the step.
+			j := k + 1
+			if word(j) == "a" || word(j) == "one" {
+				j++
+			}
+			if f, ok := portion[word(j)]; ok && f > 0 && !intensityOnly[word(j)] {
+				if e := j + 1; e == len(toks) || toks[e].kind == tSep || word(e) == "and" || word(e) == "then" || purposeWords[word(e)] {
+					out = append(out, toks[j])
+					out = append(out, mk(toks[j], "the", "time")...)
+					k = j
+					continue
+				}
+			}
+		}
 		out = append(out, toks[k])
 	}
 	return out
 }
+
+// intensityOnly are portion words that closing a step say how much rather than how
+// many ("on some" is too vague to be a portion of images).
+var intensityOnly = map[string]bool{"some": true, "few": true, "many": true}
 
 func fractionWords(toks []token) {
 	for k := 1; k < len(toks); k++ {
