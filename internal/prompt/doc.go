@@ -320,7 +320,8 @@
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
-// transform that takes no value ("hflip 50%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
+// transform that takes no value ("hflip 50%") or only darkroom's own blend amount at
+// full by default, which albumentations' transform does not have ("ToSepia 10%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A p said of each ("A.ISONoise() and RGBShift(...), prob
 // 0.3 each") replaces albumentations' default p of calls that wrote none. A clause that only says how often gives the transform

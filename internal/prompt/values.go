@@ -119,6 +119,15 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			return
 		}
 	}
+	if !rd.pSet && len(rd.exprs) == 1 && fullByDefault(e, order) {
+		// "ToSepia 10%", "equalize 25%": albumentations' transform has no
+		// strength, so a lone percentage is how often it runs, not darkroom's
+		// blend amount.
+		if x := rd.exprs[0]; x.kind == one && x.param == "" && !x.a.signed && x.a.unit == "%" && x.a.v <= 100 && rd.dir == 0 {
+			t.P, t.pSet = round(x.a.v/100), true
+			return
+		}
+	}
 	assigned := map[string]bool{}
 	for k := range t.Values {
 		assigned[k] = true
@@ -1695,4 +1704,20 @@ func listedArgs(seg []token, k int, t token, ok bool) int {
 		}
 	}
 	return n
+}
+
+// fullByDefault says whether every parameter of e is darkroom's own amount (no
+// albumentations name) that defaults to its full effect (its maximum): a blend of a
+// transform that in albumentations takes no value (ToSepia, Equalize).
+func fullByDefault(e *vocab.Entry, order []string) bool {
+	if len(order) == 0 {
+		return false
+	}
+	for _, n := range order {
+		prm := e.Parameters[n]
+		if len(prm.Also) > 0 || prm.Default != prm.Max || prm.Unit != "amount" {
+			return false
+		}
+	}
+	return true
 }
