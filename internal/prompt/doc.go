@@ -312,7 +312,10 @@
 // kernels 3..9. A value given with no parameter name goes to every parameter
 // the phrase or the words name without a value of their own ("brightness and contrast
 // by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
-// of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
+// of one entry does not cut the clause; a change (a ± or a percentage) after the
+// second of two transforms joined by "and" or "&", the first named bare ("contrast and
+// brightness jitter ±30%"), is the first's too when it reads there without a warning;
+// "either way", "both directions" say the limit is ± as read. A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%

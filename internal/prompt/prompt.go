@@ -683,9 +683,15 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	matches = p.explained(r, toks, matches)
 	matches = sameEntry(toks, matches)
 	frame := opt
+	var prev clause
+	prevN := -1
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		n := len(r.Transforms)
 		p.clause(r, toks, cl, frame)
+		if len(r.Transforms) == n+1 && prevN >= 0 && prevN+1 == n {
+			p.sharedValue(r, toks, prev, cl, opt)
+		}
+		prev, prevN = cl, n
 		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.readCalls(r, text, opt)
@@ -3101,4 +3107,47 @@ func paramList(voc *vocab.Vocabulary, e *vocab.Entry, toks []token, from, to int
 		k += pn.width
 	}
 	return names >= 2
+}
+
+// sharedValue reads "contrast and brightness jitter ±30%": a transform named bare,
+// joined by "and" or "&" to the next one whose only words after its name are one
+// value, takes that value too, as "brightness and contrast ±30%" gives it to both.
+// prev and cl each made one transform, the last two of r.
+func (p *Parser) sharedValue(r *Result, toks []token, prev, cl clause, opt Options) {
+	if len(prev.matches) != 1 || len(cl.matches) != 1 || prev.end+1 != cl.start || cl.start != cl.matches[0].start {
+		return
+	}
+	if j := toks[prev.end].text; j != "and" && j != "&" || prev.matches[0].start != prev.start || prev.matches[0].end != prev.end {
+		return
+	}
+	first := &r.Transforms[len(r.Transforms)-2]
+	if len(first.given) > 0 || first.pSet || first.Group != nil {
+		return
+	}
+	val := toks[cl.matches[0].end:cl.end]
+	nums, change := 0, false
+	for _, t := range val {
+		change = change || t.text == "±" || t.text == "%" || t.signed
+		switch {
+		case t.kind == tNum:
+			nums++
+		case t.kind == tWord && (t.text == "±" || t.text == "%" || t.text == "to" || t.text == "up" || t.text == "by"):
+		default:
+			return
+		}
+	}
+	if nums == 0 || nums > 2 || !change {
+		return
+	}
+	e, ok := p.voc.Entry(first.Entry)
+	if !ok {
+		return
+	}
+	save, errs := *first, len(r.Errors)
+	p.rereadBare(r, first, e, val, opt)
+	if len(r.Errors) > errs {
+		// Not a value of this one as written ("blur and noise 20%"): it keeps its
+		// own.
+		*first, r.Errors = save, r.Errors[:errs]
+	}
 }

@@ -678,6 +678,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
+		if w := word(k); (w == "either" || w == "both") && bothWays[strings.TrimSuffix(word(k+1), "s")+"s"] && !t.code {
+			// "up to 30% either way", "in both directions": the limit is ±, as
+			// read.
+			rd.said = append(rd.said, joinTokens(seg[k:k+2]))
+			k++
+			continue
+		}
 		// Probabilities: "50% of the time", "10% of samples", "30% chance", "p=0.3",
 		// "with probability 0.3".
 		if t.kind == tNum && word(k+1) == "%" || t.kind == tNum && word(k+1) == "percent" {
