@@ -52,12 +52,13 @@
 // compared with every entry's example phrases (the entry whose example shares at least
 // half of its words, unique, with confidence 0.8 x that share); otherwise it is a
 // warning with the nearest phrases (edit distance) as suggestions. A preset's name asks
-// for the preset when the clause says preset, or for, apply, use, like, simulate, make,
-// it, look or as come just before it ("for aerial tiles", "make it vintage"), but for
-// not after a word naming the images ("dashcam footage for lane detection", "a selfie
-// dataset for landmark detection"); otherwise it says what the images are ("I'm doing
-// cell segmentation on microscopy images"): the preset only when the prompt names no
-// transform, else the clause is listed unread.
+// for the preset when the clause says preset, or apply, use, like, simulate, make,
+// it, look or as come just before it ("make it vintage"), or when it is the whole
+// prompt ("satellite"); otherwise it says what the images are or are for ("I'm doing
+// cell segmentation on microscopy images", "for aerial tiles", "the usual augmentations
+// for a kaggle image classification comp"): listed unread with the preset suggested,
+// never run unasked, and words before its "for" are read alone ("flips for aerial
+// tiles" flips).
 //
 // When two entries claim a phrase, the one whose parameters take the units the clause
 // gives wins and that is no ambiguity; so does the only augmentation (tagged

@@ -1731,6 +1731,17 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				return
 			}
 		}
+		// "flips for aerial tiles": what comes before a "for" that says what the
+		// images are (a preset's name) is read alone.
+		if name, at := p.presetAt(seg); name != "" {
+			for j := at - 1; j > 0; j-- {
+				if seg[j].text == "for" && !seg[j].code && !describedBefore(seg[:j]) {
+					p.clause(r, toks, clause{start: cl.start, end: cl.start + j}, opt)
+					p.unmatched(r, seg[j:], opt)
+					return
+				}
+			}
+		}
 		// "geometry only: flips both ways": a colon after words with no number
 		// ends what introduces the list; each side is read alone.
 		for k := cl.start; k+1 < cl.end; k++ {
@@ -2818,17 +2829,26 @@ type contextPreset struct {
 // transforms run without it.
 func (p *Parser) settlePresets(r *Result) {
 	for _, c := range r.context {
-		if len(r.Transforms) == 0 && r.Preset == "" {
-			var words []string
-			for _, t := range c.seg {
-				if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
-					words = append(words, t.text)
-				}
+		u := joinTokens(c.seg)
+		var words []string
+		for _, t := range c.seg {
+			if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
+				words = append(words, t.text)
 			}
+		}
+		if len(r.Transforms) == 0 && r.Preset == "" && len(words) == 1 {
+			// "satellite": a prompt that is only a preset's name asks for it.
 			p.takePreset(r, c.name, words)
 			continue
 		}
-		u := joinTokens(c.seg)
+		if len(r.Transforms) == 0 && r.Preset == "" {
+			// "the usual augmentations for a kaggle image classification comp",
+			// "I'm doing cell segmentation": what the images are for asks for no
+			// steps of its own; the preset is suggested, never run unasked.
+			r.unread(u, fmt.Sprintf("%q says what the images are for, which names the preset %s; no preset runs unless asked for", u, c.name),
+				fmt.Sprintf("say \"apply the %s preset\" to run it, or name the transforms", strings.ReplaceAll(c.name, "_", " ")), "")
+			continue
+		}
 		r.unread(u, fmt.Sprintf("%q names the preset %s as what the images are; the prompt's transforms run without it", u, c.name),
 			fmt.Sprintf("say \"apply the %s preset\" to add it", strings.ReplaceAll(c.name, "_", " ")), "")
 	}
@@ -2932,9 +2952,8 @@ func asksPreset(seg []token, k int) bool {
 	for j := max(0, k-3); j < k; j++ {
 		switch seg[j].text {
 		case "for":
-			if !describedBefore(seg[:j]) {
-				return true
-			}
+			// "for aerial tiles", "for object detection": what the images are, or
+			// are for, asks for no preset unless a verb asks ("use ... for").
 		case "apply", "use", "like", "simulate", "make", "it", "look", "as":
 			return true
 		}
