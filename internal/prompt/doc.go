@@ -313,7 +313,9 @@
 // kernels 3..9. A value given with no parameter name goes to every parameter
 // the phrase or the words name without a value of their own ("brightness and contrast
 // by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
-// of one entry does not cut the clause; a change (a ± or a percentage) after the
+// of one entry does not cut the clause; one axis word (horizontal, vertically) with a
+// phrase naming a parameter on both axes keeps that axis alone ("horizontal shear
+// ±15°" is shear_x; shear_y stays 0); a change (a ± or a percentage) after the
 // second of two transforms joined by "and" or "&", the first named bare ("contrast and
 // brightness jitter ±30%"), is the first's too when it reads there without a warning;
 // "either way", "both directions" say the limit is ± as read. A percentage of a factor around 1 (a zoom) is a

@@ -92,6 +92,29 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if rd.pSet {
 		t.P, t.pSet, t.pCode = rd.p, true, false
 	}
+	// "horizontal shear ±15°", "shear vertically": one axis of a parameter the
+	// phrase names on both (affine's shear_x and shear_y).
+	axis := ""
+	if e != nil {
+		axis = axisOf(e, seg, phrase, p.voc)
+	}
+	if axis != "" {
+		var kept []string
+		for _, u := range rd.stray {
+			var ws []string
+			for _, w := range strings.Fields(u) {
+				if axisWords[w] == "" {
+					ws = append(ws, w)
+				} else {
+					r.said = append(r.said, w)
+				}
+			}
+			if len(ws) > 0 {
+				kept = append(kept, strings.Join(ws, " "))
+			}
+		}
+		rd.stray = kept
+	}
 	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -170,6 +193,16 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				}
 			}
 		}
+	}
+	if axis != "" {
+		// Keep the axis said; the other one stays at its default (no shear).
+		var kept []string
+		for _, n := range targets {
+			if o := strings.TrimSuffix(strings.TrimSuffix(n, "_x"), "_y"); o == n || strings.HasSuffix(n, "_"+axis) {
+				kept = append(kept, n)
+			}
+		}
+		targets = kept
 	}
 	if len(targets) == 0 {
 		targets = alikeSample(e, order, assigned)
@@ -1727,4 +1760,45 @@ func fullByDefault(e *vocab.Entry, order []string) bool {
 		}
 	}
 	return true
+}
+
+// axisWords are the words that say one axis: x for horizontal, y for vertical.
+var axisWords = map[string]string{"horizontal": "x", "horizontally": "x", "vertical": "y", "vertically": "y"}
+
+// axisOf says which axis ("x" or "y") the words choose of a parameter the phrase names
+// on both (affine's "shear" is shear_x and shear_y), when they say one and only one
+// and no parameter of e takes the word as its name; "" otherwise.
+func axisOf(e *vocab.Entry, seg, phrase []token, voc *vocab.Vocabulary) string {
+	axis := ""
+	for _, t := range append(append([]token(nil), phrase...), seg...) {
+		a := axisWords[t.text]
+		if a == "" || t.code {
+			continue
+		}
+		if axis != "" && axis != a {
+			return ""
+		}
+		axis = a
+	}
+	if axis == "" {
+		return ""
+	}
+	for k := range seg {
+		if axisWords[seg[k].text] != "" && paramsAt(voc, e, seg, k).width > 0 {
+			return ""
+		}
+	}
+	pn := paramsAt(voc, e, phrase, 0)
+	if len(phrase) == 0 || pn.width != len(phrase) {
+		return ""
+	}
+	x, y := false, false
+	for _, n := range pn.params {
+		x = x || strings.HasSuffix(n, "_x")
+		y = y || strings.HasSuffix(n, "_y")
+	}
+	if !x || !y {
+		return ""
+	}
+	return axis
 }
