@@ -175,7 +175,8 @@
 // one-word phrase is that phrase ("make it look like it's snowing"), and "like it
 // is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a
 // step said to run only on part of the image ("motion blur only on the moving cars")
-// is listed, not run on all of it; a parenthesis after a word naming the images that
+// or on a thing in it named right after it ("blur out faces", "pixelate the license
+// plates", "blur the background") is listed, not run on all of it; a parenthesis after a word naming the images that
 // opens with a phrase and says how they were made ("(grayscale saved as 3ch)")
 // describes them; an intensity word beside a value given draws no other parameter
 // ("small skew up to 2 degrees" scales nothing). A negator with

@@ -1319,6 +1319,24 @@ func partOfImage(seg []token) string {
 	return ""
 }
 
+// objectAfter reads "blur out faces", "pixelate the license plates", "blur the
+// background": a thing in the picture right after a transform's phrase is where the
+// step should run, which darkroom cannot find; it returns the thing, or "".
+func objectAfter(after []token) string {
+	j := 0
+	for j < len(after) && !after[j].code && (after[j].text == "out" || after[j].text == "the" || after[j].text == "all" || after[j].text == "any" || after[j].text == "their" || after[j].text == "to" || after[j].text == "on" || after[j].text == "over") {
+		j++
+	}
+	end := j
+	for end < len(after) && after[end].kind == tWord && !after[end].code && pictureThings[after[end].text] {
+		end++
+	}
+	if end == j {
+		return ""
+	}
+	return joinTokens(after[j:end])
+}
+
 // inChoice says whether places a and b lie in one choice sentence.
 func inChoice(r *Result, a, b int) bool {
 	for _, c := range r.choices {
@@ -2000,7 +2018,11 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
 		}
-		if where := partOfImage(seg); where != "" {
+		where := partOfImage(seg)
+		if where == "" && !m.example {
+			where = objectAfter(toks[m.end:to])
+		}
+		if where != "" {
 			// "motion blur only on the moving cars": darkroom runs a step on the
 			// whole image; run everywhere, it would do what the words rule out.
 			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q: %s runs on the whole image, not only on %s; not applied", joinTokens(toks[from:to]), name, where), "", name)
