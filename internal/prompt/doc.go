@@ -137,7 +137,8 @@
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
 //
-// More of what adds no step: a look word that is all a parenthesis holds right after
+// More of what adds no step: a look after the images' size ("1024px grayscale",
+// "256x256 grayscale patches") for a transform that takes no value; a look word that is all a parenthesis holds right after
 // a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
 // a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
 // phrase between such a word and a noun of images ("night shift footage") say what the

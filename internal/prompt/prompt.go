@@ -1319,6 +1319,27 @@ func partOfImage(seg []token) string {
 	return ""
 }
 
+// sizeOnly says whether the words beside a phrase are an image size and nothing a
+// transform takes: a size in pixels (1024px, 256x256), words, no probability.
+func sizeOnly(seg []token) bool {
+	size := false
+	for k, t := range seg {
+		switch {
+		case t.code:
+			return false
+		case t.kind == tSize:
+			size = true
+		case t.kind == tNum && k+1 < len(seg) && seg[k+1].text == "px":
+			size = true
+		case t.kind == tNum:
+			return false
+		case t.text == "%" || t.text == "p" || t.text == "=" || frequency[t.text] > 0 || portion[t.text] > 0:
+			return false
+		}
+	}
+	return size
+}
+
 // objectAfter reads "blur out faces", "pixelate the license plates", "blur the
 // background": a thing in the picture right after a transform's phrase is where the
 // step should run, which darkroom cannot find; it returns the thing, or "".
@@ -2017,6 +2038,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			// An example phrase's own words count as the clause's ("add a slight blur").
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
+		}
+		if e != nil && len(p.voc.ParameterOrder(e)) == 0 && !contains(e.Tags, "geometry") && !m.example && toks[m.start].kind == tWord && !toks[m.start].code && sizeOnly(seg) {
+			// "1024px grayscale", "256x256 grayscale patches": a look after the
+			// images' size says what they are; to_gray takes no size.
+			u := joinTokens(toks[from:to])
+			r.unread(u, fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", u), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			continue
 		}
 		where := partOfImage(seg)
 		if where == "" && !m.example {
