@@ -209,7 +209,11 @@
 // resized crop to 224"); a square WxH for an entry without width and height is one
 // side in pixels ("8 holes of 32x32 pixels"), and for an entry that counts cells, tiles
 // or steps the count ("grid shuffle 4x4", "8x8 tiles"). A size for an entry whose width
-// and height may pass the image's (pad_if_needed) is in fractions of the long edge.
+// and height may pass the image's (pad_if_needed) is in fractions of the long edge. A margin in pixels on every side ("pad 16 px each side",
+// "reflect-pad by 32", "a 10 px border") pads such an entry to the image grown by
+// twice the margin (albumentations' CropAndPad(px=16, keep_size=False)); without the
+// image size it is pending. A size inside a two-word phrase ("random 224x224 crop")
+// is that phrase's value.
 //
 // # Manifest data the parser reads (contracts/prompt.cue)
 //

@@ -669,6 +669,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
 	toks = p.shareWord(toks)
+	toks = p.sizeInside(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
@@ -2127,17 +2128,22 @@ func eachBefore(r *Result, toks []token, t Transform, seg []token) {
 			each = true
 		}
 	}
+	pairOf := func(at int) int {
+		for _, tk := range toks {
+			if tk.pos == at {
+				return tk.pair
+			}
+		}
+		return 0
+	}
+	if each && pairOf(t.at) != 0 {
+		// "cut random crops, flip h and v 50% each": each of the pair the
+		// shared word made.
+		each = false
+	}
 	if !each {
 		// "flip h/v at 0.5", "h and v flips p .5": two phrases read from one
 		// shared word are said together; a p after them is each one's.
-		pairOf := func(at int) int {
-			for _, tk := range toks {
-				if tk.pos == at {
-					return tk.pair
-				}
-			}
-			return 0
-		}
 		if n := len(r.Transforms); n > 0 {
 			if prev := &r.Transforms[n-1]; !prev.pSet && prev.Group == nil && pairOf(t.at) != 0 && pairOf(prev.at) == pairOf(t.at) {
 				prev.P, prev.pSet, prev.pCode = t.P, true, false
@@ -3219,4 +3225,25 @@ func (p *Parser) sharedValue(r *Result, toks []token, prev, cl clause, opt Optio
 		// own.
 		*first, r.Errors = save, r.Errors[:errs]
 	}
+}
+
+// sizeInside reads "random 224x224 crop", "cut random 512x512 crops" as "random crop
+// 224x224": a size written inside a phrase of two words is the phrase's value.
+func (p *Parser) sizeInside(toks []token) []token {
+	for k := 0; k+2 < len(toks); k++ {
+		a, n, b := toks[k], toks[k+1], toks[k+2]
+		if a.kind != tWord || a.code || n.kind != tSize || n.code || b.kind != tWord || b.code {
+			continue
+		}
+		w := b.text
+		if !p.isPhrase([]string{a.text, w}) {
+			w = strings.TrimSuffix(w, "s")
+			if !p.isPhrase([]string{a.text, w}) || p.isPhrase([]string{b.text}) && !p.isPhrase([]string{w}) {
+				continue
+			}
+		}
+		toks[k+1], toks[k+2] = b, n
+		k += 2
+	}
+	return toks
 }

@@ -84,8 +84,34 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		// "pad to 640x640 with black": the entry that fills with a colour.
 		e, t.Entry = v, v.Name
 	}
+	var margin float64
+	if e != nil {
+		before := seg
+		if seg, margin = padMargin(e, seg); margin > 0 {
+			for _, tk := range before {
+				r.said = append(r.said, tk.text)
+			}
+		}
+	}
 	rd := p.scan(e, seg, phrase)
 	sizes := r.outputSizes
+	if margin > 0 {
+		// "pad 16 px on each side", "reflect-pad by 32": the image grows by the
+		// margin on every side (albumentations' CropAndPad(px=16,
+		// keep_size=False)), the size this entry pads to.
+		if opt.Width > 0 && opt.Height > 0 {
+			long := float64(max(opt.Width, opt.Height))
+			setValue(t, "width", (float64(opt.Width)+2*margin)/long)
+			setValue(t, "height", (float64(opt.Height)+2*margin)/long)
+		} else {
+			t.Pending = append(t.Pending, Pending{Parameter: "width", Pixels: float64(2 * margin), Of: "width"}, Pending{Parameter: "height", Pixels: 2 * margin, Of: "height"})
+			r.issue("warning", fmt.Sprintf("%s: a margin of %g px on each side needs the image size", t.Entry, margin), "", t.Entry, "width")
+		}
+		if t.given == nil {
+			t.given = map[string]bool{}
+		}
+		t.given["width"], t.given["height"] = true, true
+	}
 	for _, msg := range rd.issues {
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
@@ -1801,4 +1827,47 @@ func axisOf(e *vocab.Entry, seg, phrase []token, voc *vocab.Vocabulary) string {
 		return ""
 	}
 	return axis
+}
+
+// padMargin finds a margin in pixels on every side ("16 px each side", "by 32 px",
+// "32 px on all sides", "a 16 px border") for an entry that pads to a size that may
+// pass the image's (pad_if_needed's width and height): it returns the words without
+// it and the margin, or seg and 0.
+func padMargin(e *vocab.Entry, seg []token) ([]token, float64) {
+	w, okW := e.Parameters["width"]
+	h, okH := e.Parameters["height"]
+	if !okW || !okH || w.Unit != "fraction" || w.Max <= 1 || h.Max <= 1 {
+		return seg, 0
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(seg) && seg[k].kind == tWord && !seg[k].code {
+			return seg[k].text
+		}
+		return ""
+	}
+	for k, t := range seg {
+		if t.kind != tNum || t.code || t.signed || t.num <= 0 {
+			continue
+		}
+		end := k + 1
+		if word(end) == "px" || word(end) == "pixels" || word(end) == "pixel" {
+			end++
+		}
+		after := end
+		for word(after) == "on" || word(after) == "each" || word(after) == "every" || word(after) == "all" || word(after) == "per" || word(after) == "of" || word(after) == "padding" {
+			after++
+		}
+		side := word(after) == "side" || word(after) == "sides" || word(after) == "around" || word(after) == "border" || word(after) == "margin"
+		if side && after > end || word(after) == "border" || word(after) == "margin" || word(after) == "around" {
+			end = after + 1
+		} else if word(k-1) == "by" && end > k+1 || word(k-1) == "by" && end == len(seg) {
+			// "pad by 16 px", "reflect-pad by 32".
+			k--
+		} else {
+			continue
+		}
+		out := append(append([]token(nil), seg[:k]...), seg[end:]...)
+		return out, t.num
+	}
+	return seg, 0
 }
