@@ -146,7 +146,9 @@
 // adjective later in a sentence whose verb is a copula ("animals are often occluded,
 // and blurry when moving"), unless a request word comes before it ("should be
 // blurry"). A colour after
-// a fill word and a shade ("filled with mid gray") is the fill. A clause whose only
+// a fill word and a shade ("filled with mid gray") is the fill, and a clause of a
+// colour with a fill word after a pad ("pad to 1024x1024 ..., black padding", "fill
+// with black") is that pad's fill (pad_constant), not a step. A clause whose only
 // phrase is padding, with a fill word and no size, after a transform that turns,
 // shears or warps ("... rot 0. Pad with white, not reflect.") is how that one fills its
 // borders, listed, not a pad step. Values listed after a transform named bare before a
@@ -325,7 +327,8 @@
 // second of two transforms joined by "and" or "&", the first named bare ("contrast and
 // brightness jitter ±30%"), is the first's too when it reads there without a warning;
 // "either way", "both directions" say the limit is ± as read. A percentage of a factor around 1 (a zoom) is a
-// change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
+// change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself, and
+// so are the ends of a range across 100% ("between 50% and 150% of its size").
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,

@@ -1749,6 +1749,9 @@ func betweenAnd(toks []token, k int) bool {
 // continues the previous transform when it names one of its parameters ("gaussian
 // blur, radius 0.01"), else is compared with the example phrases.
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
+	if len(cl.matches) == 0 && p.fillAfter(r, toks, cl, opt) {
+		return
+	}
 	if len(cl.matches) == 0 {
 		seg := toks[cl.start:cl.end]
 		// A call no phrase names is an albumentations transform darkroom does not
@@ -1957,7 +1960,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 		}
 	}
-	if p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
+	if p.fillAfter(r, toks, cl, opt) || p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
 		return
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
@@ -3246,4 +3249,33 @@ func (p *Parser) sizeInside(toks []token) []token {
 		k += 2
 	}
 	return toks
+}
+
+// fillAfter reads "pad to 1024x1024 if it ends up smaller, black padding": a clause
+// whose one phrase names the transform before it or its variant that fills, with a
+// colour and no number, is the colour that transform fills with (pad_if_needed
+// becomes pad_constant), not a second step.
+func (p *Parser) fillAfter(r *Result, toks []token, cl clause, opt Options) bool {
+	n := len(r.Transforms)
+	if n == 0 || len(cl.matches) > 1 || hasNumber(toks[cl.start:cl.end]) {
+		return false
+	}
+	last := &r.Transforms[n-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || last.Group != nil {
+		return false
+	}
+	seg := toks[cl.start:cl.end]
+	v := p.colourVariant(le, seg)
+	fillWord := false
+	for _, t := range seg {
+		fillWord = fillWord || t.text == "fill" || t.text == "filled" || t.text == "padding" || t.text == "padded"
+	}
+	if v == nil || len(cl.matches) == 1 && !contains(cl.matches[0].claims, v.Name) && !contains(cl.matches[0].claims, le.Name) && !fillWord || len(cl.matches) == 0 && !fillWord {
+		// "fill with black", "gray padding": a fill word says the colour is the
+		// fill, even where it would name a transform (to_gray).
+		return false
+	}
+	p.read(r, last, le, seg, nil, opt)
+	return true
 }

@@ -1000,6 +1000,11 @@ func spanOf(a, b quantity, text string) expr {
 	if b.unit == "" {
 		b.unit = a.unit
 	}
+	if a.unit == "%" && !a.signed && !b.signed && (a.v >= 100) != (b.v >= 100) {
+		// "between 50% and 150% of its size": ends on both sides of 100% are
+		// the factor itself, not changes.
+		a.absolute, b.absolute = true, true
+	}
 	return expr{kind: span, a: a, b: b, text: text}
 }
 
