@@ -191,7 +191,8 @@
 // ("sigma up to 1"), and "down to -40%" runs from none to -40%; "-ish" hedges an
 // intensity word ("heavy-ish blur").
 // "(in 0-255 pixel units)", "on a 0-255 scale" state the scale, no value; a hedge after a
-// parameter's name ("std roughly 5-10") keeps the value its. The plural of a pair's
+// parameter's name ("std roughly 5-10") keeps the value its, and so do words saying
+// which way it goes ("red goes down by 20-50", "red only goes down (-20..0)"). The plural of a pair's
 // word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
 // it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
 // a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h

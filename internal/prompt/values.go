@@ -675,7 +675,12 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					}
 					return k + pn.width - 1, true
 				}
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
+				// "green goes up to +25 only", "red only goes down (-20..0)": words
+				// saying which way a channel goes stand between it and its value.
+				way := func(w string, j int) bool {
+					return !t.code && (w == "goes" || w == "go" || w == "only" || w == "channel" || (w == "down" || w == "up") && word(j+1) != "to")
+				}
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w] || way(w, j); w = word(j) {
 					j++
 				}
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
