@@ -681,6 +681,9 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					return !t.code && (w == "goes" || w == "go" || w == "only" || w == "channel" || (w == "down" || w == "up") && word(j+1) != "to")
 				}
 				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w] || way(w, j); w = word(j) {
+					if way(w, j) {
+						rd.said = append(rd.said, w)
+					}
 					j++
 				}
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
