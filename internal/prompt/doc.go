@@ -52,12 +52,13 @@
 // compared with every entry's example phrases (the entry whose example shares at least
 // half of its words, unique, with confidence 0.8 x that share); otherwise it is a
 // warning with the nearest phrases (edit distance) as suggestions. A preset's name asks
-// for the preset when the clause says preset, or for, apply, use, like, simulate, make,
-// it, look or as come just before it ("for aerial tiles", "make it vintage"), but for
-// not after a word naming the images ("dashcam footage for lane detection", "a selfie
-// dataset for landmark detection"); otherwise it says what the images are ("I'm doing
-// cell segmentation on microscopy images"): the preset only when the prompt names no
-// transform, else the clause is listed unread.
+// for the preset when the clause says preset, or apply, use, like, simulate, make,
+// it, look or as come just before it ("make it vintage"), or when it is the whole
+// prompt ("satellite"); otherwise it says what the images are or are for ("I'm doing
+// cell segmentation on microscopy images", "for aerial tiles", "the usual augmentations
+// for a kaggle image classification comp"): listed unread with the preset suggested,
+// never run unasked, and words before its "for" are read alone ("flips for aerial
+// tiles" flips).
 //
 // When two entries claim a phrase, the one whose parameters take the units the clause
 // gives wins and that is no ambiguity; so does the only augmentation (tagged
@@ -136,7 +137,8 @@
 // augment_image and augment_dataset report each in their skipped lists.
 // TestEveryWordAccounted checks this over both corpora.
 //
-// More of what adds no step: a look word that is all a parenthesis holds right after
+// More of what adds no step: a look after the images' size ("1024px grayscale",
+// "256x256 grayscale patches") for a transform that takes no value; a look word that is all a parenthesis holds right after
 // a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
 // a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
 // phrase between such a word and a noun of images ("night shift footage") say what the
@@ -144,7 +146,9 @@
 // adjective later in a sentence whose verb is a copula ("animals are often occluded,
 // and blurry when moving"), unless a request word comes before it ("should be
 // blurry"). A colour after
-// a fill word and a shade ("filled with mid gray") is the fill. A clause whose only
+// a fill word and a shade ("filled with mid gray") is the fill, and a clause of a
+// colour with a fill word after a pad ("pad to 1024x1024 ..., black padding", "fill
+// with black") is that pad's fill (pad_constant), not a step. A clause whose only
 // phrase is padding, with a fill word and no size, after a transform that turns,
 // shears or warps ("... rot 0. Pad with white, not reflect.") is how that one fills its
 // borders, listed, not a pad step. Values listed after a transform named bare before a
@@ -168,12 +172,14 @@
 // right after it ("at p=0.5 each", "50% each") is also each transform's named before
 // it in its sentence that no words gave a p. "now and then", "every so often", "from
 // time to time", "once in a while" read as "occasionally"; "on 10%" closing a step,
-// before words saying why ("on 10% to mimic altitude changes"), is 10% of the time;
+// before words saying why ("on 10% to mimic altitude changes"), is 10% of the time,
+// and so is a portion word closing a step ("rotations on half", "for a quarter");
 // "and back up for 30% of images" gives the step before its p. An -ing form of a
 // one-word phrase is that phrase ("make it look like it's snowing"), and "like it
 // is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a
 // step said to run only on part of the image ("motion blur only on the moving cars")
-// is listed, not run on all of it; a parenthesis after a word naming the images that
+// or on a thing in it named right after it ("blur out faces", "pixelate the license
+// plates", "blur the background") is listed, not run on all of it; a parenthesis after a word naming the images that
 // opens with a phrase and says how they were made ("(grayscale saved as 3ch)")
 // describes them; an intensity word beside a value given draws no other parameter
 // ("small skew up to 2 degrees" scales nothing). A negator with
@@ -185,8 +191,12 @@
 // ("sigma up to 1"), and "down to -40%" runs from none to -40%; "-ish" hedges an
 // intensity word ("heavy-ish blur").
 // "(in 0-255 pixel units)", "on a 0-255 scale" state the scale, no value; a hedge after a
-// parameter's name ("std roughly 5-10") keeps the value its. The plural of a pair's
-// word ("random flips", "flips") is both of the pair. With Parser.Lacking (the
+// parameter's name ("std roughly 5-10") keeps the value its, and so do words saying
+// which way it goes ("red goes down by 20-50", "red only goes down (-20..0)"). The plural of a pair's
+// word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
+// it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
+// a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
+// and v flips p .5") is each one's. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed
@@ -202,7 +212,11 @@
 // resized crop to 224"); a square WxH for an entry without width and height is one
 // side in pixels ("8 holes of 32x32 pixels"), and for an entry that counts cells, tiles
 // or steps the count ("grid shuffle 4x4", "8x8 tiles"). A size for an entry whose width
-// and height may pass the image's (pad_if_needed) is in fractions of the long edge.
+// and height may pass the image's (pad_if_needed) is in fractions of the long edge. A margin in pixels on every side ("pad 16 px each side",
+// "reflect-pad by 32", "a 10 px border") pads such an entry to the image grown by
+// twice the margin (albumentations' CropAndPad(px=16, keep_size=False)); without the
+// image size it is pending. A size inside a two-word phrase ("random 224x224 crop")
+// is that phrase's value.
 //
 // # Manifest data the parser reads (contracts/prompt.cue)
 //
@@ -240,7 +254,11 @@
 // (quality_lower=50, quality_upper=80; scale_min, scale_max: a parameter's name and
 // lower, upper, min or max) are its ends, the default standing for an end not written,
 // a positional argument is the parameter in that place read through its albumentations
-// name (RGBShift(15, 15, 15) is ±15 on each channel, HueSaturationValue(10, 20, 0)),
+// name (RGBShift(15, 15, 15) is ±15 on each channel, HueSaturationValue(10, 20, 0);
+// in prose too, three or more numbers listed with slashes or in brackets after a
+// transform: "color jitter 0.4/0.4/0.4/0.1", "(0.4, 0.4, 0.4, 0.1)"; names of its
+// parameters listed with slashes share the value after them: "b/c/s/h = 0.2",
+// "brightness/contrast/saturation 0.2"),
 // name=value takes the parameter's also names (code ones first),
 // and a call with no p has albumentations' default p. Inside parentheses only another
 // call names a transform (blur_limit is Blur's argument, not a blur). A container
@@ -307,15 +325,22 @@
 // kernels 3..9. A value given with no parameter name goes to every parameter
 // the phrase or the words name without a value of their own ("brightness and contrast
 // by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
-// of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
-// change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
+// of one entry does not cut the clause; one axis word (horizontal, vertically) with a
+// phrase naming a parameter on both axes keeps that axis alone ("horizontal shear
+// ±15°" is shear_x; shear_y stays 0); a change (a ± or a percentage) after the
+// second of two transforms joined by "and" or "&", the first named bare ("contrast and
+// brightness jitter ±30%"), is the first's too when it reads there without a warning;
+// "either way", "both directions" say the limit is ± as read. A percentage of a factor around 1 (a zoom) is a
+// change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself, and
+// so are the ends of a range across 100% ("between 50% and 150% of its size").
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
-// transform that takes no value ("hflip 50%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
+// transform that takes no value ("hflip 50%") or only darkroom's own blend amount at
+// full by default, which albumentations' transform does not have ("ToSepia 10%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A p said of each ("A.ISONoise() and RGBShift(...), prob
 // 0.3 each") replaces albumentations' default p of calls that wrote none. A clause that only says how often gives the transform

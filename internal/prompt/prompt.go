@@ -669,6 +669,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
 	toks = p.shareWord(toks)
+	toks = p.sizeInside(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
@@ -683,9 +684,15 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	matches = p.explained(r, toks, matches)
 	matches = p.splitAlias(toks, sameEntry(toks, matches))
 	frame := opt
+	var prev clause
+	prevN := -1
 	for _, cl := range joinModifiers(toks, clauses(toks, matches, p.joinsParameters(toks, matches))) {
 		n := len(r.Transforms)
 		p.clause(r, toks, cl, frame)
+		if len(r.Transforms) == n+1 && prevN >= 0 && prevN+1 == n {
+			p.sharedValue(r, toks, prev, cl, opt)
+		}
+		prev, prevN = cl, n
 		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.readCalls(r, text, opt)
@@ -785,6 +792,8 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 		if n := word(k + 3); n != "" && !phrase(a) && !phrase(b) && phrase(a, n) && phrase(b, n) {
 			// "h and v flips": the word after is both's.
+			id := toks[k].pos + 1
+			toks[k].pair, toks[k+2].pair, toks[k+3].pair = id, id, id
 			out := append([]token(nil), toks[:k+1]...)
 			out = append(out, toks[k+3], toks[k+1], toks[k+2])
 			toks = append(out, toks[k+3:]...)
@@ -793,6 +802,8 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
 			// "flip h and v": the word before is both's.
+			id := toks[k-1].pos + 1
+			toks[k-1].pair, toks[k].pair, toks[k+2].pair = id, id, id
 			out := append([]token(nil), toks[:k+2]...)
 			out = append(out, toks[k-1])
 			toks = append(out, toks[k+2:]...)
@@ -981,10 +992,30 @@ func odds(toks []token) []token {
 				continue
 			}
 		}
+		if (word(k) == "on" || word(k) == "for") && !toks[k].code && k+1 < len(toks) {
+			// "random 90 degree rotations on half", "for a quarter": on that
+			// portion of the images, closing the step.
+			j := k + 1
+			if word(j) == "a" || word(j) == "one" {
+				j++
+			}
+			if f, ok := portion[word(j)]; ok && f > 0 && !intensityOnly[word(j)] {
+				if e := j + 1; e == len(toks) || toks[e].kind == tSep || word(e) == "and" || word(e) == "then" || purposeWords[word(e)] {
+					out = append(out, toks[j])
+					out = append(out, mk(toks[j], "the", "time")...)
+					k = j
+					continue
+				}
+			}
+		}
 		out = append(out, toks[k])
 	}
 	return out
 }
+
+// intensityOnly are portion words that closing a step say how much rather than how
+// many ("on some" is too vague to be a portion of images).
+var intensityOnly = map[string]bool{"some": true, "few": true, "many": true}
 
 func fractionWords(toks []token) {
 	for k := 1; k < len(toks); k++ {
@@ -1287,6 +1318,45 @@ func partOfImage(seg []token) string {
 		}
 	}
 	return ""
+}
+
+// sizeOnly says whether the words beside a phrase are an image size and nothing a
+// transform takes: a size in pixels (1024px, 256x256), words, no probability.
+func sizeOnly(seg []token) bool {
+	size := false
+	for k, t := range seg {
+		switch {
+		case t.code:
+			return false
+		case t.kind == tSize:
+			size = true
+		case t.kind == tNum && k+1 < len(seg) && seg[k+1].text == "px":
+			size = true
+		case t.kind == tNum:
+			return false
+		case t.text == "%" || t.text == "p" || t.text == "=" || frequency[t.text] > 0 || portion[t.text] > 0:
+			return false
+		}
+	}
+	return size
+}
+
+// objectAfter reads "blur out faces", "pixelate the license plates", "blur the
+// background": a thing in the picture right after a transform's phrase is where the
+// step should run, which darkroom cannot find; it returns the thing, or "".
+func objectAfter(after []token) string {
+	j := 0
+	for j < len(after) && !after[j].code && (after[j].text == "out" || after[j].text == "the" || after[j].text == "all" || after[j].text == "any" || after[j].text == "their" || after[j].text == "to" || after[j].text == "on" || after[j].text == "over") {
+		j++
+	}
+	end := j
+	for end < len(after) && after[end].kind == tWord && !after[end].code && pictureThings[after[end].text] {
+		end++
+	}
+	if end == j {
+		return ""
+	}
+	return joinTokens(after[j:end])
 }
 
 // inChoice says whether places a and b lie in one choice sentence.
@@ -1679,6 +1749,9 @@ func betweenAnd(toks []token, k int) bool {
 // continues the previous transform when it names one of its parameters ("gaussian
 // blur, radius 0.01"), else is compared with the example phrases.
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
+	if len(cl.matches) == 0 && p.fillAfter(r, toks, cl, opt) {
+		return
+	}
 	if len(cl.matches) == 0 {
 		seg := toks[cl.start:cl.end]
 		// A call no phrase names is an albumentations transform darkroom does not
@@ -1699,6 +1772,17 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				}
 				r.unread(joinTokens(seg), fmt.Sprintf("%q: no vocabulary entry is the albumentations transform %s; skipped", joinTokens(seg), t.text), sugg, "")
 				return
+			}
+		}
+		// "flips for aerial tiles": what comes before a "for" that says what the
+		// images are (a preset's name) is read alone.
+		if name, at := p.presetAt(seg); name != "" {
+			for j := at - 1; j > 0; j-- {
+				if seg[j].text == "for" && !seg[j].code && !describedBefore(seg[:j]) {
+					p.clause(r, toks, clause{start: cl.start, end: cl.start + j}, opt)
+					p.unmatched(r, seg[j:], opt)
+					return
+				}
 			}
 		}
 		// "geometry only: flips both ways": a colon after words with no number
@@ -1739,6 +1823,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					aside = nil
 				}
 				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
+				if !t.pSet && (seg[0].random || words[0].random) {
+					// "random flips", "randomly flip": a flip at random is one
+					// image in two (torchvision's RandomHorizontalFlip), not
+					// every image.
+					t.P = 0.5
+				}
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -1854,7 +1944,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				lead = lead && toks[j].kind == tWord && filler[toks[j].text]
 			}
 			starts := paramsAt(p.voc, e, toks, cl.start).width > 0
-			if pn := paramsAt(p.voc, e, toks, m.start); len(cl.matches) == 1 && (lead && pn.width == m.end-m.start || starts) {
+			// "color jitter, brightness/contrast/saturation 0.4": every phrase of
+			// the clause is names of its parameters.
+			params := true
+			for _, o := range cl.matches {
+				params = params && (paramsAt(p.voc, e, toks, o.start).width == o.end-o.start || paramList(p.voc, e, toks, o.start, o.end))
+			}
+			if pn := paramsAt(p.voc, e, toks, m.start); (len(cl.matches) == 1 || params && starts) && (lead && pn.width == m.end-m.start || starts) {
 				if bare {
 					p.rereadBare(r, last, e, toks[cl.start:cl.end], opt)
 					return
@@ -1864,7 +1960,7 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			}
 		}
 	}
-	if p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
+	if p.fillAfter(r, toks, cl, opt) || p.bordersAfter(r, toks, cl) || p.pOfNamed(r, toks, cl) {
 		return
 	}
 	// A phrase that names a parameter of the entry before it in the clause is that
@@ -1880,6 +1976,12 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					}
 					// Or one of its other names ("shift ... horizontally and vertically").
 					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+						continue
+					}
+					// Or its parameters listed with slashes ("color jitter with
+					// brightness/contrast/saturation 0.2"): values of it, not the
+					// entry those words also name.
+					if paramList(p.voc, e, toks, m.start, m.end) {
 						continue
 					}
 					// Or what a parameter named just before is ("fill with gray"):
@@ -1941,7 +2043,18 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			seg = append(append([]token(nil), toks[m.start:m.end]...), seg...)
 			t.Confidence = round(0.9 * t.Confidence)
 		}
-		if where := partOfImage(seg); where != "" {
+		if e != nil && len(p.voc.ParameterOrder(e)) == 0 && !contains(e.Tags, "geometry") && !m.example && toks[m.start].kind == tWord && !toks[m.start].code && sizeOnly(seg) {
+			// "1024px grayscale", "256x256 grayscale patches": a look after the
+			// images' size says what they are; to_gray takes no size.
+			u := joinTokens(toks[from:to])
+			r.unread(u, fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", u), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			continue
+		}
+		where := partOfImage(seg)
+		if where == "" && !m.example {
+			where = objectAfter(toks[m.end:to])
+		}
+		if where != "" {
 			// "motion blur only on the moving cars": darkroom runs a step on the
 			// whole image; run everywhere, it would do what the words rule out.
 			r.unread(joinTokens(toks[from:to]), fmt.Sprintf("%q: %s runs on the whole image, not only on %s; not applied", joinTokens(toks[from:to]), name, where), "", name)
@@ -2018,7 +2131,27 @@ func eachBefore(r *Result, toks []token, t Transform, seg []token) {
 			each = true
 		}
 	}
+	pairOf := func(at int) int {
+		for _, tk := range toks {
+			if tk.pos == at {
+				return tk.pair
+			}
+		}
+		return 0
+	}
+	if each && pairOf(t.at) != 0 {
+		// "cut random crops, flip h and v 50% each": each of the pair the
+		// shared word made.
+		each = false
+	}
 	if !each {
+		// "flip h/v at 0.5", "h and v flips p .5": two phrases read from one
+		// shared word are said together; a p after them is each one's.
+		if n := len(r.Transforms); n > 0 {
+			if prev := &r.Transforms[n-1]; !prev.pSet && prev.Group == nil && pairOf(t.at) != 0 && pairOf(prev.at) == pairOf(t.at) {
+				prev.P, prev.pSet, prev.pCode = t.P, true, false
+			}
+		}
 		return
 	}
 	ends := map[int]bool{}
@@ -2336,7 +2469,7 @@ func (p *Parser) every(seg []token) []string {
 			all = true
 		case t.text == "random" || t.text == "randomly":
 			random = true
-		case filler[t.text] || bothWays[t.text] || welcome[t.text]:
+		case filler[t.text] || bothWays[t.text] || welcome[t.text] || t.text == "it":
 		case word == "":
 			word = t.text
 		default:
@@ -2352,14 +2485,31 @@ func (p *Parser) every(seg []token) []string {
 			alone++
 		}
 	}
-	var out []string
+	var out, bare []string
 	for _, e := range p.voc.Entries {
 		for _, part := range strings.Split(e.Name, "_") {
 			if part+"s" == word || part+"es" == word {
 				out = append(out, e.Name)
 				break
 			}
+			if part == word {
+				bare = append(bare, e.Name)
+				break
+			}
 		}
+	}
+	if len(out) == 0 && !all && len(bare) == 2 {
+		// "flip 50%", "random flip", "flip it": a pair's word in the singular,
+		// unqualified, is the flip everyone means by it (torchvision's
+		// RandomHorizontalFlip, Ultralytics' fliplr): the horizontal one.
+		for _, name := range bare {
+			for _, part := range strings.Split(name, "_") {
+				if part == bareOfPair {
+					return []string{name}
+				}
+			}
+		}
+		return nil
 	}
 	// "random flips", "flips": the plural of a pair's word (horizontal and
 	// vertical) is the pair; of more kinds (blurs) it names none of them.
@@ -2753,17 +2903,26 @@ type contextPreset struct {
 // transforms run without it.
 func (p *Parser) settlePresets(r *Result) {
 	for _, c := range r.context {
-		if len(r.Transforms) == 0 && r.Preset == "" {
-			var words []string
-			for _, t := range c.seg {
-				if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
-					words = append(words, t.text)
-				}
+		u := joinTokens(c.seg)
+		var words []string
+		for _, t := range c.seg {
+			if t.kind == tWord && !filler[t.text] && frequency[t.text] == 0 && intensity[t.text] == 0 && units[t.text] == "" {
+				words = append(words, t.text)
 			}
+		}
+		if len(r.Transforms) == 0 && r.Preset == "" && len(words) == 1 {
+			// "satellite": a prompt that is only a preset's name asks for it.
 			p.takePreset(r, c.name, words)
 			continue
 		}
-		u := joinTokens(c.seg)
+		if len(r.Transforms) == 0 && r.Preset == "" {
+			// "the usual augmentations for a kaggle image classification comp",
+			// "I'm doing cell segmentation": what the images are for asks for no
+			// steps of its own; the preset is suggested, never run unasked.
+			r.unread(u, fmt.Sprintf("%q says what the images are for, which names the preset %s; no preset runs unless asked for", u, c.name),
+				fmt.Sprintf("say \"apply the %s preset\" to run it, or name the transforms", strings.ReplaceAll(c.name, "_", " ")), "")
+			continue
+		}
 		r.unread(u, fmt.Sprintf("%q names the preset %s as what the images are; the prompt's transforms run without it", u, c.name),
 			fmt.Sprintf("say \"apply the %s preset\" to add it", strings.ReplaceAll(c.name, "_", " ")), "")
 	}
@@ -2867,9 +3026,8 @@ func asksPreset(seg []token, k int) bool {
 	for j := max(0, k-3); j < k; j++ {
 		switch seg[j].text {
 		case "for":
-			if !describedBefore(seg[:j]) {
-				return true
-			}
+			// "for aerial tiles", "for object detection": what the images are, or
+			// are for, asks for no preset unless a verb asks ("use ... for").
 		case "apply", "use", "like", "simulate", "make", "it", "look", "as":
 			return true
 		}
@@ -3022,5 +3180,117 @@ func (p *Parser) sameKindBefore(toks []token, prev, m match) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// paramList says whether toks[from:to] is two or more names of parameters of e joined
+// by "/" or "&" ("brightness/contrast/saturation").
+func paramList(voc *vocab.Vocabulary, e *vocab.Entry, toks []token, from, to int) bool {
+	names := 0
+	for k := from; k < to; {
+		if toks[k].text == "/" || toks[k].text == "&" {
+			k++
+			continue
+		}
+		pn := paramsAt(voc, e, toks, k)
+		if pn.width == 0 || k+pn.width > to {
+			return false
+		}
+		names++
+		k += pn.width
+	}
+	return names >= 2
+}
+
+// sharedValue reads "contrast and brightness jitter ±30%": a transform named bare,
+// joined by "and" or "&" to the next one whose only words after its name are one
+// value, takes that value too, as "brightness and contrast ±30%" gives it to both.
+// prev and cl each made one transform, the last two of r.
+func (p *Parser) sharedValue(r *Result, toks []token, prev, cl clause, opt Options) {
+	if len(prev.matches) != 1 || len(cl.matches) != 1 || prev.end+1 != cl.start || cl.start != cl.matches[0].start {
+		return
+	}
+	if j := toks[prev.end].text; j != "and" && j != "&" || prev.matches[0].start != prev.start || prev.matches[0].end != prev.end {
+		return
+	}
+	first := &r.Transforms[len(r.Transforms)-2]
+	if len(first.given) > 0 || first.pSet || first.Group != nil {
+		return
+	}
+	val := toks[cl.matches[0].end:cl.end]
+	nums, change := 0, false
+	for _, t := range val {
+		change = change || t.text == "±" || t.text == "%" || t.signed
+		switch {
+		case t.kind == tNum:
+			nums++
+		case t.kind == tWord && (t.text == "±" || t.text == "%" || t.text == "to" || t.text == "up" || t.text == "by"):
+		default:
+			return
+		}
+	}
+	if nums == 0 || nums > 2 || !change {
+		return
+	}
+	e, ok := p.voc.Entry(first.Entry)
+	if !ok {
+		return
+	}
+	save, errs := *first, len(r.Errors)
+	p.rereadBare(r, first, e, val, opt)
+	if len(r.Errors) > errs {
+		// Not a value of this one as written ("blur and noise 20%"): it keeps its
+		// own.
+		*first, r.Errors = save, r.Errors[:errs]
+	}
+}
+
+// sizeInside reads "random 224x224 crop", "cut random 512x512 crops" as "random crop
+// 224x224": a size written inside a phrase of two words is the phrase's value.
+func (p *Parser) sizeInside(toks []token) []token {
+	for k := 0; k+2 < len(toks); k++ {
+		a, n, b := toks[k], toks[k+1], toks[k+2]
+		if a.kind != tWord || a.code || n.kind != tSize || n.code || b.kind != tWord || b.code {
+			continue
+		}
+		w := b.text
+		if !p.isPhrase([]string{a.text, w}) {
+			w = strings.TrimSuffix(w, "s")
+			if !p.isPhrase([]string{a.text, w}) || p.isPhrase([]string{b.text}) && !p.isPhrase([]string{w}) {
+				continue
+			}
+		}
+		toks[k+1], toks[k+2] = b, n
+		k += 2
+	}
+	return toks
+}
+
+// fillAfter reads "pad to 1024x1024 if it ends up smaller, black padding": a clause
+// whose one phrase names the transform before it or its variant that fills, with a
+// colour and no number, is the colour that transform fills with (pad_if_needed
+// becomes pad_constant), not a second step.
+func (p *Parser) fillAfter(r *Result, toks []token, cl clause, opt Options) bool {
+	n := len(r.Transforms)
+	if n == 0 || len(cl.matches) > 1 || hasNumber(toks[cl.start:cl.end]) {
+		return false
+	}
+	last := &r.Transforms[n-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || last.Group != nil {
+		return false
+	}
+	seg := toks[cl.start:cl.end]
+	v := p.colourVariant(le, seg)
+	fillWord := false
+	for _, t := range seg {
+		fillWord = fillWord || t.text == "fill" || t.text == "filled" || t.text == "padding" || t.text == "padded"
+	}
+	if v == nil || len(cl.matches) == 1 && !contains(cl.matches[0].claims, v.Name) && !contains(cl.matches[0].claims, le.Name) && !fillWord || len(cl.matches) == 0 && !fillWord {
+		// "fill with black", "gray padding": a fill word says the colour is the
+		// fill, even where it would name a transform (to_gray).
+		return false
+	}
+	p.read(r, last, le, seg, nil, opt)
 	return true
 }

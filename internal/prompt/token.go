@@ -43,6 +43,10 @@ type token struct {
 	// random says "random" or "randomly" came before it in the sentence: "random
 	// scale 0.9-1.1 and translate 5%" asks for a random translation too.
 	random bool
+	// pair marks the words of two phrases read from one shared word ("h and v
+	// flips", "flip h/v"): each of them, and the shared word, carry the position of
+	// the pair's first word plus one; 0 elsewhere.
+	pair int
 }
 
 // tokenize lowers the text and cuts it into words, numbers, sizes and separators. A
@@ -203,7 +207,13 @@ func tokenize(s string) []token {
 					continue
 				}
 			}
-			if !signed && k+1 < len(rs) && rs[k] == '/' && isDigit(k+1) {
+			// "0.4/0.4/0.4/0.1": values listed with slashes, each a number (a
+			// ratio has whole numbers and two of them).
+			listed := strings.ContainsRune(string(rs[i:k]), '.') || len(out) > 1 && out[len(out)-1].text == "/" && out[len(out)-2].kind == tNum
+			for n := k + 1; !listed && n < len(rs) && (isDigit(n) || rs[n] == '.' || rs[n] == '/'); n++ {
+				listed = rs[n] == '/' || rs[n] == '.' && isDigit(n+1)
+			}
+			if !signed && k+1 < len(rs) && rs[k] == '/' && isDigit(k+1) && !listed {
 				// "50/50", "1/3": a ratio written as such, one word.
 				e := k + 1
 				for e < len(rs) && isDigit(e) {

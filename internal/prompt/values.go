@@ -84,13 +84,62 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		// "pad to 640x640 with black": the entry that fills with a colour.
 		e, t.Entry = v, v.Name
 	}
+	var margin float64
+	if e != nil {
+		before := seg
+		if seg, margin = padMargin(e, seg); margin > 0 {
+			for _, tk := range before {
+				r.said = append(r.said, tk.text)
+			}
+		}
+	}
 	rd := p.scan(e, seg, phrase)
 	sizes := r.outputSizes
+	if margin > 0 {
+		// "pad 16 px on each side", "reflect-pad by 32": the image grows by the
+		// margin on every side (albumentations' CropAndPad(px=16,
+		// keep_size=False)), the size this entry pads to.
+		if opt.Width > 0 && opt.Height > 0 {
+			long := float64(max(opt.Width, opt.Height))
+			setValue(t, "width", (float64(opt.Width)+2*margin)/long)
+			setValue(t, "height", (float64(opt.Height)+2*margin)/long)
+		} else {
+			t.Pending = append(t.Pending, Pending{Parameter: "width", Pixels: float64(2 * margin), Of: "width"}, Pending{Parameter: "height", Pixels: 2 * margin, Of: "height"})
+			r.issue("warning", fmt.Sprintf("%s: a margin of %g px on each side needs the image size", t.Entry, margin), "", t.Entry, "width")
+		}
+		if t.given == nil {
+			t.given = map[string]bool{}
+		}
+		t.given["width"], t.given["height"] = true, true
+	}
 	for _, msg := range rd.issues {
 		r.issue("error", t.Entry+": "+msg, "write p as a number from 0 to 1 or a percentage", t.Entry, "p")
 	}
 	if rd.pSet {
 		t.P, t.pSet, t.pCode = rd.p, true, false
+	}
+	// "horizontal shear ±15°", "shear vertically": one axis of a parameter the
+	// phrase names on both (affine's shear_x and shear_y).
+	axis := ""
+	if e != nil {
+		axis = axisOf(e, seg, phrase, p.voc)
+	}
+	if axis != "" {
+		var kept []string
+		for _, u := range rd.stray {
+			var ws []string
+			for _, w := range strings.Fields(u) {
+				if axisWords[w] == "" {
+					ws = append(ws, w)
+				} else {
+					r.said = append(r.said, w)
+				}
+			}
+			if len(ws) > 0 {
+				kept = append(kept, strings.Join(ws, " "))
+			}
+		}
+		rd.stray = kept
 	}
 	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
@@ -116,6 +165,15 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				v /= 100
 			}
 			t.P, t.pSet = round(v), true
+			return
+		}
+	}
+	if !rd.pSet && len(rd.exprs) == 1 && fullByDefault(e, order) {
+		// "ToSepia 10%", "equalize 25%": albumentations' transform has no
+		// strength, so a lone percentage is how often it runs, not darkroom's
+		// blend amount.
+		if x := rd.exprs[0]; x.kind == one && x.param == "" && !x.a.signed && x.a.unit == "%" && x.a.v <= 100 && rd.dir == 0 {
+			t.P, t.pSet = round(x.a.v/100), true
 			return
 		}
 	}
@@ -161,6 +219,16 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				}
 			}
 		}
+	}
+	if axis != "" {
+		// Keep the axis said; the other one stays at its default (no shear).
+		var kept []string
+		for _, n := range targets {
+			if o := strings.TrimSuffix(strings.TrimSuffix(n, "_x"), "_y"); o == n || strings.HasSuffix(n, "_"+axis) {
+				kept = append(kept, n)
+			}
+		}
+		targets = kept
 	}
 	if len(targets) == 0 {
 		targets = alikeSample(e, order, assigned)
@@ -597,7 +665,25 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						return at + m - 1, true
 					}
 				}
-				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w]; w = word(j) {
+				if !t.code && k > 1 && word(k-1) == "/" && len(rd.named) > 0 && paramEndsAt(p.voc, e, seg, 0, k-2) {
+					// "brightness/contrast/saturation 0.2": the last of names
+					// listed with slashes; the value after it is each one's.
+					for _, n := range pn.params {
+						if !contains(rd.named, n) {
+							rd.named = append(rd.named, n)
+						}
+					}
+					return k + pn.width - 1, true
+				}
+				// "green goes up to +25 only", "red only goes down (-20..0)": words
+				// saying which way a channel goes stand between it and its value.
+				way := func(w string, j int) bool {
+					return !t.code && (w == "goes" || w == "go" || w == "only" || w == "channel" || (w == "down" || w == "up") && word(j+1) != "to")
+				}
+				for w := word(j); w == "=" || w == ":" || w == "of" || w == "to" || w == "by" || w == "at" || w == "is" || approx[w] || way(w, j); w = word(j) {
+					if way(w, j) {
+						rd.said = append(rd.said, w)
+					}
 					j++
 				}
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
@@ -658,6 +744,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			if k, ok = named(k); ok {
 				continue
 			}
+		}
+		if w := word(k); (w == "either" || w == "both") && bothWays[strings.TrimSuffix(word(k+1), "s")+"s"] && !t.code {
+			// "up to 30% either way", "in both directions": the limit is ±, as
+			// read.
+			rd.said = append(rd.said, joinTokens(seg[k:k+2]))
+			k++
+			continue
 		}
 		// Probabilities: "50% of the time", "10% of samples", "30% chance", "p=0.3",
 		// "with probability 0.3".
@@ -734,29 +827,29 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if k, ok = named(k); ok {
 			continue
 		}
+		// "color jitter 0.4/0.4/0.4/0.1", "color jitter (0.4, 0.4, 0.4, 0.1)": three
+		// or more numbers listed with slashes, or in prose brackets, are the call's
+		// positional arguments, as albumentations reads ColorJitter(0.4, 0.4, 0.4,
+		// 0.1).
+		if n := listedArgs(seg, k, t, e != nil && !t.code); n >= 3 && n <= len(positionalOrder(p.voc.ParameterOrder(e), e)) {
+			for i := 0; i < n; i++ {
+				a, _ := qty(k + 2*i)
+				x := positionalArg(p.voc, e, expr{kind: one, a: a, text: a.text}, positional)
+				positional++
+				if x.param == "" {
+					rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
+				} else {
+					rd.exprs = append(rd.exprs, x)
+				}
+			}
+			k += 2*n - 2
+			continue
+		}
 		if x, m := value(k); m > 0 && t.code && e != nil {
 			// A positional argument of a call: the parameter in that place, when
 			// it has albumentations' meaning under its own name (ColorJitter(0.4,
 			// 0.4, 0.4, 0.1)); else listed as unread, never given to another.
-			order := positionalOrder(p.voc.ParameterOrder(e), e)
-			if positional < len(order) {
-				n := order[positional]
-				for i := range e.Parameters[n].Also {
-					if al := &e.Parameters[n].Also[i]; al.Code && al.Name == n {
-						x = reads(x, al, e.Parameters[n], true)
-						x.param, x.params = n, []string{n}
-						break
-					}
-				}
-				// Else the parameter's albumentations name that says how its value
-				// reads (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
-				for i := range e.Parameters[n].Also {
-					if al := &e.Parameters[n].Also[i]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
-						x = reads(x, al, e.Parameters[n], true)
-						x.param, x.params = n, []string{n}
-					}
-				}
-			}
+			x = positionalArg(p.voc, e, x, positional)
 			positional++
 			if x.param == "" {
 				rd.unread = append(rd.unread, fmt.Sprintf("argument %d: %s", positional, x.text))
@@ -914,6 +1007,11 @@ func spanOf(a, b quantity, text string) expr {
 	}
 	if b.unit == "" {
 		b.unit = a.unit
+	}
+	if a.unit == "%" && !a.signed && !b.signed && (a.v >= 100) != (b.v >= 100) {
+		// "between 50% and 150% of its size": ends on both sides of 100% are
+		// the factor itself, not changes.
+		a.absolute, b.absolute = true, true
 	}
 	return expr{kind: span, a: a, b: b, text: text}
 }
@@ -1637,4 +1735,152 @@ func (p *Parser) colourOfFill(toks []token, prev, m match) bool {
 	}
 	e, ok := p.voc.Entry(prev.claims[0])
 	return ok && (fillParam(e) != "" || p.withFill(e) != nil)
+}
+
+// positionalArg reads x as the call's positional argument at place i: the parameter in
+// that place, when it has albumentations' meaning under its own name; x.param stays
+// empty when none takes it.
+func positionalArg(voc *vocab.Vocabulary, e *vocab.Entry, x expr, i int) expr {
+	order := positionalOrder(voc.ParameterOrder(e), e)
+	if i >= len(order) {
+		return x
+	}
+	n := order[i]
+	for k := range e.Parameters[n].Also {
+		if al := &e.Parameters[n].Also[k]; al.Code && al.Name == n {
+			x = reads(x, al, e.Parameters[n], true)
+			x.param, x.params = n, []string{n}
+			break
+		}
+	}
+	// Else the parameter's albumentations name that says how its value reads
+	// (RGBShift(15, 15, 15): r_shift_limit, g_, b_, each ±15).
+	for k := range e.Parameters[n].Also {
+		if al := &e.Parameters[n].Also[k]; x.param == "" && (al.As == "limit" || al.As == "limit_fraction" || al.As == "turn_fraction" || al.As == "variance_255" || al.As == "kernel_limit") {
+			x = reads(x, al, e.Parameters[n], true)
+			x.param, x.params = n, []string{n}
+		}
+	}
+	return x
+}
+
+// listedArgs counts the numbers listed from k in prose: unsigned, with no unit, each
+// after a slash ("0.4/0.4/0.4/0.1") or, inside brackets, a comma ("(0.4, 0.4, 0.4,
+// 0.1)", which the tokenizer joins with "to"). 0 when k starts no such list, or ok is
+// false.
+func listedArgs(seg []token, k int, t token, ok bool) int {
+	if !ok || t.kind != tNum || t.signed || k > 0 && (seg[k-1].kind == tNum || seg[k-1].text == "/" || seg[k-1].text == "to") {
+		return 0
+	}
+	n := 0
+	for j := k; j < len(seg) && seg[j].kind == tNum && !seg[j].signed && !seg[j].code; j += 2 {
+		n++
+		if j+1 < len(seg) && seg[j+1].kind == tNum {
+			return 0
+		}
+		if j+1 >= len(seg) || !(seg[j+1].text == "/" || seg[j+1].text == "to" && seg[j].depth > 0 && seg[j+1].depth > 0) {
+			break
+		}
+	}
+	return n
+}
+
+// fullByDefault says whether every parameter of e is darkroom's own amount (no
+// albumentations name) that defaults to its full effect (its maximum): a blend of a
+// transform that in albumentations takes no value (ToSepia, Equalize).
+func fullByDefault(e *vocab.Entry, order []string) bool {
+	if len(order) == 0 {
+		return false
+	}
+	for _, n := range order {
+		prm := e.Parameters[n]
+		if len(prm.Also) > 0 || prm.Default != prm.Max || prm.Unit != "amount" {
+			return false
+		}
+	}
+	return true
+}
+
+// axisWords are the words that say one axis: x for horizontal, y for vertical.
+var axisWords = map[string]string{"horizontal": "x", "horizontally": "x", "vertical": "y", "vertically": "y"}
+
+// axisOf says which axis ("x" or "y") the words choose of a parameter the phrase names
+// on both (affine's "shear" is shear_x and shear_y), when they say one and only one
+// and no parameter of e takes the word as its name; "" otherwise.
+func axisOf(e *vocab.Entry, seg, phrase []token, voc *vocab.Vocabulary) string {
+	axis := ""
+	for _, t := range append(append([]token(nil), phrase...), seg...) {
+		a := axisWords[t.text]
+		if a == "" || t.code {
+			continue
+		}
+		if axis != "" && axis != a {
+			return ""
+		}
+		axis = a
+	}
+	if axis == "" {
+		return ""
+	}
+	for k := range seg {
+		if axisWords[seg[k].text] != "" && paramsAt(voc, e, seg, k).width > 0 {
+			return ""
+		}
+	}
+	pn := paramsAt(voc, e, phrase, 0)
+	if len(phrase) == 0 || pn.width != len(phrase) {
+		return ""
+	}
+	x, y := false, false
+	for _, n := range pn.params {
+		x = x || strings.HasSuffix(n, "_x")
+		y = y || strings.HasSuffix(n, "_y")
+	}
+	if !x || !y {
+		return ""
+	}
+	return axis
+}
+
+// padMargin finds a margin in pixels on every side ("16 px each side", "by 32 px",
+// "32 px on all sides", "a 16 px border") for an entry that pads to a size that may
+// pass the image's (pad_if_needed's width and height): it returns the words without
+// it and the margin, or seg and 0.
+func padMargin(e *vocab.Entry, seg []token) ([]token, float64) {
+	w, okW := e.Parameters["width"]
+	h, okH := e.Parameters["height"]
+	if !okW || !okH || w.Unit != "fraction" || w.Max <= 1 || h.Max <= 1 {
+		return seg, 0
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(seg) && seg[k].kind == tWord && !seg[k].code {
+			return seg[k].text
+		}
+		return ""
+	}
+	for k, t := range seg {
+		if t.kind != tNum || t.code || t.signed || t.num <= 0 {
+			continue
+		}
+		end := k + 1
+		if word(end) == "px" || word(end) == "pixels" || word(end) == "pixel" {
+			end++
+		}
+		after := end
+		for word(after) == "on" || word(after) == "each" || word(after) == "every" || word(after) == "all" || word(after) == "per" || word(after) == "of" || word(after) == "padding" {
+			after++
+		}
+		side := word(after) == "side" || word(after) == "sides" || word(after) == "around" || word(after) == "border" || word(after) == "margin"
+		if side && after > end || word(after) == "border" || word(after) == "margin" || word(after) == "around" {
+			end = after + 1
+		} else if word(k-1) == "by" && end > k+1 || word(k-1) == "by" && end == len(seg) {
+			// "pad by 16 px", "reflect-pad by 32".
+			k--
+		} else {
+			continue
+		}
+		out := append(append([]token(nil), seg[:k]...), seg[end:]...)
+		return out, t.num
+	}
+	return seg, 0
 }

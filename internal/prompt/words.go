@@ -16,6 +16,19 @@ var intensity = map[string]float64{
 	"extreme": 1, "extremely": 1, "maximum": 1, "max": 1, "full": 1,
 }
 
+// pictureThings are things in a picture a step may be asked to run on ("blur out
+// faces", "blur the background"): a part of the image, not all of it.
+var pictureThings = map[string]bool{
+	"face": true, "faces": true, "plate": true, "plates": true, "license": true, "licence": true, "number": true,
+	"background": true, "foreground": true, "sky": true, "people": true, "persons": true, "person": true,
+	"pedestrians": true, "cars": true, "vehicles": true, "logos": true, "logo": true, "heads": true, "eyes": true,
+	"objects": true, "subject": true, "subjects": true, "edges": true, "borders": true,
+}
+
+// bareOfPair is the way a pair's word said alone means: an unqualified "flip" is
+// left-right, the flip of torchvision's RandomHorizontalFlip and Ultralytics' fliplr.
+const bareOfPair = "horizontal"
+
 // exactWords ask for a value as written, not drawn around the default: "rotate by
 // exactly 90 degrees" is 90, where "rotate 90" is albumentations' limit ±90.
 var exactWords = map[string]bool{
