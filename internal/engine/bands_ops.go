@@ -28,6 +28,7 @@ var streamers = map[string]streamer{
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
+	"median_blur":   streamMedianBlur,
 
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
@@ -255,6 +256,17 @@ func streamMorphology(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		return streamSpec{whole: true}, nil
 	}
 	return streamSpec{halo: rad}, nil
+}
+
+// streamMedianBlur: a median reads rad rows on either side; columns are clamped to
+// the image, which a band has whole.
+func streamMedianBlur(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	radius := r.num("radius")
+	if r.err != nil {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: medianRadius(radius, float64(max(w, h)))}, nil
 }
 
 // histPass is a first pass that counts levels band by band (counts do not depend on

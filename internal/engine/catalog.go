@@ -86,6 +86,7 @@ var catalog = map[string]opEntry{
 	"morphology":           {"detail", opMorphology, false},
 	"chromatic_aberration": {"detail", opChromaticAberration, false},
 	"zoom_blur":            {"detail", opZoomBlur, false},
+	"median_blur":          {"detail", opMedianBlur, false},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette": {"effects", opVignette, true},

@@ -508,6 +508,33 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			opExpect(t, math.Abs(float64(out.Pix[c]-chelsea.Pix[c])) < 0.02, "zoom blur moved the centre")
 			opExpect(t, opHighFreq(out) < opHighFreq(chelsea)*0.6, "zoom blur kept the detail")
 		},
+		"median_blur": func(t *testing.T) {
+			// Every window against a sort of its values, edges repeated as OpenCV's
+			// border does: exact for 3x3 on any floats, and exact for larger squares
+			// on an 8-bit source (the histogram's 16-bit levels keep its levels apart).
+			src := opShrink(opPhoto(t, "chelsea"), 5) // 90x60
+			for p := range src.Pix {
+				src.Pix[p] = fromDisp(float32(math.Round(float64(toDisp(src.Pix[p]))*255)) / 255)
+			}
+			for _, rad := range []int{1, 2, 3} {
+				out := render(t, src, "median_blur", 0, map[string]any{"radius": float64(rad) / 90})
+				opExpect(t, slices.Equal(out.Pix, opMedianReference(src, rad)), "median of radius %d px differs from a sort of each window", rad)
+			}
+			noisy := opShrink(opPhoto(t, "chelsea"), 5)
+			for p := range noisy.Pix {
+				noisy.Pix[p] += float32(p%7) * 1e-3
+			}
+			out := render(t, noisy, "median_blur", 0, map[string]any{"radius": 1.0 / 90})
+			opExpect(t, slices.Equal(out.Pix, opMedianReference(noisy, 1)), "3x3 median of floats is not exact")
+			// Salt and pepper on grey: a 3x3 median brings back the grey.
+			specks := opFlat(40, 30, mid, mid, mid)
+			for p := 0; p < 40*30; p += 37 {
+				v := float32(p % 2)
+				specks.Pix[3*p], specks.Pix[3*p+1], specks.Pix[3*p+2] = v, v, v
+			}
+			clean := render(t, specks, "median_blur", 0, map[string]any{"radius": 1.0 / 40})
+			opExpect(t, slices.Equal(clean.Pix, opFlat(40, 30, mid, mid, mid).Pix), "a 3x3 median left specks on grey")
+		},
 		"grid_dropout": func(t *testing.T) {
 			src := opFlat(200, 100, mid, mid, mid)
 			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})
@@ -628,4 +655,27 @@ func augmentResolutionIndependent(t *testing.T, op string, set map[string]any) {
 	if same, moved := d(a, b), d(b, small); !(same < moved/4) {
 		t.Errorf("%s at two resolutions differs by %v, the warp itself moves %v", op, same, moved)
 	}
+}
+
+// opMedianReference is the median over squares of half side rad of each channel, by
+// sorting every window (edges repeated): what median_blur must compute.
+func opMedianReference(src *Image, rad int) []float32 {
+	out := make([]float32, len(src.Pix))
+	win := make([]float32, 0, (2*rad+1)*(2*rad+1))
+	for y := range src.H {
+		for x := range src.W {
+			for c := range 3 {
+				win = win[:0]
+				for dy := -rad; dy <= rad; dy++ {
+					for dx := -rad; dx <= rad; dx++ {
+						sx, sy := min(max(x+dx, 0), src.W-1), min(max(y+dy, 0), src.H-1)
+						win = append(win, src.Pix[3*(sy*src.W+sx)+c])
+					}
+				}
+				slices.Sort(win)
+				out[3*(y*src.W+x)+c] = win[len(win)/2]
+			}
+		}
+	}
+	return out
 }

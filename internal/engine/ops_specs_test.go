@@ -287,6 +287,9 @@ var opSpecs = map[string][]opArgSpec{
 	"zoom_blur": {
 		{name: "amount", kind: "number", min: 0, max: 0.3, def: float64(0)},
 	},
+	"median_blur": {
+		{name: "radius", kind: "number", min: 0, max: 0.01, def: float64(0)},
+	},
 	"grid_dropout": {
 		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
 		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},

@@ -298,7 +298,7 @@ func TestOneSidedRangeSaid(t *testing.T) {
 func TestLacking(t *testing.T) {
 	p := New(testParser(t).voc)
 	p.Lacking(map[string]string{
-		"MedianBlur": "no median filter", "Defocus": "no disc kernel", "RandomSunFlare": "no lens flare",
+		"RingingOvershoot": "no sinc filter", "Defocus": "no disc kernel", "RandomSunFlare": "no lens flare",
 		"Superpixels": "no superpixels", "RandomCrop": "crops by area",
 	})
 	for _, c := range []struct {
@@ -308,7 +308,7 @@ func TestLacking(t *testing.T) {
 		why    string
 	}{
 		{"hflip and some defocus, often", []string{"flip_horizontal"}, "defocus", "no disc kernel"},
-		{"median blur k=5, then rotate 10", []string{"rotate"}, "median blur k = 5", "no median filter"},
+		{"ringing overshoot k=5, then rotate 10", []string{"rotate"}, "ringing overshoot k = 5", "no sinc filter"},
 		{"random sun flares in the top half; vflip", []string{"flip_vertical"}, "random sun flares in the top half", "no lens flare"},
 		{"A.Superpixels(p_replace=0.1), hflip", []string{"flip_horizontal"}, "superpixels p replace = 0.1", "no superpixels"},
 		{"random crop 50%", []string{"random_crop"}, "", ""},

@@ -90,6 +90,8 @@ CASES = [
     ("ColorJitter saturation 0.5", lambda h, w: A.ColorJitter(brightness=0, contrast=0, saturation=(0.5, 0.5), hue=0, p=1), 7),
     ("ColorJitter hue 0.05", lambda h, w: A.ColorJitter(brightness=0, contrast=0, saturation=0, hue=(0.05, 0.05), p=1), 3),
     ("Emboss", lambda h, w: A.Emboss(alpha=(0.5, 0.5), strength=(0.5, 0.5), p=1), 4),
+    ("MedianBlur 3", lambda h, w: A.MedianBlur(blur_limit=(3, 3), p=1), 0.5),
+    ("MedianBlur 7", lambda h, w: A.MedianBlur(blur_limit=(7, 7), p=1), 0.5),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
