@@ -29,6 +29,7 @@ var streamers = map[string]streamer{
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
 	"median_blur":   streamMedianBlur,
+	"defocus":       streamDefocus,
 
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
@@ -267,6 +268,22 @@ func streamMedianBlur(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		return streamSpec{}, r.err
 	}
 	return streamSpec{halo: medianRadius(radius, float64(max(w, h)))}, nil
+}
+
+// streamDefocus: the disc reaches its radius in rows, the gaussian after it its own.
+func streamDefocus(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	radius, alias := r.num("radius"), r.num("alias_blur")
+	if r.err != nil || radius == 0 {
+		return streamSpec{}, r.err
+	}
+	long := float64(max(w, h))
+	_, ri := defocusRadius(radius, long)
+	halo := ri
+	if sg := min(alias*long, maxFilterRadius); sg > 0 {
+		halo += gaussHalo(sg)
+	}
+	return streamSpec{halo: halo}, nil
 }
 
 // histPass is a first pass that counts levels band by band (counts do not depend on

@@ -87,6 +87,7 @@ var catalog = map[string]opEntry{
 	"chromatic_aberration": {"detail", opChromaticAberration, false},
 	"zoom_blur":            {"detail", opZoomBlur, false},
 	"median_blur":          {"detail", opMedianBlur, false},
+	"defocus":              {"detail", opDefocus, false},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette": {"effects", opVignette, true},

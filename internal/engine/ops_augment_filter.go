@@ -145,71 +145,182 @@ func medianHistogram(src, dst *Image, rad int) {
 			hist := make([]int32, nb*medianBlock)
 			blocks := make([]int32, nb)
 			rep := make([]float32, nb*medianBlock)
-			rows := make([]int, side)
+			offs := make([]int, side)
+			pix := src.Pix
 			// m is the current median's level and below the window's count under it.
+			// Both stay in registers: the loops below are written out, not closures.
 			m, below := 0, int32(0)
-			add := func(x int) {
-				for _, yy := range rows {
-					p := yy*w + x
-					k := int(keys[p])
-					hist[k]++
-					blocks[k/medianBlock]++
-					rep[k] = src.Pix[3*p+c]
-					if k < m {
-						below++
-					}
-				}
-			}
-			remove := func(x int) {
-				for _, yy := range rows {
-					k := int(keys[yy*w+x])
-					hist[k]--
-					blocks[k/medianBlock]--
-					if k < m {
-						below--
-					}
-				}
-			}
-			settle := func() {
-				for below > t {
-					if m%medianBlock == 0 && below-blocks[m/medianBlock-1] > t {
-						m -= medianBlock
-						below -= blocks[m/medianBlock]
-						continue
-					}
-					m--
-					below -= hist[m]
-				}
-				for below+hist[m] <= t {
-					if m%medianBlock == 0 && below+blocks[m/medianBlock] <= t {
-						below += blocks[m/medianBlock]
-						m += medianBlock
-						continue
-					}
-					below += hist[m]
-					m++
-				}
-			}
 			for y := lo; y < hi; y++ {
 				for j := range side {
-					rows[j] = min(max(y-rad+j, 0), h-1)
+					offs[j] = min(max(y-rad+j, 0), h-1) * w
 				}
 				for dx := -rad; dx <= rad; dx++ {
-					add(min(max(dx, 0), w-1))
+					x := min(max(dx, 0), w-1)
+					for _, o := range offs {
+						k := int(keys[o+x])
+						hist[k]++
+						blocks[k/medianBlock]++
+						rep[k] = pix[3*(o+x)+c]
+						below += int32(uint(k-m) >> 63) // k < m, without a branch
+					}
 				}
 				out := dst.Pix[3*y*w:]
 				for x := range w {
 					if x > 0 {
-						remove(min(max(x-rad-1, 0), w-1))
-						add(min(x+rad, w-1))
+						xo, xi := max(x-rad-1, 0), min(x+rad, w-1)
+						for _, o := range offs {
+							k := int(keys[o+xo])
+							hist[k]--
+							blocks[k/medianBlock]--
+							below -= int32(uint(k-m) >> 63)
+							k = int(keys[o+xi])
+							hist[k]++
+							blocks[k/medianBlock]++
+							rep[k] = pix[3*(o+xi)+c]
+							below += int32(uint(k-m) >> 63)
+						}
 					}
-					settle()
+					for below > t {
+						if m%medianBlock == 0 && below-blocks[m/medianBlock-1] > t {
+							m -= medianBlock
+							below -= blocks[m/medianBlock]
+							continue
+						}
+						m--
+						below -= hist[m]
+					}
+					for below+hist[m] <= t {
+						if m%medianBlock == 0 && below+blocks[m/medianBlock] <= t {
+							below += blocks[m/medianBlock]
+							m += medianBlock
+							continue
+						}
+						below += hist[m]
+						m++
+					}
 					out[3*x+c] = rep[m]
 				}
 				for dx := -rad; dx <= rad; dx++ {
-					remove(min(max(w-1+dx, 0), w-1))
+					x := min(max(w-1+dx, 0), w-1)
+					for _, o := range offs {
+						k := int(keys[o+x])
+						hist[k]--
+						blocks[k/medianBlock]--
+						below -= int32(uint(k-m) >> 63)
+					}
 				}
 			}
 		})
 	}
+}
+
+// defocusRadius is the disc's radius in pixels on a frame of long edge long, and the
+// half height of the rows it reaches.
+func defocusRadius(radius, long float64) (float64, int) {
+	r := radius * long
+	return r, int(math.Floor(r))
+}
+
+// opDefocus blurs as a lens out of focus does (albumentations Defocus): each pixel
+// becomes the mean over a disc around it (a bokeh disc, with a hard edge), and a small
+// gaussian then softens the disc's edge (albumentations' alias_blur). In linear light,
+// as a lens adds light; outside the image the edge pixels repeat.
+//
+// Arguments: radius in [0, 0.02], the disc's radius as a fraction of the long edge (0
+// leaves the image unchanged; albumentations' radius in pixels over the long edge);
+// alias_blur in [0, 0.002], the gaussian's sigma as a fraction of the long edge (0
+// keeps the hard edge). Example: {radius: 0.005, alias_blur: 0.0003}.
+//
+// A disc is a stack of rows of different widths: each is a difference of one row's
+// running sums, so a pixel costs the disc's 2r+1 rows, not its area.
+func opDefocus(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	radius, alias := r.num("radius"), r.num("alias_blur")
+	if r.err != nil {
+		return nil, r.err
+	}
+	long := rc.long(src)
+	rad, ri := defocusRadius(radius, long)
+	if radius == 0 {
+		return src, nil
+	}
+	w, h := src.W, src.H
+	// half[dy+ri] is the half width of the disc's row dy: the pixels (dx, dy) with
+	// dx² + dy² <= rad², as albumentations' disc kernel holds them.
+	half := make([]int, 2*ri+1)
+	count := 0
+	for dy := -ri; dy <= ri; dy++ {
+		hw := int(math.Floor(math.Sqrt(max(rad*rad-float64(dy*dy), 0)) + 1e-9))
+		half[dy+ri] = hw
+		count += 2*hw + 1
+	}
+	norm := 1 / float64(count)
+	dst := rc.image(w, h)
+	parallelRows(h, func(lo, hi int) {
+		span := 2*ri + 1
+		// A ring of running sums per source row: slot r % span holds row held[slot].
+		sums := make([]float64, span*3*(w+1))
+		held := make([]int, span)
+		for i := range held {
+			held[i] = -1
+		}
+		rowSums := func(sy int) []float64 {
+			slot := sy % span
+			s := sums[slot*3*(w+1) : (slot+1)*3*(w+1)]
+			if held[slot] != sy {
+				held[slot] = sy
+				row := src.Pix[3*sy*w:]
+				var acc [3]float64
+				s[0], s[1], s[2] = 0, 0, 0
+				for x := range w {
+					for c := range 3 {
+						acc[c] += float64(row[3*x+c])
+						s[3*(x+1)+c] = acc[c]
+					}
+				}
+			}
+			return s
+		}
+		rowS := make([][]float64, span)
+		rowP := make([][]float32, span)
+		for y := lo; y < hi; y++ {
+			for dy := -ri; dy <= ri; dy++ {
+				sy := min(max(y+dy, 0), h-1)
+				rowS[dy+ri], rowP[dy+ri] = rowSums(sy), src.Pix[3*sy*w:3*(sy+1)*w]
+			}
+			out := dst.Pix[3*y*w:]
+			for x := range w {
+				var r0, g0, b0 float64
+				for j, s := range rowS {
+					hw := half[j]
+					a, b := x-hw, x+hw
+					if a >= 0 && b < w {
+						r0 += s[3*(b+1)] - s[3*a]
+						g0 += s[3*(b+1)+1] - s[3*a+1]
+						b0 += s[3*(b+1)+2] - s[3*a+2]
+						continue
+					}
+					l, rr := max(a, 0), min(b, w-1)
+					row := rowP[j]
+					vr, vg, vb := s[3*(rr+1)]-s[3*l], s[3*(rr+1)+1]-s[3*l+1], s[3*(rr+1)+2]-s[3*l+2]
+					if a < 0 {
+						n := float64(-a)
+						vr, vg, vb = vr+n*float64(row[0]), vg+n*float64(row[1]), vb+n*float64(row[2])
+					}
+					if b > w-1 {
+						n := float64(b - w + 1)
+						vr, vg, vb = vr+n*float64(row[3*(w-1)]), vg+n*float64(row[3*(w-1)+1]), vb+n*float64(row[3*(w-1)+2])
+					}
+					r0, g0, b0 = r0+vr, g0+vg, b0+vb
+				}
+				out[3*x], out[3*x+1], out[3*x+2] = float32(r0*norm), float32(g0*norm), float32(b0*norm)
+			}
+		}
+	})
+	if sg := min(alias*long, maxFilterRadius); sg > 0 {
+		tmp := rc.floats(len(dst.Pix))
+		gaussian(dst.Pix, dst.Pix, tmp, w, h, 3, sg)
+		rc.release(tmp)
+	}
+	return dst, nil
 }

@@ -8,7 +8,8 @@ import (
 // BenchmarkFilters24MP runs the albumentations filters of ops_augment_filter.go on the
 // 24-megapixel photo, the size where a naive median (a sort per pixel) would take
 // minutes. scripts/albumentations/bench_filters.py times OpenCV's counterparts
-// (cv2.medianBlur at the same kernels) on the same photo for the ratio.
+// (cv2.medianBlur at the same kernels, albumentations' Defocus: its disc kernel through
+// cv2.filter2D) on the same photo for the ratio.
 func BenchmarkFilters24MP(b *testing.B) {
 	dec, err := Decode(ioLarge(b), DecodeOptions{})
 	if err != nil {
@@ -27,6 +28,13 @@ func BenchmarkFilters24MP(b *testing.B) {
 			op   string
 			set  map[string]any
 		}{fmt.Sprintf("median_blur/k%d", k), "median_blur", map[string]any{"radius": float64(k-1) / 2 / long}})
+	}
+	for _, r := range []int{4, 10} {
+		cases = append(cases, struct {
+			name string
+			op   string
+			set  map[string]any
+		}{fmt.Sprintf("defocus/r%d", r), "defocus", map[string]any{"radius": float64(r) / long, "alias_blur": 0.3 / long}})
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -535,6 +535,41 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			clean := render(t, specks, "median_blur", 0, map[string]any{"radius": 1.0 / 40})
 			opExpect(t, slices.Equal(clean.Pix, opFlat(40, 30, mid, mid, mid).Pix), "a 3x3 median left specks on grey")
 		},
+		"defocus": func(t *testing.T) {
+			// Without the alias blur: the mean over the disc x² + y² <= r² (edges
+			// repeated), as albumentations' kernel holds it, r = 3 px of 90.
+			src := opShrink(opPhoto(t, "chelsea"), 5) // 90x60
+			out := render(t, src, "defocus", 0, map[string]any{"radius": 3.0 / 90, "alias_blur": 0.0})
+			worst := 0.0
+			for y := range src.H {
+				for x := range src.W {
+					for c := range 3 {
+						var s float64
+						n := 0
+						for dy := -3; dy <= 3; dy++ {
+							for dx := -3; dx <= 3; dx++ {
+								if dx*dx+dy*dy <= 9 {
+									sx, sy := min(max(x+dx, 0), src.W-1), min(max(y+dy, 0), src.H-1)
+									s += float64(src.Pix[3*(sy*src.W+sx)+c])
+									n++
+								}
+							}
+						}
+						worst = max(worst, math.Abs(s/float64(n)-float64(out.Pix[3*(y*src.W+x)+c])))
+					}
+				}
+			}
+			opExpect(t, worst < 1e-5, "defocus of 3 px differs from the disc's mean by %v", worst)
+			// A point of light becomes a disc: flat inside, nothing beyond.
+			dot := opFlat(41, 41, 0, 0, 0)
+			dot.Pix[3*(20*41+20)] = 1
+			spot := render(t, dot, "defocus", 0, map[string]any{"radius": 5.0 / 41, "alias_blur": 0.0})
+			opExpect(t, spot.Pix[3*(20*41+20)] == spot.Pix[3*(20*41+25)] && spot.Pix[3*(20*41+20)] > 0 && spot.Pix[3*(20*41+26)] == 0 && spot.Pix[3*(24*41+24)] == 0,
+				"a point defocused by 5 px is not a flat disc: centre %v, edge %v, beyond %v, corner %v",
+				spot.Pix[3*(20*41+20)], spot.Pix[3*(20*41+25)], spot.Pix[3*(20*41+26)], spot.Pix[3*(24*41+24)])
+			soft := render(t, dot, "defocus", 0, map[string]any{"radius": 5.0 / 41, "alias_blur": 1.0 / 41 * 0.08})
+			opExpect(t, soft.Pix[3*(20*41+26)] > 0, "the alias blur did not soften the disc's edge")
+		},
 		"grid_dropout": func(t *testing.T) {
 			src := opFlat(200, 100, mid, mid, mid)
 			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})

@@ -290,6 +290,10 @@ var opSpecs = map[string][]opArgSpec{
 	"median_blur": {
 		{name: "radius", kind: "number", min: 0, max: 0.01, def: float64(0)},
 	},
+	"defocus": {
+		{name: "radius", kind: "number", min: 0, max: 0.02, def: float64(0)},
+		{name: "alias_blur", kind: "number", min: 0, max: 0.002, def: float64(0.0003)},
+	},
 	"grid_dropout": {
 		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
 		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},

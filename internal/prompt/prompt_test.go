@@ -298,7 +298,7 @@ func TestOneSidedRangeSaid(t *testing.T) {
 func TestLacking(t *testing.T) {
 	p := New(testParser(t).voc)
 	p.Lacking(map[string]string{
-		"RingingOvershoot": "no sinc filter", "Defocus": "no disc kernel", "RandomSunFlare": "no lens flare",
+		"RingingOvershoot": "no sinc filter", "PiecewiseAffine": "no piecewise affine warp", "RandomSunFlare": "no lens flare",
 		"Superpixels": "no superpixels", "RandomCrop": "crops by area",
 	})
 	for _, c := range []struct {
@@ -307,7 +307,7 @@ func TestLacking(t *testing.T) {
 		unread string   // the phrase listed
 		why    string
 	}{
-		{"hflip and some defocus, often", []string{"flip_horizontal"}, "defocus", "no disc kernel"},
+		{"hflip and some piecewise affine, often", []string{"flip_horizontal"}, "piecewise affine", "no piecewise affine warp"},
 		{"ringing overshoot k=5, then rotate 10", []string{"rotate"}, "ringing overshoot k = 5", "no sinc filter"},
 		{"random sun flares in the top half; vflip", []string{"flip_vertical"}, "random sun flares in the top half", "no lens flare"},
 		{"A.Superpixels(p_replace=0.1), hflip", []string{"flip_horizontal"}, "superpixels p replace = 0.1", "no superpixels"},

@@ -92,6 +92,7 @@ CASES = [
     ("Emboss", lambda h, w: A.Emboss(alpha=(0.5, 0.5), strength=(0.5, 0.5), p=1), 4),
     ("MedianBlur 3", lambda h, w: A.MedianBlur(blur_limit=(3, 3), p=1), 0.5),
     ("MedianBlur 7", lambda h, w: A.MedianBlur(blur_limit=(7, 7), p=1), 0.5),
+    ("Defocus 4", lambda h, w: A.Defocus(radius=(4, 4), alias_blur=(0.3, 0.3), p=1), 4),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
