@@ -28,8 +28,10 @@ var streamers = map[string]streamer{
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
-	"median_blur":   streamMedianBlur,
-	"defocus":       streamDefocus,
+
+	"median_blur":    streamMedianBlur,
+	"defocus":        streamDefocus,
+	"sharpen_kernel": streamSharpenKernel,
 
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
@@ -284,6 +286,16 @@ func streamDefocus(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		halo += gaussHalo(sg)
 	}
 	return streamSpec{halo: halo}, nil
+}
+
+// streamSharpenKernel: the 3x3 kernel reaches its step in rows.
+func streamSharpenKernel(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	alpha, _, size := r.num("alpha"), r.num("lightness"), r.num("size")
+	if r.err != nil || alpha == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: embossStep(size, float64(max(w, h)))}, nil
 }
 
 // histPass is a first pass that counts levels band by band (counts do not depend on

@@ -88,6 +88,7 @@ var catalog = map[string]opEntry{
 	"zoom_blur":            {"detail", opZoomBlur, false},
 	"median_blur":          {"detail", opMedianBlur, false},
 	"defocus":              {"detail", opDefocus, false},
+	"sharpen_kernel":       {"detail", opSharpenKernel, false},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette": {"effects", opVignette, true},

@@ -570,6 +570,23 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			soft := render(t, dot, "defocus", 0, map[string]any{"radius": 5.0 / 41, "alias_blur": 1.0 / 41 * 0.08})
 			opExpect(t, soft.Pix[3*(20*41+26)] > 0, "the alias blur did not soften the disc's edge")
 		},
+		"sharpen_kernel": func(t *testing.T) {
+			// albumentations' kernel on display values, by hand: a bright pixel on grey.
+			m := opFlat(5, 5, mid, mid, mid)
+			m.Pix[3*12] = fromDisp(0.7)
+			out := render(t, m, "sharpen_kernel", 0, map[string]any{"alpha": 0.5, "lightness": 1.0, "size": 0.0005})
+			// Centre: (1 - 0.5) 0.7 + 0.5 ((8 + 1) 0.7 - 8 0.5) = 1.5; its neighbour:
+			// 0.5 0.5 + 0.5 ((8 + 1) 0.5 - 7 0.5 - 0.7) = 0.4; a flat pixel stays.
+			for _, c := range []struct {
+				p    int
+				want float64
+			}{{12, 1.5}, {13, 0.4}, {0, 0.5}} {
+				opExpect(t, math.Abs(disp(out, c.p, 0)-c.want) < 1e-4, "pixel %d: %v, want %v", c.p, disp(out, c.p, 0), c.want)
+			}
+			// lightness 0.5 at alpha 0.5: the kernel sums to 0.75, grey darkens to 0.375.
+			dark := render(t, opFlat(4, 4, mid, mid, mid), "sharpen_kernel", 0, map[string]any{"alpha": 0.5, "lightness": 0.5})
+			opExpect(t, math.Abs(disp(dark, 5, 1)-0.375) < 1e-4, "lightness 0.5 gave %v, want 0.375", disp(dark, 5, 1))
+		},
 		"grid_dropout": func(t *testing.T) {
 			src := opFlat(200, 100, mid, mid, mid)
 			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})

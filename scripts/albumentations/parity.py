@@ -93,6 +93,8 @@ CASES = [
     ("MedianBlur 3", lambda h, w: A.MedianBlur(blur_limit=(3, 3), p=1), 0.5),
     ("MedianBlur 7", lambda h, w: A.MedianBlur(blur_limit=(7, 7), p=1), 0.5),
     ("Defocus 4", lambda h, w: A.Defocus(radius=(4, 4), alias_blur=(0.3, 0.3), p=1), 4),
+    ("Sharpen 0.4, lightness 1", lambda h, w: A.Sharpen(alpha=(0.4, 0.4), lightness=(1, 1), p=1), 1),
+    ("Sharpen 0.3, lightness 0.6", lambda h, w: A.Sharpen(alpha=(0.3, 0.3), lightness=(0.6, 0.6), p=1), 1),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
