@@ -58,6 +58,9 @@ func TestPromptCallsReadAsPipelines(t *testing.T) {
 		// Defocus's radius is pixels (a scalar r is 1..r), alias_blur a sigma in pixels.
 		{"A.Defocus(radius=(3, 6), alias_blur=0.2)",
 			[]want{{"defocus", map[string]float64{}, map[string][2]float64{"radius": {3.0 / 1024, 6.0 / 1024}, "alias_blur": {0, 0.2 / 1024}}, 0.5}}},
+		// Solarize's threshold is a level on 0..255; a scalar is that one value.
+		{"A.Solarize(threshold=200, p=0.2)",
+			[]want{{"solarize", map[string]float64{"amount": 1, "threshold": 200.0 / 255}, map[string][2]float64{}, 0.2}}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 	for _, c := range cases {

@@ -89,6 +89,7 @@ var catalog = map[string]opEntry{
 	"median_blur":          {"detail", opMedianBlur, false},
 	"defocus":              {"detail", opDefocus, false},
 	"sharpen_kernel":       {"detail", opSharpenKernel, false},
+	"solarize":             {"tone", opSolarize, true},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette": {"effects", opVignette, true},

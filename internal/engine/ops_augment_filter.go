@@ -372,3 +372,38 @@ func opSharpenKernel(rc *runCtx, src *Image, a Args) (*Image, error) {
 	rc.release(disp)
 	return dst, nil
 }
+
+// solarizeSlack is how far below the threshold a display value still counts as at
+// it: a level i/255 decoded and encoded again is within float rounding of i/255, and
+// albumentations inverts the level equal to its threshold.
+const solarizeSlack = 1e-5
+
+// opSolarize inverts every channel value at or above a threshold (albumentations
+// Solarize): a display value v >= threshold becomes 1 - v, the others stay, as
+// albumentations' table i < threshold ? i : 255 - i does on 8-bit levels.
+//
+// Arguments: threshold in [0, 1], a display level (albumentations' threshold t on
+// 0..255 is t/255: 128 is 0.502); amount in [0, 1], the blend with the image (0
+// leaves it unchanged, 1 is albumentations' transform). Example: {threshold: 0.5,
+// amount: 1}.
+func opSolarize(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	threshold, amount := float32(r.num("threshold")), float32(r.num("amount"))
+	if r.err != nil {
+		return nil, r.err
+	}
+	if amount == 0 {
+		return src, nil
+	}
+	dst := rc.image(src.W, src.H)
+	parallelRows(src.H, func(lo, hi int) {
+		for i := 3 * lo * src.W; i < 3*hi*src.W; i++ {
+			v := src.Pix[i]
+			if d := toDisp(v); d >= threshold-solarizeSlack {
+				v += amount * (fromDisp(1-d) - v)
+			}
+			dst.Pix[i] = nonNeg(v)
+		}
+	})
+	return dst, nil
+}

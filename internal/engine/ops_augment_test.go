@@ -587,6 +587,30 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			dark := render(t, opFlat(4, 4, mid, mid, mid), "sharpen_kernel", 0, map[string]any{"alpha": 0.5, "lightness": 0.5})
 			opExpect(t, math.Abs(disp(dark, 5, 1)-0.375) < 1e-4, "lightness 0.5 gave %v, want 0.375", disp(dark, 5, 1))
 		},
+		"solarize": func(t *testing.T) {
+			// albumentations' table on 8-bit levels: i < 128 stays, i >= 128 is 255 - i
+			// (the level at the threshold is inverted).
+			m := NewImage(256, 1)
+			for i := range 256 {
+				v := fromDisp(float32(i) / 255)
+				m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2] = v, v, v
+			}
+			out := render(t, m, "solarize", 0, map[string]any{"threshold": 128.0 / 255, "amount": 1.0})
+			for i := range 256 {
+				want := i
+				if i >= 128 {
+					want = 255 - i
+				}
+				got := disp(out, i, 1) * 255
+				opExpect(t, math.Abs(got-float64(want)) < 0.01, "level %d solarized at 128 is %v, want %d", i, got, want)
+			}
+			// A value exactly at the threshold is inverted.
+			at := fromDisp(0.6)
+			flip := render(t, opFlat(2, 2, at, at, at), "solarize", 0, map[string]any{"threshold": float64(toDisp(at)), "amount": 1.0})
+			opExpect(t, math.Abs(disp(flip, 0, 0)-0.4) < 1e-3, "a value at the threshold 0.6 became %v, want 0.4", disp(flip, 0, 0))
+			half := render(t, m, "solarize", 0, map[string]any{"threshold": 0.5, "amount": 0.5})
+			opExpect(t, half.Pix[3*255] > 0.45 && half.Pix[3*255] < 0.55, "half a solarize of white is %v in linear light, want 0.5", half.Pix[3*255])
+		},
 		"grid_dropout": func(t *testing.T) {
 			src := opFlat(200, 100, mid, mid, mid)
 			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})

@@ -116,6 +116,7 @@ var opSamples = map[string]map[string]any{
 	"median_blur":          {"radius": 0.008},
 	"defocus":              {"radius": 0.01, "alias_blur": 0.0005},
 	"sharpen_kernel":       {"alpha": 0.5, "lightness": 1.0},
+	"solarize":             {"threshold": 0.5, "amount": 1.0},
 	"grid_dropout":         {"ratio": 0.4, "cells": 6.0},
 	"plasma":               {"brightness": 0.25, "contrast": 0.2, "shadow": 0.3},
 	"xy_masking":           {"vertical": 2.0, "horizontal": 1.0, "width": 0.05},

@@ -299,6 +299,10 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "lightness", kind: "number", min: 0, max: 4, def: float64(1)},
 		{name: "size", kind: "number", min: 0.0005, max: 0.01, def: float64(0.001)},
 	},
+	"solarize": {
+		{name: "threshold", kind: "number", min: 0, max: 1, def: float64(0.5)},
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
 	"grid_dropout": {
 		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
 		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},

@@ -95,6 +95,8 @@ CASES = [
     ("Defocus 4", lambda h, w: A.Defocus(radius=(4, 4), alias_blur=(0.3, 0.3), p=1), 4),
     ("Sharpen 0.4, lightness 1", lambda h, w: A.Sharpen(alpha=(0.4, 0.4), lightness=(1, 1), p=1), 1),
     ("Sharpen 0.3, lightness 0.6", lambda h, w: A.Sharpen(alpha=(0.3, 0.3), lightness=(0.6, 0.6), p=1), 1),
+    ("Solarize 128", lambda h, w: A.Solarize(threshold=128, p=1), 1),
+    ("Solarize 200", lambda h, w: A.Solarize(threshold=200, p=1), 1),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
