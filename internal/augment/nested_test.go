@@ -39,7 +39,7 @@ func shape(p Pipeline) string {
 }
 
 // nestedWant is nested.json (make_testdata.py) as darkroom reads it: containers
-// three deep, MedianBlur (which darkroom cannot do) left out of its OneOf, the
+// three deep, Normalize (which darkroom cannot do) left out of its OneOf, the
 // Sequential picked by the SomeOf a group of weight 0.5 whose first transform runs
 // whatever its p.
 const nestedWant = "flip_horizontal:0.5, " +
@@ -60,7 +60,7 @@ func TestImportNested(t *testing.T) {
 	for _, s := range imp.Skipped {
 		skipped = append(skipped, s.Entry+": "+s.Reason+" ["+s.Code+"]")
 	}
-	want := []string{"MedianBlur: darkroom has no median filter (in OneOf in SomeOf) [invalid_input]"}
+	want := []string{"Normalize: darkroom writes image files; normalisation to floats belongs in the training loop (in OneOf in SomeOf) [invalid_input]"}
 	if diff := cmp.Diff(want, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}

@@ -46,6 +46,21 @@ func TestPromptCallsReadAsPipelines(t *testing.T) {
 				{"iso_noise", map[string]float64{}, map[string][2]float64{"color_shift": {0.01, 0.05}, "intensity": {0.1, 0.5}}, 0.3},
 				{"rgb_shift", map[string]float64{}, map[string][2]float64{"red": {-15.0 / 255, 15.0 / 255}, "green": {-15.0 / 255, 15.0 / 255}, "blue": {-15.0 / 255, 15.0 / 255}}, 0.3},
 			}},
+		// A.Sharpen is albumentations' 3x3 kernel, not the unsharp mask its name shares
+		// a word with; a scalar alpha is 0..alpha (to_tuple(alpha, 0)).
+		{"A.Sharpen(alpha=0.4, p=0.5)",
+			[]want{{"sharpen_kernel", map[string]float64{}, map[string][2]float64{"alpha": {0, 0.4}, "lightness": {0.5, 1}}, 0.5}}},
+		{"A.UnsharpMask(p=0.2)",
+			[]want{{"sharpen", map[string]float64{"threshold": 10.0 / 255}, map[string][2]float64{"amount": {0.2, 0.5}}, 0.2}}},
+		// blur_limit 5 is median kernels 3..5: half sides of 1..2 px of the long edge.
+		{"A.MedianBlur(blur_limit=5, p=0.3)",
+			[]want{{"median_blur", map[string]float64{}, map[string][2]float64{"radius": {1.0 / 1024, 2.0 / 1024}}, 0.3}}},
+		// Defocus's radius is pixels (a scalar r is 1..r), alias_blur a sigma in pixels.
+		{"A.Defocus(radius=(3, 6), alias_blur=0.2)",
+			[]want{{"defocus", map[string]float64{}, map[string][2]float64{"radius": {3.0 / 1024, 6.0 / 1024}, "alias_blur": {0, 0.2 / 1024}}, 0.5}}},
+		// Solarize's threshold is a level on 0..255; a scalar is that one value.
+		{"A.Solarize(threshold=200, p=0.2)",
+			[]want{{"solarize", map[string]float64{"amount": 1, "threshold": 200.0 / 255}, map[string][2]float64{}, 0.2}}},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 	for _, c := range cases {

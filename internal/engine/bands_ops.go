@@ -31,6 +31,10 @@ var streamers = map[string]streamer{
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
 
+	"median_blur":    streamMedianBlur,
+	"defocus":        streamDefocus,
+	"sharpen_kernel": streamSharpenKernel,
+
 	"crop":            streamGeometry,
 	"random_crop":     streamGeometry,
 	"center_crop":     streamGeometry,
@@ -257,6 +261,43 @@ func streamMorphology(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 		return streamSpec{whole: true}, nil
 	}
 	return streamSpec{halo: rad}, nil
+}
+
+// streamMedianBlur: a median reads rad rows on either side; columns are clamped to
+// the image, which a band has whole.
+func streamMedianBlur(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	radius := r.num("radius")
+	if r.err != nil {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: medianRadius(radius, float64(max(w, h)))}, nil
+}
+
+// streamDefocus: the disc reaches its radius in rows, the gaussian after it its own.
+func streamDefocus(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	radius, alias := r.num("radius"), r.num("alias_blur")
+	if r.err != nil || radius == 0 {
+		return streamSpec{}, r.err
+	}
+	long := float64(max(w, h))
+	_, ri := defocusRadius(radius, long)
+	halo := ri
+	if sg := min(alias*long, maxFilterRadius); sg > 0 {
+		halo += gaussHalo(sg)
+	}
+	return streamSpec{halo: halo}, nil
+}
+
+// streamSharpenKernel: the 3x3 kernel reaches its step in rows.
+func streamSharpenKernel(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	alpha, _, size := r.num("alpha"), r.num("lightness"), r.num("size")
+	if r.err != nil || alpha == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{halo: embossStep(size, float64(max(w, h)))}, nil
 }
 
 // histPass is a first pass that counts levels band by band (counts do not depend on

@@ -86,6 +86,10 @@ var catalog = map[string]opEntry{
 	"morphology":           {"detail", opMorphology, false},
 	"chromatic_aberration": {"detail", opChromaticAberration, false},
 	"zoom_blur":            {"detail", opZoomBlur, false},
+	"median_blur":          {"detail", opMedianBlur, false},
+	"defocus":              {"detail", opDefocus, false},
+	"sharpen_kernel":       {"detail", opSharpenKernel, false},
+	"solarize":             {"tone", opSolarize, true},
 	"glass_blur":           {"detail", opGlassBlur, false},
 
 	"vignette":    {"effects", opVignette, true},

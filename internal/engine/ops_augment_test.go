@@ -508,6 +508,109 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			opExpect(t, math.Abs(float64(out.Pix[c]-chelsea.Pix[c])) < 0.02, "zoom blur moved the centre")
 			opExpect(t, opHighFreq(out) < opHighFreq(chelsea)*0.6, "zoom blur kept the detail")
 		},
+		"median_blur": func(t *testing.T) {
+			// Every window against a sort of its values, edges repeated as OpenCV's
+			// border does: exact for 3x3 on any floats, and exact for larger squares
+			// on an 8-bit source (the histogram's 16-bit levels keep its levels apart).
+			src := opShrink(opPhoto(t, "chelsea"), 5) // 90x60
+			for p := range src.Pix {
+				src.Pix[p] = fromDisp(float32(math.Round(float64(toDisp(src.Pix[p]))*255)) / 255)
+			}
+			for _, rad := range []int{1, 2, 3} {
+				out := render(t, src, "median_blur", 0, map[string]any{"radius": float64(rad) / 90})
+				opExpect(t, slices.Equal(out.Pix, opMedianReference(src, rad)), "median of radius %d px differs from a sort of each window", rad)
+			}
+			noisy := opShrink(opPhoto(t, "chelsea"), 5)
+			for p := range noisy.Pix {
+				noisy.Pix[p] += float32(p%7) * 1e-3
+			}
+			out := render(t, noisy, "median_blur", 0, map[string]any{"radius": 1.0 / 90})
+			opExpect(t, slices.Equal(out.Pix, opMedianReference(noisy, 1)), "3x3 median of floats is not exact")
+			// Salt and pepper on grey: a 3x3 median brings back the grey.
+			specks := opFlat(40, 30, mid, mid, mid)
+			for p := 0; p < 40*30; p += 37 {
+				v := float32(p % 2)
+				specks.Pix[3*p], specks.Pix[3*p+1], specks.Pix[3*p+2] = v, v, v
+			}
+			clean := render(t, specks, "median_blur", 0, map[string]any{"radius": 1.0 / 40})
+			opExpect(t, slices.Equal(clean.Pix, opFlat(40, 30, mid, mid, mid).Pix), "a 3x3 median left specks on grey")
+		},
+		"defocus": func(t *testing.T) {
+			// Without the alias blur: the mean over the disc x² + y² <= r² (edges
+			// repeated), as albumentations' kernel holds it, r = 3 px of 90.
+			src := opShrink(opPhoto(t, "chelsea"), 5) // 90x60
+			out := render(t, src, "defocus", 0, map[string]any{"radius": 3.0 / 90, "alias_blur": 0.0})
+			worst := 0.0
+			for y := range src.H {
+				for x := range src.W {
+					for c := range 3 {
+						var s float64
+						n := 0
+						for dy := -3; dy <= 3; dy++ {
+							for dx := -3; dx <= 3; dx++ {
+								if dx*dx+dy*dy <= 9 {
+									sx, sy := min(max(x+dx, 0), src.W-1), min(max(y+dy, 0), src.H-1)
+									s += float64(src.Pix[3*(sy*src.W+sx)+c])
+									n++
+								}
+							}
+						}
+						worst = max(worst, math.Abs(s/float64(n)-float64(out.Pix[3*(y*src.W+x)+c])))
+					}
+				}
+			}
+			opExpect(t, worst < 1e-5, "defocus of 3 px differs from the disc's mean by %v", worst)
+			// A point of light becomes a disc: flat inside, nothing beyond.
+			dot := opFlat(41, 41, 0, 0, 0)
+			dot.Pix[3*(20*41+20)] = 1
+			spot := render(t, dot, "defocus", 0, map[string]any{"radius": 5.0 / 41, "alias_blur": 0.0})
+			opExpect(t, spot.Pix[3*(20*41+20)] == spot.Pix[3*(20*41+25)] && spot.Pix[3*(20*41+20)] > 0 && spot.Pix[3*(20*41+26)] == 0 && spot.Pix[3*(24*41+24)] == 0,
+				"a point defocused by 5 px is not a flat disc: centre %v, edge %v, beyond %v, corner %v",
+				spot.Pix[3*(20*41+20)], spot.Pix[3*(20*41+25)], spot.Pix[3*(20*41+26)], spot.Pix[3*(24*41+24)])
+			soft := render(t, dot, "defocus", 0, map[string]any{"radius": 5.0 / 41, "alias_blur": 1.0 / 41 * 0.08})
+			opExpect(t, soft.Pix[3*(20*41+26)] > 0, "the alias blur did not soften the disc's edge")
+		},
+		"sharpen_kernel": func(t *testing.T) {
+			// albumentations' kernel on display values, by hand: a bright pixel on grey.
+			m := opFlat(5, 5, mid, mid, mid)
+			m.Pix[3*12] = fromDisp(0.7)
+			out := render(t, m, "sharpen_kernel", 0, map[string]any{"alpha": 0.5, "lightness": 1.0, "size": 0.0005})
+			// Centre: (1 - 0.5) 0.7 + 0.5 ((8 + 1) 0.7 - 8 0.5) = 1.5; its neighbour:
+			// 0.5 0.5 + 0.5 ((8 + 1) 0.5 - 7 0.5 - 0.7) = 0.4; a flat pixel stays.
+			for _, c := range []struct {
+				p    int
+				want float64
+			}{{12, 1.5}, {13, 0.4}, {0, 0.5}} {
+				opExpect(t, math.Abs(disp(out, c.p, 0)-c.want) < 1e-4, "pixel %d: %v, want %v", c.p, disp(out, c.p, 0), c.want)
+			}
+			// lightness 0.5 at alpha 0.5: the kernel sums to 0.75, grey darkens to 0.375.
+			dark := render(t, opFlat(4, 4, mid, mid, mid), "sharpen_kernel", 0, map[string]any{"alpha": 0.5, "lightness": 0.5})
+			opExpect(t, math.Abs(disp(dark, 5, 1)-0.375) < 1e-4, "lightness 0.5 gave %v, want 0.375", disp(dark, 5, 1))
+		},
+		"solarize": func(t *testing.T) {
+			// albumentations' table on 8-bit levels: i < 128 stays, i >= 128 is 255 - i
+			// (the level at the threshold is inverted).
+			m := NewImage(256, 1)
+			for i := range 256 {
+				v := fromDisp(float32(i) / 255)
+				m.Pix[3*i], m.Pix[3*i+1], m.Pix[3*i+2] = v, v, v
+			}
+			out := render(t, m, "solarize", 0, map[string]any{"threshold": 128.0 / 255, "amount": 1.0})
+			for i := range 256 {
+				want := i
+				if i >= 128 {
+					want = 255 - i
+				}
+				got := disp(out, i, 1) * 255
+				opExpect(t, math.Abs(got-float64(want)) < 0.01, "level %d solarized at 128 is %v, want %d", i, got, want)
+			}
+			// A value exactly at the threshold is inverted.
+			at := fromDisp(0.6)
+			flip := render(t, opFlat(2, 2, at, at, at), "solarize", 0, map[string]any{"threshold": float64(toDisp(at)), "amount": 1.0})
+			opExpect(t, math.Abs(disp(flip, 0, 0)-0.4) < 1e-3, "a value at the threshold 0.6 became %v, want 0.4", disp(flip, 0, 0))
+			half := render(t, m, "solarize", 0, map[string]any{"threshold": 0.5, "amount": 0.5})
+			opExpect(t, half.Pix[3*255] > 0.45 && half.Pix[3*255] < 0.55, "half a solarize of white is %v in linear light, want 0.5", half.Pix[3*255])
+		},
 		"grid_dropout": func(t *testing.T) {
 			src := opFlat(200, 100, mid, mid, mid)
 			out := render(t, src, "grid_dropout", 1, map[string]any{"ratio": 0.5, "cells": 10.0})
@@ -628,4 +731,27 @@ func augmentResolutionIndependent(t *testing.T, op string, set map[string]any) {
 	if same, moved := d(a, b), d(b, small); !(same < moved/4) {
 		t.Errorf("%s at two resolutions differs by %v, the warp itself moves %v", op, same, moved)
 	}
+}
+
+// opMedianReference is the median over squares of half side rad of each channel, by
+// sorting every window (edges repeated): what median_blur must compute.
+func opMedianReference(src *Image, rad int) []float32 {
+	out := make([]float32, len(src.Pix))
+	win := make([]float32, 0, (2*rad+1)*(2*rad+1))
+	for y := range src.H {
+		for x := range src.W {
+			for c := range 3 {
+				win = win[:0]
+				for dy := -rad; dy <= rad; dy++ {
+					for dx := -rad; dx <= rad; dx++ {
+						sx, sy := min(max(x+dx, 0), src.W-1), min(max(y+dy, 0), src.H-1)
+						win = append(win, src.Pix[3*(sy*src.W+sx)+c])
+					}
+				}
+				slices.Sort(win)
+				out[3*(y*src.W+x)+c] = win[len(win)/2]
+			}
+		}
+	}
+	return out
 }

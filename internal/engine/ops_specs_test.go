@@ -316,6 +316,22 @@ var opSpecs = map[string][]opArgSpec{
 	"zoom_blur": {
 		{name: "amount", kind: "number", min: 0, max: 0.3, def: float64(0)},
 	},
+	"median_blur": {
+		{name: "radius", kind: "number", min: 0, max: 0.01, def: float64(0)},
+	},
+	"defocus": {
+		{name: "radius", kind: "number", min: 0, max: 0.02, def: float64(0)},
+		{name: "alias_blur", kind: "number", min: 0, max: 0.002, def: float64(0.0003)},
+	},
+	"sharpen_kernel": {
+		{name: "alpha", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "lightness", kind: "number", min: 0, max: 4, def: float64(1)},
+		{name: "size", kind: "number", min: 0.0005, max: 0.01, def: float64(0.001)},
+	},
+	"solarize": {
+		{name: "threshold", kind: "number", min: 0, max: 1, def: float64(0.5)},
+		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
+	},
 	"grid_dropout": {
 		{name: "ratio", kind: "number", min: 0, max: 0.9, def: float64(0)},
 		{name: "cells", kind: "integer", min: 2, max: 32, def: float64(10)},

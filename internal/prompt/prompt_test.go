@@ -298,7 +298,7 @@ func TestOneSidedRangeSaid(t *testing.T) {
 func TestLacking(t *testing.T) {
 	p := New(testParser(t).voc)
 	p.Lacking(map[string]string{
-		"MedianBlur": "no median filter", "Defocus": "no disc kernel", "PiecewiseAffine": "no piecewise affine warp",
+		"RingingOvershoot": "no sinc filter", "PiecewiseAffine": "no piecewise affine warp", "AdvancedBlur": "no anisotropic blur",
 		"Superpixels": "no superpixels", "RandomCrop": "crops by area",
 	})
 	for _, c := range []struct {
@@ -307,9 +307,9 @@ func TestLacking(t *testing.T) {
 		unread string   // the phrase listed
 		why    string
 	}{
-		{"hflip and some defocus, often", []string{"flip_horizontal"}, "defocus", "no disc kernel"},
-		{"median blur k=5, then rotate 10", []string{"rotate"}, "median blur k = 5", "no median filter"},
-		{"piecewise affine in the top half; vflip", []string{"flip_vertical"}, "piecewise affine in the top half", "no piecewise affine warp"},
+		{"hflip and some piecewise affine, often", []string{"flip_horizontal"}, "piecewise affine", "no piecewise affine warp"},
+		{"ringing overshoot k=5, then rotate 10", []string{"rotate"}, "ringing overshoot k = 5", "no sinc filter"},
+		{"advanced blur in the top half; vflip", []string{"flip_vertical"}, "advanced blur in the top half", "no anisotropic blur"},
 		{"A.Superpixels(p_replace=0.1), hflip", []string{"flip_horizontal"}, "superpixels p replace = 0.1", "no superpixels"},
 		{"random crop 50%", []string{"random_crop"}, "", ""},
 	} {

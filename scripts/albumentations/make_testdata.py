@@ -55,12 +55,12 @@ def pipelines():
     ]
     half = len(every) // 2
     # Containers three deep (SomeOf > Sequential > OneOrOther; OneOrOther > OneOf): a
-    # OneOf whose one member of p 1 is always the one chosen, and MedianBlur, which
+    # OneOf whose one member of p 1 is always the one chosen, and Normalize, which
     # darkroom cannot do, inside it.
     nested = A.Compose([
         A.HorizontalFlip(p=0.5),
         A.SomeOf([
-            A.OneOf([A.Blur(blur_limit=5, p=1), A.GaussianBlur(blur_limit=(3, 7), p=0), A.MedianBlur(blur_limit=5, p=0)], p=1),
+            A.OneOf([A.Blur(blur_limit=5, p=1), A.GaussianBlur(blur_limit=(3, 7), p=0), A.Normalize(p=0)], p=1),
             A.Sequential([A.Rotate(limit=10, p=1), A.OneOrOther(A.RandomGamma(p=1), A.ToGray(p=1), p=0.3)], p=0.5),
             A.RGBShift(p=0.5),
         ], n=2, replace=False, p=0.9),

@@ -97,6 +97,13 @@ CASES = [
     # at -70 degrees the other way), hence the wider tolerance.
     ("SafeRotate 30 reflect", lambda h, w: A.SafeRotate(limit=(30, 30), p=1), 5),
     ("SafeRotate -70 constant", lambda h, w: A.SafeRotate(limit=(-70, -70), border_mode=cv2.BORDER_CONSTANT, p=1), 5),
+    ("MedianBlur 3", lambda h, w: A.MedianBlur(blur_limit=(3, 3), p=1), 0.5),
+    ("MedianBlur 7", lambda h, w: A.MedianBlur(blur_limit=(7, 7), p=1), 0.5),
+    ("Defocus 4", lambda h, w: A.Defocus(radius=(4, 4), alias_blur=(0.3, 0.3), p=1), 4),
+    ("Sharpen 0.4, lightness 1", lambda h, w: A.Sharpen(alpha=(0.4, 0.4), lightness=(1, 1), p=1), 1),
+    ("Sharpen 0.3, lightness 0.6", lambda h, w: A.Sharpen(alpha=(0.3, 0.3), lightness=(0.6, 0.6), p=1), 1),
+    ("Solarize 128", lambda h, w: A.Solarize(threshold=128, p=1), 1),
+    ("Solarize 200", lambda h, w: A.Solarize(threshold=200, p=1), 1),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
