@@ -304,7 +304,14 @@
 // kernels 3..9. A value given with no parameter name goes to every parameter
 // the phrase or the words name without a value of their own ("brightness and contrast
 // by up to 20%", "translate up to 10% in x and y"), and "and" between two parameters
-// of one entry does not cut the clause. A percentage of a factor around 1 (a zoom) is a
+// of one entry does not cut the clause. Phrases naming transforms of their own that
+// are together one augmentation's parameters, with only their values between them,
+// are that augmentation ("brightness ±0.2, contrast ±0.15, p=0.5" is one
+// brightness_contrast at p 0.5; "hue ±10, saturation ±20" hue_saturation_value): of
+// the non-geometric entries having each as a parameter, the one of fewest. A
+// symmetric range with no unit reads through a limit_fraction name on an exposure in
+// stops ("brightness ±0.2" is ±20%) and a turn_fraction one up to 0.5 ("hue ±0.05"
+// of a colour jitter is a twentieth of a turn). A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%

@@ -673,6 +673,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
 	toks = odds(toks)
+	toks = p.oneEntryParams(toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
@@ -800,6 +801,188 @@ func (p *Parser) shareWord(toks []token) []token {
 		}
 	}
 	return toks
+}
+
+// paramRunWords may stand between the phrases of a run oneEntryParams reads: the
+// values, units and range words of the phrase before, and what joins two of them.
+var paramRunWords = map[string]bool{
+	"and": true, "&": true, "/": true, "by": true, "up": true, "to": true, "of": true, "±": true,
+	"+": true, "-": true, "+-": true, "=": true, "random": true, "randomly": true, "between": true,
+	"from": true, "with": true, "limit": true, "range": true, "max": true, "at": true, "most": true,
+}
+
+// oneEntryParams reads phrases that each name a transform of their own but together
+// are the parameters of one augmentation ("brightness ±0.2, contrast ±0.15": the two
+// limits of RandomBrightnessContrast; "hue ±10, saturation ±20" HueSaturationValue's)
+// as that one transform, as albumentations' users write them: the entry, not a
+// geometric one, whose parameters (or their other names) are one word of each phrase,
+// the one of fewest parameters when several are (brightness and contrast are
+// brightness_contrast's, not color_jitter's), then of fewest other words in its name,
+// is named before the first, and the commas between them no longer cut. Only phrases
+// in one sentence with nothing between them but their values and range words are
+// joined (a negator, a p or a word of frequency between keeps them apart), and only
+// when no transform named before them in the sentence takes the first as its own.
+func (p *Parser) oneEntryParams(toks []token) []token {
+	ms := p.matches(toks)
+	sentenceEnd := func(t token) bool {
+		return t.kind == tSep && t.text != ","
+	}
+	// word returns the one word of m that is not "random" nor a value's, or -1
+	// (an example phrase may hold a value: "scale ±").
+	word := func(m match) int {
+		at := -1
+		for k := m.start; k < m.end; k++ {
+			if toks[k].code {
+				return -1
+			}
+			if toks[k].kind == tNum || toks[k].text == "random" || toks[k].text == "randomly" || paramRunWords[toks[k].text] || units[toks[k].text] != "" {
+				continue
+			}
+			if toks[k].kind != tWord {
+				return -1
+			}
+			if at >= 0 {
+				return -1
+			}
+			at = k
+		}
+		return at
+	}
+	joined := func(a, b match) bool {
+		for k := a.end; k < b.start; k++ {
+			t := toks[k]
+			switch {
+			case t.code || sentenceEnd(t):
+				return false
+			case t.kind == tNum || t.kind == tSep:
+			case t.kind == tWord && (paramRunWords[t.text] || units[t.text] != ""):
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	var out []token
+	done := 0
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && word(ms[j-1]) >= 0 && word(ms[j]) >= 0 && joined(ms[j-1], ms[j]) {
+			j++
+		}
+		run := ms[i:j]
+		if len(run) < 2 || word(run[0]) < 0 {
+			i = j
+			continue
+		}
+		var best *vocab.Entry
+		tie := false
+		for _, e := range p.voc.Entries {
+			// Not a geometric one: "random scale 0.9-1.1 and translate 5%" may ask
+			// for RandomScale, which resizes, beside a shift.
+			if !augmentation(e) || contains(e.Tags, "geometry") {
+				continue
+			}
+			seen := map[string]bool{}
+			ok := true
+			for _, m := range run {
+				pn := paramsAt(p.voc, e, toks, word(m))
+				if pn.width != 1 || seen[pn.params[0]] {
+					ok = false
+					break
+				}
+				seen[pn.params[0]] = true
+			}
+			if !ok {
+				continue
+			}
+			// Fewest parameters, then fewest words of its name that are none of
+			// the phrases' (brightness_contrast before plasma_brightness_contrast).
+			extra := func(e *vocab.Entry) int {
+				n := 0
+				for _, w := range strings.Split(e.Name, "_") {
+					in := false
+					for _, m := range run {
+						in = in || toks[word(m)].text == w
+					}
+					if !in {
+						n++
+					}
+				}
+				return n
+			}
+			switch {
+			case best == nil || len(e.Parameters) < len(best.Parameters) || len(e.Parameters) == len(best.Parameters) && extra(e) < extra(best):
+				best, tie = e, false
+			case len(e.Parameters) == len(best.Parameters) && extra(e) == extra(best):
+				tie = true
+			}
+		}
+		if best == nil || tie || p.takenBefore(toks, ms[:i], run[0]) {
+			i = j
+			continue
+		}
+		all := true
+		for _, m := range run {
+			all = all && len(m.claims) == 1 && m.claims[0] == best.Name
+		}
+		if all {
+			i = j
+			continue
+		}
+		out = append(out, toks[done:run[0].start]...)
+		for _, w := range texts(tokenize(strings.ReplaceAll(best.Name, "_", " "))) {
+			t := toks[run[0].start]
+			t.kind, t.text, t.typo = tWord, w, ""
+			out = append(out, t)
+		}
+		// "random" inside a phrase ("random contrast") goes: it would make the
+		// phrase a transform's name again; the words after it still read it.
+		inRun := map[int]bool{}
+		for _, m := range run {
+			for k := m.start; k < m.end; k++ {
+				inRun[k] = toks[k].text == "random" || toks[k].text == "randomly"
+			}
+		}
+		last := run[len(run)-1]
+		for k := run[0].start; k < last.end; k++ {
+			t := toks[k]
+			if inRun[k] {
+				continue
+			}
+			if t.kind == tSep {
+				t.kind, t.text = tWord, "and"
+			}
+			out = append(out, t)
+		}
+		done = last.end
+		i = j
+	}
+	if done == 0 {
+		return toks
+	}
+	return append(out, toks[done:]...)
+}
+
+// takenBefore says whether a transform named before m in its sentence takes m's
+// words as a parameter of its own ("color jitter: brightness 0.2, contrast 0.2").
+func (p *Parser) takenBefore(toks []token, before []match, m match) bool {
+	for i := len(before) - 1; i >= 0; i-- {
+		for k := before[i].end; k < m.start; k++ {
+			if toks[k].kind == tSep && toks[k].text != "," {
+				return false
+			}
+		}
+		for _, c := range before[i].claims {
+			if e, ok := p.voc.Entry(c); ok {
+				for k := m.start; k < m.end; k++ {
+					if paramsAt(p.voc, e, toks, k).width > 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // turnInto drops the phrase "turn" when "into" follows it in its clause before any
