@@ -317,6 +317,8 @@
 // odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
+// a transform with no parameter said random ("a random horizontal flip", "random
+// flips", "flip vertically at random") and given no p: albumentations' p 0.5;
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
 // transform that takes no value ("hflip 50%"), and always 1, usually and mostly 0.8, often and frequently 0.75,

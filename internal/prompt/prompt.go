@@ -1922,6 +1922,10 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					aside = nil
 				}
 				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
+				if !t.pSet && e != nil && len(e.Parameters) == 0 && augmentation(e) && randomAt(toks, match{start: cl.start, end: cl.end}) {
+					// "random flips": each at albumentations' p 0.5, as one is.
+					t.P = 0.5
+				}
 				r.Transforms = append(r.Transforms, t)
 			}
 			return
@@ -2137,6 +2141,11 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			// a pipeline's reading of its albumentations call replaces them (calls.go).
 			r.Errors[k].of = t.at + 1
 		}
+		if !t.pSet && e != nil && len(e.Parameters) == 0 && augmentation(e) && randomAt(toks, m) {
+			// "a random horizontal flip", "random flips": a transform with nothing
+			// to draw is random only in whether it runs, albumentations' p 0.5.
+			t.P = 0.5
+		}
 		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
 			// "affine: rotate 5 degrees, shear 3 degrees": the shear is the same
 			// affine's, not a second one.
@@ -2174,6 +2183,23 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		eachBefore(r, toks, t, seg)
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// randomAt says whether "random" or "randomly" is in phrase m, right before it, or
+// "randomly" or "at random" right after it ("flip horizontally at random").
+func randomAt(toks []token, m match) bool {
+	is := func(k int) bool {
+		return k >= 0 && k < len(toks) && !toks[k].code && (toks[k].text == "random" || toks[k].text == "randomly")
+	}
+	for k := m.start - 1; k < m.end; k++ {
+		if is(k) {
+			return true
+		}
+	}
+	if m.end < len(toks) && !toks[m.end].code && (toks[m.end].text == "randomly" || toks[m.end].text == "at" && is(m.end+1)) {
+		return true
+	}
+	return false
 }
 
 // eachBefore gives the p that t's own words said of each ("h and v flips at p=0.5
