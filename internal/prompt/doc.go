@@ -75,7 +75,9 @@
 // anything else so that its number is no angle, and augment_image warns when count
 // differs ("generate 5 per image", "25 imgs per input" too); a negator (no, not,
 // without, don't, never, avoid, skip) before a phrase, or before a word of entries'
-// names ("no flips": flip_horizontal and flip_vertical), and on over "or" ("no flips or
+// names ("no flips": flip_horizontal and flip_vertical; "no flipping", "no scaling":
+// a verb's -ing or -ion form, of the first or last word of names, and not of an entry
+// a phrase before it names), and on over "or" ("no flips or
 // crops", "not shift hue or do any colour jitter"), leaves those entries out
 // (Result.Excluded, with a warning naming them), as do "leave X alone", "keep X as is";
 // avoid, exclude and without reach every phrase to the end of their clause ("avoid
