@@ -161,7 +161,10 @@
 // time") or in a sentence that says a choice ("either", "one or the other", "not
 // both", "one of the two", "pick one"), is a one_of group of the transforms joined by
 // "or", whose p is the one the words gave (else 1), each member at p 1; "just one",
-// "at most one" and "one of:" a list say a choice too, "A, B or C" joins all three, and
+// "at most one" and "one of:" a list say a choice too (so does "one of" a list with no
+// colon: "one of rain / fog / snow"), a p said of "the group" after its members in
+// their sentence ("p=0.3 for the group", "; that group on 60% of pages") is the
+// choice's when no member was given one, "A, B or C" joins all three, and
 // "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each
 // was given, added (0.2). A choice's p said after a member darkroom cannot do ("either
 // motion blur or defocus, p 0.25") stays with the member read. Two words joined by

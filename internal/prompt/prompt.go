@@ -1294,6 +1294,16 @@ func (p *Parser) groups(r *Result, spans []groupSpan) {
 // albumentations' OneOf does: "either A or B", "A or B, pick one", "one or the other,
 // not both", "one of the two". It consumes the words that say so and returns each
 // sentence's token places [from, to).
+// listAfter says whether seg holds a list's joint outside code: "/", "or" or a comma.
+func listAfter(seg []token) bool {
+	for _, t := range seg {
+		if !t.code && (t.text == "/" || t.text == "or" || t.text == ",") {
+			return true
+		}
+	}
+	return false
+}
+
 func choiceSentences(r *Result, toks []token) [][2]int {
 	var out [][2]int
 	word := func(k int) string {
@@ -1378,6 +1388,12 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 					said = append(said, j+i)
 				}
 				j += n - 1
+			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && listAfter(toks[j+2:k]):
+				// "one of rain / fog / snow": the list follows without a colon.
+				said = append(said, j, j+1)
+				after = toks[j+1].pos
+				j++
+				or = true
 			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
 				said = append(said, j, j+1)
 				j++
@@ -1569,7 +1585,84 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 			r.Transforms[i].Group = g
 			r.Transforms[i].P = 1
 		}
+		if !each || len(chain) == 0 {
+			groupPAfter(r, toks, at, chain, g)
+		}
 	}
+}
+
+// groupPAfter reads a p said of the group after its members, in their sentence or a
+// clause of it after a semicolon ("one of rain / fog / snow, p=0.3 for the group";
+// "...; that group on 60% of pages"), as the group's p when no member was given one.
+// The words, left unread by their clause, are the choice's.
+func groupPAfter(r *Result, toks []token, at map[int]int, chain []int, g *Group) {
+	for _, i := range chain {
+		if r.Transforms[i].pSet && !r.Transforms[i].pCode {
+			return
+		}
+	}
+	starts := map[int]bool{}
+	for _, t := range r.Transforms {
+		starts[t.at] = true
+	}
+	last, ok := at[r.Transforms[chain[len(chain)-1]].at]
+	if !ok {
+		return
+	}
+	end := last + 1
+	for end < len(toks) && !(toks[end].kind == tSep && (toks[end].text == "." || toks[end].text == "!" || toks[end].text == "?")) && !starts[toks[end].pos] {
+		end++
+	}
+	g0 := -1
+	for k := last + 1; k < end; k++ {
+		if toks[k].text == "group" && !toks[k].code {
+			g0 = k
+		}
+	}
+	if g0 < 0 {
+		return
+	}
+	// The clause of "group": from the separator before it to the one after.
+	from, to := g0, g0
+	for from > last+1 && toks[from-1].kind != tSep {
+		from--
+	}
+	for to < end && toks[to].kind != tSep {
+		to++
+	}
+	v := -1.0
+	for k := from; k < to && v < 0; k++ {
+		if toks[k].kind != tNum || toks[k].signed {
+			continue
+		}
+		switch {
+		case k+1 < to && toks[k+1].text == "%":
+			v = toks[k].num / 100
+		case toks[k].num <= 1:
+			v = toks[k].num
+		}
+	}
+	if v < 0 || v > 1 {
+		return
+	}
+	g.P = v
+	words := map[string]bool{}
+	for k := from; k < to; k++ {
+		words[toks[k].text] = true
+	}
+	kept := r.Errors[:0]
+	for _, is := range r.Errors {
+		all := is.Phrase != "" && strings.Contains(" "+is.Phrase+" ", " group ")
+		for _, w := range strings.Fields(is.Phrase) {
+			all = all && (words[w] || filler[w] || portionNouns[w])
+		}
+		if all {
+			r.choiceWords = append(r.choiceWords, is.Phrase)
+			continue
+		}
+		kept = append(kept, is)
+	}
+	r.Errors = kept
 }
 
 // groupSpan is a container and the token positions its brackets hold.
