@@ -178,7 +178,8 @@
 // one-word phrase is that phrase ("make it look like it's snowing"), and "like it
 // is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a
 // step said to run only on part of the image ("motion blur only on the moving cars")
-// is listed, not run on all of it; a parenthesis after a word naming the images that
+// is listed, not run on all of it; "turn X to Y" before a phrase is no rotation either
+// ("turn one image in ten to grayscale"); a parenthesis after a word naming the images that
 // opens with a phrase and says how they were made ("(grayscale saved as 3ch)")
 // describes them; an intensity word beside a value given draws no other parameter
 // ("small skew up to 2 degrees" scales nothing). A negator with
@@ -319,7 +320,8 @@
 // of a colour jitter is a twentieth of a turn). A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself.
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
-// odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
+// odds ("1 in 10", "one in twenty", "2 out of 5", "one image in ten"), "at 30%" (or a
+// fraction, "at 0.2") closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // a transform with no parameter said random ("a random horizontal flip", "random

@@ -986,7 +986,8 @@ func (p *Parser) takenBefore(toks []token, before []match, m match) bool {
 }
 
 // turnInto drops the phrase "turn" when "into" follows it in its clause before any
-// number or other phrase: "turn the daytime shots into night shots" asks to change
+// number or other phrase, or "to" right before the next phrase ("turn one image in
+// ten to grayscale"): "turn the daytime shots into night shots" asks to change
 // what the images show, no rotation. Its words stay, listed as unread.
 func turnInto(toks []token, ms []match) []match {
 	var out []match
@@ -999,6 +1000,17 @@ func turnInto(toks []token, ms []match) []match {
 			into := false
 			for j := m.end; j < next && toks[j].kind == tWord && !separators[toks[j].text]; j++ {
 				into = into || toks[j].text == "into"
+			}
+			// "turn one image in ten to grayscale": "to" right before the next
+			// phrase says what the images become, as "into" does.
+			for j := m.end; !into && i+1 < len(ms) && j < next && toks[j].kind != tSep && !separators[toks[j].text]; j++ {
+				if toks[j].text == "to" {
+					rest := true
+					for q := j + 1; q < next; q++ {
+						rest = rest && toks[q].kind == tWord && filler[toks[q].text]
+					}
+					into = rest
+				}
 			}
 			if into {
 				continue
@@ -1111,6 +1123,10 @@ func odds(toks []token) []token {
 	for k := 0; k < len(toks); k++ {
 		if a, ok := num(k); ok && a >= 1 && a == math.Trunc(a) {
 			j := k + 1
+			if w := word(j); j+1 < len(toks) && word(j+1) == "in" && (portionNouns[w] || portionNouns[w+"s"]) {
+				// "one image in ten": the noun before "in" is the portion's too.
+				j++
+			}
 			if word(j) == "out" && word(j+1) == "of" {
 				j++
 			}
@@ -1163,6 +1179,14 @@ func odds(toks []token) []token {
 				k += 2
 				continue
 			}
+		}
+		if word(k) == "at" && !toks[k].code && k+1 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && toks[k+1].num > 0 && toks[k+1].num < 1 && (k+2 == len(toks) || toks[k+2].kind == tSep) {
+			// "motion blur at 0.2, kernel up to 9": a fraction closing its clause
+			// after "at" is how often, as "at 20%" is.
+			out = append(out, mk(toks[k], "p", "=")...)
+			out = append(out, toks[k+1])
+			k++
+			continue
 		}
 		out = append(out, toks[k])
 	}
