@@ -43,7 +43,8 @@
 // an English ending ("mirrored", "blurring"), is none. A word of five or six letters is
 // read so only for a slip that keeps its letters, two neighbours swapped or a doubled
 // letter written once, onto one phrase word or range word ("rotaet", "betwen"). The rest is cut into
-// clauses at commas, semicolons, full stops, "+" and the words and, then, also, plus
+// clauses at commas, semicolons, full stops, dashes (a hyphen standing alone between
+// words too, "invert - each at 5%"), "+" and the words and, then, also, plus
 // ("and" between the ends of a range does not cut). In a clause, each phrase owns the words up
 // to the next phrase; words before the first belong to the first. A phrase that is a
 // parameter name of the entry before it is that parameter ("color jitter brightness

@@ -1180,6 +1180,21 @@ func odds(toks []token) []token {
 				continue
 			}
 		}
+		if (word(k) == "-" || word(k) == "—" || word(k) == "–") && word(k+1) == "each" && !toks[k].code {
+			// "A, B and C - each at 5%": the dash closes the list as a comma does.
+			t := toks[k]
+			t.kind, t.text = tSep, ","
+			out = append(out, t)
+			continue
+		}
+		if word(k) == "each" && (word(k+1) == "one" || word(k+1) == "independently" || word(k+1) == "separately") && !toks[k].code {
+			// "each one independently at 5%": each, as "each at 5%".
+			out = append(out, toks[k])
+			for k+1 < len(toks) && (word(k+1) == "one" || word(k+1) == "independently" || word(k+1) == "separately") {
+				k++
+			}
+			continue
+		}
 		if word(k) == "at" && !toks[k].code && k+1 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && toks[k+1].num > 0 && toks[k+1].num < 1 && (k+2 == len(toks) || toks[k+2].kind == tSep) {
 			// "motion blur at 0.2, kernel up to 9": a fraction closing its clause
 			// after "at" is how often, as "at 20%" is.

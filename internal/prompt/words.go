@@ -108,6 +108,8 @@ var filler = map[string]bool{
 	"generate": true, "create": true, "produce": true, "perform": true, "or": true, "need": true,
 	// "vary brightness by 10%": the words after it are drawn (token.random).
 	"vary": true, "varied": true, "varying": true,
+	// "each one independently at 5%": each transform on its own p.
+	"independently": true, "separately": true,
 	// Hedges around a number or a request ("about 10%", "applied roughly half the
 	// time", "anywhere from 40 to 95", "nothing else"), and what a list of them is.
 	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
