@@ -43,7 +43,8 @@
 // an English ending ("mirrored", "blurring"), is none. A word of five or six letters is
 // read so only for a slip that keeps its letters, two neighbours swapped or a doubled
 // letter written once, onto one phrase word or range word ("rotaet", "betwen"). The rest is cut into
-// clauses at commas, semicolons, full stops, "+" and the words and, then, also, plus
+// clauses at commas, semicolons, full stops, dashes (a hyphen standing alone between
+// words too, "invert - each at 5%"), "+" and the words and, then, also, plus
 // ("and" between the ends of a range does not cut). In a clause, each phrase owns the words up
 // to the next phrase; words before the first belong to the first. A phrase that is a
 // parameter name of the entry before it is that parameter ("color jitter brightness
@@ -76,7 +77,9 @@
 // anything else so that its number is no angle, and augment_image warns when count
 // differs ("generate 5 per image", "25 imgs per input" too); a negator (no, not,
 // without, don't, never, avoid, skip) before a phrase, or before a word of entries'
-// names ("no flips": flip_horizontal and flip_vertical), and on over "or" ("no flips or
+// names ("no flips": flip_horizontal and flip_vertical; "no flipping", "no scaling":
+// a verb's -ing or -ion form, of the first or last word of names, and not of an entry
+// a phrase before it names), and on over "or" ("no flips or
 // crops", "not shift hue or do any colour jitter"), leaves those entries out
 // (Result.Excluded, with a warning naming them), as do "leave X alone", "keep X as is";
 // avoid, exclude and without reach every phrase to the end of their clause ("avoid
@@ -163,7 +166,10 @@
 // time") or in a sentence that says a choice ("either", "one or the other", "not
 // both", "one of the two", "pick one"), is a one_of group of the transforms joined by
 // "or", whose p is the one the words gave (else 1), each member at p 1; "just one",
-// "at most one" and "one of:" a list say a choice too, "A, B or C" joins all three, and
+// "at most one" and "one of:" a list say a choice too (so does "one of" a list with no
+// colon: "one of rain / fog / snow"), a p said of "the group" after its members in
+// their sentence ("p=0.3 for the group", "; that group on 60% of pages") is the
+// choice's when no member was given one, "A, B or C" joins all three, and
 // "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each
 // was given, added (0.2). A choice's p said after a member darkroom cannot do ("either
 // motion blur or defocus, p 0.25") stays with the member read. Two words joined by
@@ -179,7 +185,9 @@
 // is"/"as if it were" before a phrase ask for it; "turn X into Y" is no rotation; a
 // step said to run only on part of the image ("motion blur only on the moving cars")
 // or on a thing in it named right after it ("blur out faces", "pixelate the license
-// plates", "blur the background") is listed, not run on all of it; a parenthesis after a word naming the images that
+// plates", "blur the background") is listed, not run on all of it; "turn X to Y"
+// before a phrase is no rotation either ("turn one image in ten to grayscale"); a
+// parenthesis after a word naming the images that
 // opens with a phrase and says how they were made ("(grayscale saved as 3ch)")
 // describes them; an intensity word beside a value given draws no other parameter
 // ("small skew up to 2 degrees" scales nothing). A negator with
@@ -330,13 +338,24 @@
 // ±15°" is shear_x; shear_y stays 0); a change (a ± or a percentage) after the
 // second of two transforms joined by "and" or "&", the first named bare ("contrast and
 // brightness jitter ±30%"), is the first's too when it reads there without a warning;
-// "either way", "both directions" say the limit is ± as read. A percentage of a factor around 1 (a zoom) is a
+// "either way", "both directions" say the limit is ± as read.
+// Phrases naming transforms of their own that
+// are together one augmentation's parameters, with only their values between them,
+// are that augmentation ("brightness ±0.2, contrast ±0.15, p=0.5" is one
+// brightness_contrast at p 0.5; "hue ±10, saturation ±20" hue_saturation_value): of
+// the non-geometric entries having each as a parameter, the one of fewest. A
+// symmetric range with no unit reads through a limit_fraction name on an exposure in
+// stops ("brightness ±0.2" is ±20%) and a turn_fraction one up to 0.5 ("hue ±0.05"
+// of a colour jitter is a twentieth of a turn). A percentage of a factor around 1 (a zoom) is a
 // change: "zoom in between 10% and 30%" is 1.1..1.3, "to 80%" the factor itself, and
 // so are the ends of a range across 100% ("between 50% and 150% of its size").
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
-// odds ("1 in 10", "one in twenty", "2 out of 5"), "at 30%" closing a clause and "30%
+// odds ("1 in 10", "one in twenty", "2 out of 5", "one image in ten"), "at 30%" (or a
+// fraction, "at 0.2") closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
+// a transform with no parameter said random ("a random horizontal flip", "random
+// flips", "flip vertically at random") and given no p: albumentations' p 0.5;
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
 // transform that takes no value ("hflip 50%") or only darkroom's own blend amount at

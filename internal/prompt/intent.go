@@ -647,7 +647,9 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 		}
 	}
 	for k, t := range toks {
-		if t.kind != tWord || !negators[t.text] || inMatch[k] {
+		// "no flipping or cropping": the negation runs on over "or" here too.
+		onOver := (t.text == "or" || t.text == "nor") && ends[k-1]
+		if t.kind != tWord || !negators[t.text] && !onOver || inMatch[k] {
 			continue
 		}
 		j := k + 1
@@ -664,8 +666,17 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 		}
 		var family []string
 		for _, e := range p.voc.Entries {
-			for _, part := range strings.Split(e.Name, "_") {
+			parts := strings.Split(e.Name, "_")
+			for i, part := range parts {
 				if part == w || part+"s" == w || part+"es" == w {
+					family = append(family, e.Name)
+					break
+				}
+				// "no flipping", "no scaling": the verb's -ing or -ion form, of
+				// the first or last word of a name (not shift_scale_rotate's
+				// scale), and not of an entry a phrase before it names ("shift
+				// 10 px, no scaling or rotation" keeps the shift).
+				if (i == 0 || i == len(parts)-1) && actionForm(w, part) && !claimed(ms, k, e.Name) {
 					family = append(family, e.Name)
 					break
 				}
@@ -684,6 +695,28 @@ func (p *Parser) negateFamily(r *Result, toks []token, ms []match) map[int]bool 
 		ends[j] = true
 	}
 	return ends
+}
+
+// actionForm says whether w is the -ing or -ion form of the verb v ("flipping",
+// "scaling", "rotation", "cropping").
+func actionForm(w, v string) bool {
+	stem := strings.TrimSuffix(v, "e")
+	for _, f := range []string{v + "ing", stem + "ing", v + v[len(v)-1:] + "ing", stem + "ion", stem + "ions"} {
+		if w == f {
+			return true
+		}
+	}
+	return false
+}
+
+// claimed says whether a phrase of ms before place k names entry name.
+func claimed(ms []match, k int, name string) bool {
+	for _, m := range ms {
+		if m.end <= k && contains(m.claims, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // modifierOnly says whether a clause only says how much or how often ("small

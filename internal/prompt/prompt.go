@@ -674,6 +674,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
 	toks = odds(toks)
+	toks = p.oneEntryParams(toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
@@ -813,8 +814,200 @@ func (p *Parser) shareWord(toks []token) []token {
 	return toks
 }
 
+// paramRunWords may stand between the phrases of a run oneEntryParams reads: the
+// values, units and range words of the phrase before, and what joins two of them.
+var paramRunWords = map[string]bool{
+	"and": true, "&": true, "/": true, "by": true, "up": true, "to": true, "of": true, "±": true,
+	"+": true, "-": true, "+-": true, "=": true, "random": true, "randomly": true, "between": true,
+	"from": true, "with": true, "limit": true, "range": true, "max": true, "at": true, "most": true,
+}
+
+// oneEntryParams reads phrases that each name a transform of their own but together
+// are the parameters of one augmentation ("brightness ±0.2, contrast ±0.15": the two
+// limits of RandomBrightnessContrast; "hue ±10, saturation ±20" HueSaturationValue's)
+// as that one transform, as albumentations' users write them: the entry, not a
+// geometric one, whose parameters (or their other names) are one word of each phrase,
+// the one of fewest parameters when several are (brightness and contrast are
+// brightness_contrast's, not color_jitter's), then of fewest other words in its name,
+// is named before the first, and the commas between them no longer cut. Only phrases
+// in one sentence with nothing between them but their values and range words are
+// joined (a negator, a p or a word of frequency between keeps them apart), and only
+// when no transform named before them in the sentence takes the first as its own.
+func (p *Parser) oneEntryParams(toks []token) []token {
+	ms := p.matches(toks)
+	sentenceEnd := func(t token) bool {
+		return t.kind == tSep && t.text != ","
+	}
+	// word returns the one word of m that is not "random" nor a value's, or -1
+	// (an example phrase may hold a value: "scale ±").
+	word := func(m match) int {
+		at := -1
+		for k := m.start; k < m.end; k++ {
+			if toks[k].code {
+				return -1
+			}
+			if toks[k].kind == tNum || toks[k].text == "random" || toks[k].text == "randomly" || paramRunWords[toks[k].text] || units[toks[k].text] != "" {
+				continue
+			}
+			if toks[k].kind != tWord {
+				return -1
+			}
+			if at >= 0 {
+				return -1
+			}
+			at = k
+		}
+		return at
+	}
+	joined := func(a, b match) bool {
+		// Each phrase but the last carries its own value: "contrast and brightness
+		// ±30%" is two limits of one change (shared), not this.
+		valued := false
+		for k := a.end; k < b.start; k++ {
+			valued = valued || toks[k].kind == tNum
+		}
+		if !valued {
+			return false
+		}
+		for k := a.end; k < b.start; k++ {
+			t := toks[k]
+			switch {
+			case t.code || sentenceEnd(t):
+				return false
+			case t.kind == tNum || t.kind == tSep:
+			case t.kind == tWord && (paramRunWords[t.text] || units[t.text] != ""):
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	var out []token
+	done := 0
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && word(ms[j-1]) >= 0 && word(ms[j]) >= 0 && joined(ms[j-1], ms[j]) {
+			j++
+		}
+		run := ms[i:j]
+		if len(run) < 2 || word(run[0]) < 0 {
+			i = j
+			continue
+		}
+		var best *vocab.Entry
+		tie := false
+		for _, e := range p.voc.Entries {
+			// Not a geometric one: "random scale 0.9-1.1 and translate 5%" may ask
+			// for RandomScale, which resizes, beside a shift.
+			if !augmentation(e) || contains(e.Tags, "geometry") {
+				continue
+			}
+			seen := map[string]bool{}
+			ok := true
+			for _, m := range run {
+				pn := paramsAt(p.voc, e, toks, word(m))
+				if pn.width != 1 || seen[pn.params[0]] {
+					ok = false
+					break
+				}
+				seen[pn.params[0]] = true
+			}
+			if !ok {
+				continue
+			}
+			// Fewest parameters, then fewest words of its name that are none of
+			// the phrases' (brightness_contrast before plasma_brightness_contrast).
+			extra := func(e *vocab.Entry) int {
+				n := 0
+				for _, w := range strings.Split(e.Name, "_") {
+					in := false
+					for _, m := range run {
+						in = in || toks[word(m)].text == w
+					}
+					if !in {
+						n++
+					}
+				}
+				return n
+			}
+			switch {
+			case best == nil || len(e.Parameters) < len(best.Parameters) || len(e.Parameters) == len(best.Parameters) && extra(e) < extra(best):
+				best, tie = e, false
+			case len(e.Parameters) == len(best.Parameters) && extra(e) == extra(best):
+				tie = true
+			}
+		}
+		if best == nil || tie || p.takenBefore(toks, ms[:i], run[0]) {
+			i = j
+			continue
+		}
+		all := true
+		for _, m := range run {
+			all = all && len(m.claims) == 1 && m.claims[0] == best.Name
+		}
+		if all {
+			i = j
+			continue
+		}
+		out = append(out, toks[done:run[0].start]...)
+		for _, w := range texts(tokenize(strings.ReplaceAll(best.Name, "_", " "))) {
+			t := toks[run[0].start]
+			t.kind, t.text, t.typo = tWord, w, ""
+			out = append(out, t)
+		}
+		// "random" inside a phrase ("random contrast") goes: it would make the
+		// phrase a transform's name again; the words after it still read it.
+		inRun := map[int]bool{}
+		for _, m := range run {
+			for k := m.start; k < m.end; k++ {
+				inRun[k] = toks[k].text == "random" || toks[k].text == "randomly"
+			}
+		}
+		last := run[len(run)-1]
+		for k := run[0].start; k < last.end; k++ {
+			t := toks[k]
+			if inRun[k] {
+				continue
+			}
+			if t.kind == tSep {
+				t.kind, t.text = tWord, "and"
+			}
+			out = append(out, t)
+		}
+		done = last.end
+		i = j
+	}
+	if done == 0 {
+		return toks
+	}
+	return append(out, toks[done:]...)
+}
+
+// takenBefore says whether a transform named before m in its sentence takes m's
+// words as a parameter of its own ("color jitter: brightness 0.2, contrast 0.2").
+func (p *Parser) takenBefore(toks []token, before []match, m match) bool {
+	for i := len(before) - 1; i >= 0; i-- {
+		for k := before[i].end; k < m.start; k++ {
+			if toks[k].kind == tSep && toks[k].text != "," {
+				return false
+			}
+		}
+		for _, c := range before[i].claims {
+			if e, ok := p.voc.Entry(c); ok {
+				for k := m.start; k < m.end; k++ {
+					if paramsAt(p.voc, e, toks, k).width > 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 // turnInto drops the phrase "turn" when "into" follows it in its clause before any
-// number or other phrase: "turn the daytime shots into night shots" asks to change
+// number or other phrase, or "to" right before the next phrase ("turn one image in
+// ten to grayscale"): "turn the daytime shots into night shots" asks to change
 // what the images show, no rotation. Its words stay, listed as unread.
 func turnInto(toks []token, ms []match) []match {
 	var out []match
@@ -827,6 +1020,17 @@ func turnInto(toks []token, ms []match) []match {
 			into := false
 			for j := m.end; j < next && toks[j].kind == tWord && !separators[toks[j].text]; j++ {
 				into = into || toks[j].text == "into"
+			}
+			// "turn one image in ten to grayscale": "to" right before the next
+			// phrase says what the images become, as "into" does.
+			for j := m.end; !into && i+1 < len(ms) && j < next && toks[j].kind != tSep && !separators[toks[j].text]; j++ {
+				if toks[j].text == "to" {
+					rest := true
+					for q := j + 1; q < next; q++ {
+						rest = rest && toks[q].kind == tWord && filler[toks[q].text]
+					}
+					into = rest
+				}
 			}
 			if into {
 				continue
@@ -939,6 +1143,10 @@ func odds(toks []token) []token {
 	for k := 0; k < len(toks); k++ {
 		if a, ok := num(k); ok && a >= 1 && a == math.Trunc(a) {
 			j := k + 1
+			if w := word(j); j+1 < len(toks) && word(j+1) == "in" && (portionNouns[w] || portionNouns[w+"s"]) {
+				// "one image in ten": the noun before "in" is the portion's too.
+				j++
+			}
 			if word(j) == "out" && word(j+1) == "of" {
 				j++
 			}
@@ -1007,6 +1215,29 @@ func odds(toks []token) []token {
 					continue
 				}
 			}
+		}
+		if (word(k) == "-" || word(k) == "—" || word(k) == "–") && word(k+1) == "each" && !toks[k].code {
+			// "A, B and C - each at 5%": the dash closes the list as a comma does.
+			t := toks[k]
+			t.kind, t.text = tSep, ","
+			out = append(out, t)
+			continue
+		}
+		if word(k) == "each" && (word(k+1) == "one" || word(k+1) == "independently" || word(k+1) == "separately") && !toks[k].code {
+			// "each one independently at 5%": each, as "each at 5%".
+			out = append(out, toks[k])
+			for k+1 < len(toks) && (word(k+1) == "one" || word(k+1) == "independently" || word(k+1) == "separately") {
+				k++
+			}
+			continue
+		}
+		if word(k) == "at" && !toks[k].code && k+1 < len(toks) && toks[k+1].kind == tNum && !toks[k+1].signed && toks[k+1].num > 0 && toks[k+1].num < 1 && (k+2 == len(toks) || toks[k+2].kind == tSep) {
+			// "motion blur at 0.2, kernel up to 9": a fraction closing its clause
+			// after "at" is how often, as "at 20%" is.
+			out = append(out, mk(toks[k], "p", "=")...)
+			out = append(out, toks[k+1])
+			k++
+			continue
 		}
 		out = append(out, toks[k])
 	}
@@ -1142,6 +1373,16 @@ func (p *Parser) groups(r *Result, spans []groupSpan) {
 // albumentations' OneOf does: "either A or B", "A or B, pick one", "one or the other,
 // not both", "one of the two". It consumes the words that say so and returns each
 // sentence's token places [from, to).
+// listAfter says whether seg holds a list's joint outside code: "/", "or" or a comma.
+func listAfter(seg []token) bool {
+	for _, t := range seg {
+		if !t.code && (t.text == "/" || t.text == "or" || t.text == ",") {
+			return true
+		}
+	}
+	return false
+}
+
 func choiceSentences(r *Result, toks []token) [][2]int {
 	var out [][2]int
 	word := func(k int) string {
@@ -1226,6 +1467,12 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 					said = append(said, j+i)
 				}
 				j += n - 1
+			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && listAfter(toks[j+2:k]):
+				// "one of rain / fog / snow": the list follows without a colon.
+				said = append(said, j, j+1)
+				after = toks[j+1].pos
+				j++
+				or = true
 			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
 				said = append(said, j, j+1)
 				j++
@@ -1456,7 +1703,84 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 			r.Transforms[i].Group = g
 			r.Transforms[i].P = 1
 		}
+		if !each || len(chain) == 0 {
+			groupPAfter(r, toks, at, chain, g)
+		}
 	}
+}
+
+// groupPAfter reads a p said of the group after its members, in their sentence or a
+// clause of it after a semicolon ("one of rain / fog / snow, p=0.3 for the group";
+// "...; that group on 60% of pages"), as the group's p when no member was given one.
+// The words, left unread by their clause, are the choice's.
+func groupPAfter(r *Result, toks []token, at map[int]int, chain []int, g *Group) {
+	for _, i := range chain {
+		if r.Transforms[i].pSet && !r.Transforms[i].pCode {
+			return
+		}
+	}
+	starts := map[int]bool{}
+	for _, t := range r.Transforms {
+		starts[t.at] = true
+	}
+	last, ok := at[r.Transforms[chain[len(chain)-1]].at]
+	if !ok {
+		return
+	}
+	end := last + 1
+	for end < len(toks) && !(toks[end].kind == tSep && (toks[end].text == "." || toks[end].text == "!" || toks[end].text == "?")) && !starts[toks[end].pos] {
+		end++
+	}
+	g0 := -1
+	for k := last + 1; k < end; k++ {
+		if toks[k].text == "group" && !toks[k].code {
+			g0 = k
+		}
+	}
+	if g0 < 0 {
+		return
+	}
+	// The clause of "group": from the separator before it to the one after.
+	from, to := g0, g0
+	for from > last+1 && toks[from-1].kind != tSep {
+		from--
+	}
+	for to < end && toks[to].kind != tSep {
+		to++
+	}
+	v := -1.0
+	for k := from; k < to && v < 0; k++ {
+		if toks[k].kind != tNum || toks[k].signed {
+			continue
+		}
+		switch {
+		case k+1 < to && toks[k+1].text == "%":
+			v = toks[k].num / 100
+		case toks[k].num <= 1:
+			v = toks[k].num
+		}
+	}
+	if v < 0 || v > 1 {
+		return
+	}
+	g.P = v
+	words := map[string]bool{}
+	for k := from; k < to; k++ {
+		words[toks[k].text] = true
+	}
+	kept := r.Errors[:0]
+	for _, is := range r.Errors {
+		all := is.Phrase != "" && strings.Contains(" "+is.Phrase+" ", " group ")
+		for _, w := range strings.Fields(is.Phrase) {
+			all = all && (words[w] || filler[w] || portionNouns[w])
+		}
+		if all {
+			r.choiceWords = append(r.choiceWords, is.Phrase)
+			continue
+		}
+		kept = append(kept, is)
+	}
+	r.Errors = kept
 }
 
 // groupSpan is a container and the token positions its brackets hold.
@@ -1823,10 +2147,10 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					aside = nil
 				}
 				p.read(r, &t, e, append(append([]token(nil), aside...), often...), words, opt)
-				if !t.pSet && (seg[0].random || words[0].random) {
+				if !t.pSet && (seg[0].random || words[0].random || e != nil && len(e.Parameters) == 0 && augmentation(e) && randomAt(toks, match{start: cl.start, end: cl.end})) {
 					// "random flips", "randomly flip": a flip at random is one
-					// image in two (torchvision's RandomHorizontalFlip), not
-					// every image.
+					// image in two (albumentations' HorizontalFlip, torchvision's
+					// RandomHorizontalFlip), not every image.
 					t.P = 0.5
 				}
 				r.Transforms = append(r.Transforms, t)
@@ -2067,6 +2391,11 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 			// a pipeline's reading of its albumentations call replaces them (calls.go).
 			r.Errors[k].of = t.at + 1
 		}
+		if !t.pSet && e != nil && len(e.Parameters) == 0 && augmentation(e) && randomAt(toks, m) {
+			// "a random horizontal flip", "random flips": a transform with nothing
+			// to draw is random only in whether it runs, albumentations' p 0.5.
+			t.P = 0.5
+		}
 		if n := len(r.Transforms); n > 0 && mergeable(p, &r.Transforms[n-1], t, e, toks[m.start:m.end]) {
 			// "affine: rotate 5 degrees, shear 3 degrees": the shear is the same
 			// affine's, not a second one.
@@ -2104,6 +2433,23 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 		eachBefore(r, toks, t, seg)
 		r.Transforms = append(r.Transforms, t)
 	}
+}
+
+// randomAt says whether "random" or "randomly" is in phrase m, right before it, or
+// "randomly" or "at random" right after it ("flip horizontally at random").
+func randomAt(toks []token, m match) bool {
+	is := func(k int) bool {
+		return k >= 0 && k < len(toks) && !toks[k].code && (toks[k].text == "random" || toks[k].text == "randomly")
+	}
+	for k := m.start - 1; k < m.end; k++ {
+		if is(k) {
+			return true
+		}
+	}
+	if m.end < len(toks) && !toks[m.end].code && (toks[m.end].text == "randomly" || toks[m.end].text == "at" && is(m.end+1)) {
+		return true
+	}
+	return false
 }
 
 // eachBefore gives the p that t's own words said of each ("h and v flips at p=0.5

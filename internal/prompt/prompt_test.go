@@ -89,7 +89,6 @@ func TestExamplesParseToTheirEntry(t *testing.T) {
 	beyond := map[string]string{
 		"make it a bit out of focus and rotate 10 degrees": "out of focus is gaussian_blur's alias, not blur's",
 		"blur it a little and add noise":                   "blur is the box blur entry's name",
-		"brightness +0.3 contrast +0.2":                    "brightness alone is exposure",
 		"make it brighter":                                 "brighter also names random_brightness: a prompt asks for augmentations",
 		"a little brighter":                                "brighter also names random_brightness: a prompt asks for augmentations",
 		"brighten it up a lot":                             "brighten also names random_brightness: a prompt asks for augmentations",

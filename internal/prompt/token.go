@@ -151,6 +151,11 @@ func tokenize(s string) []token {
 			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
 			// value, no full stop.
 			i++
+		case r == '-' && i > 0 && i+1 < len(rs) && rs[i-1] == ' ' && rs[i+1] == ' ' && !calls() && !(i > 1 && isDigit(i-2) && startsNumber(i+2)):
+			// A hyphen standing alone between words is a dash ("invert - each at
+			// 5%"), not between two numbers ("10 - 20").
+			emit(token{kind: tSep, text: ","})
+			i++
 		case r == '—' || r == '–' && !(i > 0 && isDigit(i-1)):
 			// A dash between clauses ("FancyPCA — all rarely").
 			emit(token{kind: tSep, text: ","})

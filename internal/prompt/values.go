@@ -1245,8 +1245,21 @@ func upTo(prm *vocab.Parameter, x expr, dir int, opt Options) (float64, float64,
 // ("random"), given to a parameter the entry draws around its default (prompt.sample,
 // on both sides of it), as albumentations reads that parameter's limit: "random
 // brightness/contrast 0.15" is limits of ±0.15, "random shift 5%" ±5%. A value in the parameter's own
-// limit name was read so already.
+// limit name was read so already. A symmetric range with no unit on an exposure in
+// stops that has a limit_fraction name is that limit too ("brightness ±0.2" is ±20%).
 func drawnLimit(e *vocab.Entry, name string, prm *vocab.Parameter, x expr, dir int) expr {
+	if x.kind == span && x.as == "" && x.a.unit == "" && x.b.unit == "" && x.a.v == -x.b.v && augmentation(e) {
+		// "brightness ±0.2" of an exposure in stops: albumentations' brightness_limit,
+		// ±20%, as "brightness 0.2" and "brightness ±20%" are, not ±0.2 EV; "hue
+		// ±0.05" of ColorJitter a twentieth of a turn, as "hue 0.05" is.
+		for i := range prm.Also {
+			if al := &prm.Also[i]; al.As == "limit_fraction" && !al.Code && prm.Unit == "ev" || al.As == "turn_fraction" && x.b.v <= 0.5 {
+				y := reads(x, al, prm, false)
+				y.param, y.params = x.param, x.params
+				return y
+			}
+		}
+	}
 	if x.kind != one || !x.random || x.a.signed || dir != 0 || !(prm.Min < prm.Default && prm.Default < prm.Max) {
 		return x
 	}

@@ -119,6 +119,10 @@ var filler = map[string]bool{
 	// Verbs that only ask for the transform named after them.
 	"change": true, "adjust": true, "convert": true, "simulate": true, "keep": true, "keeping": true,
 	"generate": true, "create": true, "produce": true, "perform": true, "or": true, "need": true,
+	// "vary brightness by 10%": the words after it are drawn (token.random).
+	"vary": true, "varied": true, "varying": true,
+	// "each one independently at 5%": each transform on its own p.
+	"independently": true, "separately": true,
 	// Hedges around a number or a request ("about 10%", "applied roughly half the
 	// time", "anywhere from 40 to 95", "nothing else"), and what a list of them is.
 	"about": true, "around": true, "roughly": true, "approximately": true, "approx": true,
