@@ -82,6 +82,19 @@ func tokenize(s string) []token {
 		t.depth = len(opens)
 		out = append(out, t)
 	}
+	// upper says the text as written has a capital in [a, b).
+	written := []rune(s)
+	upper := func(a, b int) bool {
+		if len(written) != len(rs) {
+			return true
+		}
+		for k := a; k < b; k++ {
+			if unicode.IsUpper(written[k]) {
+				return true
+			}
+		}
+		return false
+	}
 	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }
 	isDigit := func(k int) bool { return k < len(rs) && rs[k] >= '0' && rs[k] <= '9' }
 	startsNumber := func(k int) bool {
@@ -150,6 +163,10 @@ func tokenize(s string) []token {
 		case r == '.' && calls() && i > 0 && i+1 < len(rs) && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsLetter(rs[i+1]):
 			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
 			// value, no full stop.
+			i++
+		case (r == '-' || r == '–') && i > 1 && rs[i-1] == ' ' && isDigit(i-2) && i+2 < len(rs) && rs[i+1] == ' ' && startsNumber(i+2) && lastNum():
+			// "10 - 20", "10 – 20": a range written with spaces round its hyphen.
+			emit(token{kind: tWord, text: "to"})
 			i++
 		case r == '-' && i > 0 && i+1 < len(rs) && rs[i-1] == ' ' && rs[i+1] == ' ' && !calls() && !(i > 1 && isDigit(i-2) && startsNumber(i+2)):
 			// A hyphen standing alone between words is a dash ("invert - each at
@@ -234,6 +251,24 @@ func tokenize(s string) []token {
 			j := i
 			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '\'' || rs[j] == '’') {
 				j++
+			}
+			// "q60-95", "quality80": a parameter's name run into its number is the
+			// name and the number (jpeg's q shorthand, or a word of four letters or
+			// more written in lower case; "rot90", "x10" and a class name,
+			// RandomRotate90, stay words).
+			if l := i; true {
+				for l < j && unicode.IsLetter(rs[l]) {
+					l++
+				}
+				digits := l < j
+				for d := l; d < j; d++ {
+					digits = digits && isDigit(d)
+				}
+				if digits && (l-i >= 4 && !upper(i, j) && (j == len(rs) || rs[j] != '(') || l-i == 1 && rs[i] == 'q') {
+					emit(token{kind: tWord, text: string(rs[i:l]), joined: i > 0 && rs[i-1] == '_'})
+					i = l
+					continue
+				}
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
 			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})

@@ -544,6 +544,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		return q, n
 	}
+	// kernelBefore says a kernel size is named in the clause before k.
+	kernelBefore := func(k int) bool {
+		for j := 0; j < k && e != nil; j++ {
+			if kernelName(p.voc, e, seg, j) {
+				return true
+			}
+		}
+		return false
+	}
 	// value reads a number, a range or a size at k.
 	var value func(k int) (expr, int)
 	value = func(k int) (expr, int) {
@@ -612,6 +621,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		if w := word(k + n); w == "to" || w == "and" && k > 0 && word(k-1) == "between" {
 			if b, m := qty(k + n + 1); m > 0 {
+				return spanOf(a, b, joinTokens(seg[k:k+n+1+m])), n + 1 + m
+			}
+		}
+		if word(k+n) == "or" {
+			// "kernel 3 or 5": two odd kernel sizes are the range of kernels between
+			// them, as albumentations' blur_limit (3, 5) draws odd sizes.
+			if b, m := qty(k + n + 1); m > 0 && !a.signed && !b.signed && a.v < b.v && odd(a.v) && odd(b.v) && kernelBefore(k) {
 				return spanOf(a, b, joinTokens(seg[k:k+n+1+m])), n + 1 + m
 			}
 		}
@@ -942,6 +958,9 @@ func valueAfter(seg []token, k int, value func(int) (expr, int)) bool {
 	_, n := value(k)
 	return n > 0
 }
+
+// odd says v is an odd whole number, as a kernel's size is.
+func odd(v float64) bool { return v == math.Trunc(v) && math.Mod(v, 2) == 1 }
 
 // kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
 // kernel": pixels of a kernel, not of a radius).
