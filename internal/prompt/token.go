@@ -100,9 +100,26 @@ func tokenize(s string) []token {
 	startsNumber := func(k int) bool {
 		return isDigit(k) || k+1 < len(rs) && rs[k] == '.' && isDigit(k+1)
 	}
+	// tupleEnd says the number at k closes a bracket in prose ("gamma (80, 120)"),
+	// or is followed by a comma as in a longer tuple, so the two are a range: in
+	// "(sigma 0.5, delta 2, 1 iteration)" the 1 is a value of its own.
+	tupleEnd := func(k int) bool {
+		for k < len(rs) && (isDigit(k) || rs[k] == '.') {
+			k++
+		}
+		for k < len(rs) && rs[k] == ' ' {
+			k++
+		}
+		return k < len(rs) && (rs[k] == ')' || rs[k] == ']' || rs[k] == ',')
+	}
+	signAt := func(k int) bool {
+		return k < len(rs) && (rs[k] == '+' || rs[k] == '-' || rs[k] == '−') && startsNumber(k+1)
+	}
 	for i < len(rs) {
 		r := rs[i]
-		prevSpace := i == 0 || unicode.IsSpace(rs[i-1]) || strings.ContainsRune("([,;:=", rs[i-1])
+		// After a range's dots a sign is the second end's: "-30..+30".
+		prevSpace := i == 0 || unicode.IsSpace(rs[i-1]) || strings.ContainsRune("([,;:=", rs[i-1]) || i > 1 && rs[i-1] == '.' && rs[i-2] == '.' && len(out) > 0 && out[len(out)-1].text == "to"
+
 		switch {
 		case unicode.IsSpace(r) && r != '\n':
 			i++
@@ -137,7 +154,7 @@ func tokenize(s string) []token {
 			// are a range, as a call's nested tuple is.
 			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '(' || !callOpen[len(callOpen)-1] && !calls()
 			switch {
-			case lastNum() && startsNumber(j) && nested:
+			case lastNum() && startsNumber(j) && nested && (top == '[' || calls() || tupleEnd(j)):
 				emit(token{kind: tWord, text: "to"})
 			case top == '[':
 				emit(token{kind: tSep, text: ","})
@@ -149,7 +166,7 @@ func tokenize(s string) []token {
 			// "10-50": a range.
 			emit(token{kind: tWord, text: "to"})
 			i++
-		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3)):
+		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3) || signAt(i+2)):
 			// "10..50", "10...50": a range, as in code and in notes.
 			emit(token{kind: tWord, text: "to"})
 			i += 2
