@@ -345,6 +345,12 @@ func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map
 				k := rd.intensity / 0.5
 				lo := max(prm.Min, prm.Default+(rg[0]-prm.Default)*k)
 				hi := min(prm.Max, prm.Default+(rg[1]-prm.Default)*k)
+				if kernelLimit(prm) {
+					// A kernel's range starts at albumentations' smallest kernel (3):
+					// the word widens or narrows it above that ("a bit of blur" is
+					// kernels 3..5, "strong" 3..9), never below it.
+					lo, hi = rg[0], min(prm.Max, rg[0]+(rg[1]-rg[0])*k)
+				}
 				drawSide(t, prm, n, [2]float64{lo, hi}, rd.sampleDir())
 				continue
 			}
@@ -375,6 +381,16 @@ func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map
 	if s := pr.Strength; s != nil && free(s.Parameter) {
 		setDrawn(t, e.Parameters[s.Parameter], s.Parameter, s.Lo, s.Hi)
 	}
+}
+
+// kernelLimit says the parameter reads albumentations' blur_limit (kernel sizes).
+func kernelLimit(prm *vocab.Parameter) bool {
+	for _, al := range prm.Also {
+		if al.As == "kernel_limit" {
+			return true
+		}
+	}
+	return false
 }
 
 func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
