@@ -310,7 +310,8 @@
 // and the caller parses again once it knows the size. A number whose unit no parameter
 // takes, a value or either end of a range outside the parameter's declared range, and
 // a fraction for an integer parameter are errors naming the entry, the parameter and
-// the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
+// the range ("rotate: angle: 200 is outside [-180, 180]"), with the value as written
+// as the phrase ("200 degrees"); the value is dropped, never
 // clamped.
 //
 // An augmentation draws: one unsigned value with no direction, for a parameter whose

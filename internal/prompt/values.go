@@ -1164,7 +1164,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
 		case msg != "":
-			r.issue("error", fmt.Sprintf("%s: %s", e.Name, msg), rangeHint(prm), e.Name, name)
+			r.issueAt("error", x.text, fmt.Sprintf("%s: %s", e.Name, msg), rangeHint(prm), e.Name, name)
 		case pend != nil:
 			t.Pending = append(t.Pending, *pend)
 			r.issue("warning", fmt.Sprintf("%s: %s: %s needs the image size to become a fraction of the long edge", e.Name, name, x.text),
@@ -1187,7 +1187,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	if m1 != "" || m2 != "" {
 		for _, m := range []string{m1, m2} {
 			if m != "" {
-				r.issue("error", fmt.Sprintf("%s: %s", e.Name, m), rangeHint(prm), e.Name, name)
+				r.issueAt("error", x.text, fmt.Sprintf("%s: %s", e.Name, m), rangeHint(prm), e.Name, name)
 			}
 		}
 		return
