@@ -310,7 +310,8 @@
 // and the caller parses again once it knows the size. A number whose unit no parameter
 // takes, a value or either end of a range outside the parameter's declared range, and
 // a fraction for an integer parameter are errors naming the entry, the parameter and
-// the range ("rotate: angle: 200 is outside [-180, 180]"); the value is dropped, never
+// the range ("rotate: angle: 200 is outside [-180, 180]"), with the value as written
+// as the issue's phrase ("200 degrees"); the value is dropped, never
 // clamped.
 //
 // An augmentation draws: one unsigned value with no direction, for a parameter whose
@@ -389,7 +390,10 @@
 // brightness and contrast"; "add" asks for the transform and cuts nothing), else its
 // first parameter from its default to the "slight" fraction (0.25) of the way to the
 // end its words point at, or to both ends when they point nowhere and the default lies
-// inside the range: "rotate" is [-45, 45] degrees, "add blur" radius [0, 0.0125].
+// inside the range: "rotate" is [-45, 45] degrees. "add blur" draws its sample, the
+// radii of albumentations' kernels 3..7 on a 1000 px image, [0.001, 0.003]; an
+// intensity word keeps a kernel range's low end at the smallest kernel and scales its
+// width ("a bit of blur" is kernels 3..5, "strong" 3..9).
 //
 // # Scores
 //

@@ -3477,6 +3477,12 @@ func (r *Result) issue(sev, msg, sugg, entry, param string) {
 	r.Errors = append(r.Errors, Issue{Message: msg, Severity: sev, Suggestion: sugg, Entry: entry, Parameter: param})
 }
 
+// issueAt is issue naming the words of the prompt it is about: a value outside its
+// parameter's range names the value as written ("alpha=120" reads "120").
+func (r *Result) issueAt(sev, phrase, msg, sugg, entry, param string) {
+	r.Errors = append(r.Errors, Issue{Message: msg, Severity: sev, Phrase: phrase, Suggestion: sugg, Entry: entry, Parameter: param})
+}
+
 // unread records words of the prompt that no transform took, as a warning naming them.
 func (r *Result) unread(phrase, msg, sugg, entry string) {
 	r.Errors = append(r.Errors, Issue{Message: msg, Severity: "warning", Phrase: phrase, Suggestion: sugg, Entry: entry})

@@ -82,14 +82,44 @@ func tokenize(s string) []token {
 		t.depth = len(opens)
 		out = append(out, t)
 	}
+	// upper says the text as written has a capital in [a, b).
+	written := []rune(s)
+	upper := func(a, b int) bool {
+		if len(written) != len(rs) {
+			return true
+		}
+		for k := a; k < b; k++ {
+			if unicode.IsUpper(written[k]) {
+				return true
+			}
+		}
+		return false
+	}
 	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }
 	isDigit := func(k int) bool { return k < len(rs) && rs[k] >= '0' && rs[k] <= '9' }
 	startsNumber := func(k int) bool {
 		return isDigit(k) || k+1 < len(rs) && rs[k] == '.' && isDigit(k+1)
 	}
+	// tupleEnd says the number at k closes a bracket in prose ("gamma (80, 120)"),
+	// or is followed by a comma as in a longer tuple, so the two are a range: in
+	// "(sigma 0.5, delta 2, 1 iteration)" the 1 is a value of its own.
+	tupleEnd := func(k int) bool {
+		for k < len(rs) && (isDigit(k) || rs[k] == '.') {
+			k++
+		}
+		for k < len(rs) && rs[k] == ' ' {
+			k++
+		}
+		return k < len(rs) && (rs[k] == ')' || rs[k] == ']' || rs[k] == ',')
+	}
+	signAt := func(k int) bool {
+		return k < len(rs) && (rs[k] == '+' || rs[k] == '-' || rs[k] == '−') && startsNumber(k+1)
+	}
 	for i < len(rs) {
 		r := rs[i]
-		prevSpace := i == 0 || unicode.IsSpace(rs[i-1]) || strings.ContainsRune("([,;:=", rs[i-1])
+		// After a range's dots a sign is the second end's: "-30..+30".
+		prevSpace := i == 0 || unicode.IsSpace(rs[i-1]) || strings.ContainsRune("([,;:=", rs[i-1]) || i > 1 && rs[i-1] == '.' && rs[i-2] == '.' && len(out) > 0 && out[len(out)-1].text == "to"
+
 		switch {
 		case unicode.IsSpace(r) && r != '\n':
 			i++
@@ -124,7 +154,7 @@ func tokenize(s string) []token {
 			// are a range, as a call's nested tuple is.
 			nested := top == '[' || len(opens) > 1 && opens[len(opens)-2] == '(' || !callOpen[len(callOpen)-1] && !calls()
 			switch {
-			case lastNum() && startsNumber(j) && nested:
+			case lastNum() && startsNumber(j) && nested && (top == '[' || calls() || tupleEnd(j)):
 				emit(token{kind: tWord, text: "to"})
 			case top == '[':
 				emit(token{kind: tSep, text: ","})
@@ -136,7 +166,7 @@ func tokenize(s string) []token {
 			// "10-50": a range.
 			emit(token{kind: tWord, text: "to"})
 			i++
-		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3)):
+		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3) || signAt(i+2)):
 			// "10..50", "10...50": a range, as in code and in notes.
 			emit(token{kind: tWord, text: "to"})
 			i += 2
@@ -150,6 +180,10 @@ func tokenize(s string) []token {
 		case r == '.' && calls() && i > 0 && i+1 < len(rs) && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsLetter(rs[i+1]):
 			// "cv2.BORDER_CONSTANT" inside a call: a dotted name, one argument's
 			// value, no full stop.
+			i++
+		case (r == '-' || r == '–') && i > 1 && rs[i-1] == ' ' && isDigit(i-2) && i+2 < len(rs) && rs[i+1] == ' ' && startsNumber(i+2) && lastNum():
+			// "10 - 20", "10 – 20": a range written with spaces round its hyphen.
+			emit(token{kind: tWord, text: "to"})
 			i++
 		case r == '-' && i > 0 && i+1 < len(rs) && rs[i-1] == ' ' && rs[i+1] == ' ' && !calls() && !(i > 1 && isDigit(i-2) && startsNumber(i+2)):
 			// A hyphen standing alone between words is a dash ("invert - each at
@@ -234,6 +268,24 @@ func tokenize(s string) []token {
 			j := i
 			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '\'' || rs[j] == '’') {
 				j++
+			}
+			// "q60-95", "quality80": a parameter's name run into its number is the
+			// name and the number (jpeg's q shorthand, or a word of four letters or
+			// more written in lower case; "rot90", "x10" and a class name,
+			// RandomRotate90, stay words).
+			if l := i; true {
+				for l < j && unicode.IsLetter(rs[l]) {
+					l++
+				}
+				digits := l < j
+				for d := l; d < j; d++ {
+					digits = digits && isDigit(d)
+				}
+				if digits && (l-i >= 4 && !upper(i, j) && (j == len(rs) || rs[j] != '(') || l-i == 1 && rs[i] == 'q') {
+					emit(token{kind: tWord, text: string(rs[i:l]), joined: i > 0 && rs[i-1] == '_'})
+					i = l
+					continue
+				}
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
 			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})

@@ -345,6 +345,12 @@ func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map
 				k := rd.intensity / 0.5
 				lo := max(prm.Min, prm.Default+(rg[0]-prm.Default)*k)
 				hi := min(prm.Max, prm.Default+(rg[1]-prm.Default)*k)
+				if kernelLimit(prm) {
+					// A kernel's range starts at albumentations' smallest kernel (3):
+					// the word widens or narrows it above that ("a bit of blur" is
+					// kernels 3..5, "strong" 3..9), never below it.
+					lo, hi = rg[0], min(prm.Max, rg[0]+(rg[1]-rg[0])*k)
+				}
 				drawSide(t, prm, n, [2]float64{lo, hi}, rd.sampleDir())
 				continue
 			}
@@ -375,6 +381,16 @@ func (p *Parser) fill(t *Transform, e *vocab.Entry, order []string, assigned map
 	if s := pr.Strength; s != nil && free(s.Parameter) {
 		setDrawn(t, e.Parameters[s.Parameter], s.Parameter, s.Lo, s.Hi)
 	}
+}
+
+// kernelLimit says the parameter reads albumentations' blur_limit (kernel sizes).
+func kernelLimit(prm *vocab.Parameter) bool {
+	for _, al := range prm.Also {
+		if al.As == "kernel_limit" {
+			return true
+		}
+	}
+	return false
 }
 
 func has(m map[string]float64, k string) bool { _, ok := m[k]; return ok }
@@ -544,6 +560,15 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		return q, n
 	}
+	// kernelBefore says a kernel size is named in the clause before k.
+	kernelBefore := func(k int) bool {
+		for j := 0; j < k && e != nil; j++ {
+			if kernelName(p.voc, e, seg, j) {
+				return true
+			}
+		}
+		return false
+	}
 	// value reads a number, a range or a size at k.
 	var value func(k int) (expr, int)
 	value = func(k int) (expr, int) {
@@ -612,6 +637,13 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		}
 		if w := word(k + n); w == "to" || w == "and" && k > 0 && word(k-1) == "between" {
 			if b, m := qty(k + n + 1); m > 0 {
+				return spanOf(a, b, joinTokens(seg[k:k+n+1+m])), n + 1 + m
+			}
+		}
+		if word(k+n) == "or" {
+			// "kernel 3 or 5": two odd kernel sizes are the range of kernels between
+			// them, as albumentations' blur_limit (3, 5) draws odd sizes.
+			if b, m := qty(k + n + 1); m > 0 && !a.signed && !b.signed && a.v < b.v && odd(a.v) && odd(b.v) && kernelBefore(k) {
 				return spanOf(a, b, joinTokens(seg[k:k+n+1+m])), n + 1 + m
 			}
 		}
@@ -943,6 +975,9 @@ func valueAfter(seg []token, k int, value func(int) (expr, int)) bool {
 	return n > 0
 }
 
+// odd says v is an odd whole number, as a kernel's size is.
+func odd(v float64) bool { return v == math.Trunc(v) && math.Mod(v, 2) == 1 }
+
 // kernelName says whether the words at k name a kernel size of e ("a 3 to 5 pixel
 // kernel": pixels of a kernel, not of a radius).
 func kernelName(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) bool {
@@ -1129,7 +1164,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 		v, pend, msg := convert(x.a, prm, dir, opt)
 		switch {
 		case msg != "":
-			r.issue("error", fmt.Sprintf("%s: %s", e.Name, msg), rangeHint(prm), e.Name, name)
+			r.issueAt("error", x.text, fmt.Sprintf("%s: %s", e.Name, msg), rangeHint(prm), e.Name, name)
 		case pend != nil:
 			t.Pending = append(t.Pending, *pend)
 			r.issue("warning", fmt.Sprintf("%s: %s: %s needs the image size to become a fraction of the long edge", e.Name, name, x.text),
@@ -1152,7 +1187,7 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	if m1 != "" || m2 != "" {
 		for _, m := range []string{m1, m2} {
 			if m != "" {
-				r.issue("error", fmt.Sprintf("%s: %s", e.Name, m), rangeHint(prm), e.Name, name)
+				r.issueAt("error", x.text, fmt.Sprintf("%s: %s", e.Name, m), rangeHint(prm), e.Name, name)
 			}
 		}
 		return
