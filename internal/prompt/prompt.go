@@ -535,12 +535,18 @@ type Result struct {
 	// described are the token places of phrases that say what the images are
 	// ("basically monochrome"): no example phrase makes them a transform.
 	described map[int]bool
+	// removals are the token places of phrases a removal verb asks to take out of the
+	// images ("remove salt and pepper noise"): no transform adds them.
+	removals map[int]bool
 	// choiceWords are the words that asked for one transform of several ("either",
 	// "one of the two"), read as a one_of group.
 	choiceWords []string
 	// said are the words that state the scale values are written on ("in 0-255
 	// pixel units").
 	said []string
+	// looks are the words of a phrase before "-ish" that say what the next transform
+	// looks like ("salt-and-pepper-ish pixel dropout"), each reported as a warning.
+	looks []string
 	// lackingAt are the places of albumentations transforms darkroom cannot do that
 	// the prose named: a clause after one that only says how often is its.
 	lackingAt []int
@@ -3090,6 +3096,12 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	for _, t := range seg {
 		if r.described[t.pos] {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", joinTokens(seg)), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			return
+		}
+	}
+	for _, t := range seg {
+		if r.removals[t.pos] {
+			r.unread(joinTokens(seg), fmt.Sprintf("%q asks to take something out of the images: darkroom's augmentations add effects and remove none, so nothing is applied for it", joinTokens(seg)), "clean the images before augmenting them; name a transform to add it", "")
 			return
 		}
 	}
