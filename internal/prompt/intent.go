@@ -817,12 +817,27 @@ func modifierOnly(seg []token) bool {
 	return has
 }
 
+// eachPiece says whether a clause with no phrase says the size of each piece the
+// transform before makes ("up to 6 holes, each at most 32x32 px", "8 holes, each 16 px"):
+// "each" and a size in pixels.
+func eachPiece(seg []token) bool {
+	if len(seg) < 2 || seg[0].kind != tWord || seg[0].text != "each" {
+		return false
+	}
+	for _, t := range seg {
+		if t.kind == tSize || t.kind == tWord && (units[t.text] == "px") {
+			return hasNumber(seg)
+		}
+	}
+	return false
+}
+
 // joinModifiers joins a clause that only says how much to the clause before it, so its
 // intensity reads as that transform's ("shift scale rotate, small amounts").
 func joinModifiers(toks []token, cls []clause) []clause {
 	var out []clause
 	for _, c := range cls {
-		if n := len(out); n > 0 && len(c.matches) == 0 && len(out[n-1].matches) > 0 && modifierOnly(toks[c.start:c.end]) {
+		if n := len(out); n > 0 && len(c.matches) == 0 && (len(out[n-1].matches) > 0 && modifierOnly(toks[c.start:c.end]) || eachPiece(toks[c.start:c.end])) {
 			out[n-1].end = c.end
 			continue
 		}
