@@ -621,6 +621,19 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 			}
 		}
 		prev := ms[i-1]
+		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start > prev.end && m.end < len(toks) && toks[m.end].kind == tNum {
+			// "optical distortion (distort 0.05, shift 0.05)": a name and a value
+			// inside the parenthesis after a transform, not at its start, is a
+			// parameter of that transform, not a step of its own; its words stay
+			// unread and listed when the transform has no such parameter.
+			open := m.start
+			for open > prev.end && toks[open-1].depth >= t.depth {
+				open--
+			}
+			if open == prev.end && open < m.start {
+				drop[i] = true
+			}
+		}
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
 			drop[i-1] = true
 		}
