@@ -303,7 +303,7 @@ func TestEveryWordAccounted(t *testing.T) {
 		for _, u := range r.Unread() {
 			words(u.Phrase)
 		}
-		for _, said := range [][]string{r.Excluded, r.negated, r.groupArgs, r.bounds, r.choiceWords, r.said} {
+		for _, said := range [][]string{r.Excluded, r.negated, r.groupArgs, r.bounds, r.choiceWords, r.said, r.looks} {
 			for _, x := range said {
 				words(x)
 			}

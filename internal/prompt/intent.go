@@ -221,6 +221,31 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			(negated && prevEnd == o || negEnd[o-1]) {
 			neg = o
 		}
+		if neg < 0 && m.start > 0 && removalVerbs[toks[m.start-1].text] || neg < 0 && m.start > 1 && removalVerbs[toks[m.start-2].text] && filler[toks[m.start-1].text] {
+			// "remove salt and pepper noise", "removing the blur": what the images
+			// have and should lose is no effect to add; its words stay unread and
+			// listed with why.
+			if r.removals == nil {
+				r.removals = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.removals[toks[j].pos] = true
+			}
+			negated = false
+			continue
+		}
+		if neg < 0 && p.namesPieces(toks, m) {
+			// "steel surface defect crops", "face recognition crops 112x112": the
+			// pieces the dataset is made of, not a crop to run.
+			if r.described == nil {
+				r.described = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.described[toks[j].pos] = true
+			}
+			negated = false
+			continue
+		}
 		if neg < 0 && describesData(toks, m.start, m.end, ms) {
 			if r.described == nil {
 				r.described = map[int]bool{}
@@ -228,10 +253,13 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			for j := m.start; j < m.end; j++ {
 				r.described[toks[j].pos] = true
 			}
+			if m.end < len(toks) && afterHedges[toks[m.end].text] {
+				r.described[toks[m.end].pos] = true
+			}
 			// "scanners are mono anyway", "(scanned, mostly grayscale)": what the
 			// images are, not a transform to run; its words stay unread and listed,
 			// and a frequency word in it ("mostly") is no transform's p.
-			for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord; j-- {
+			for j := m.start - 1; j >= 0 && j >= m.start-3 && toks[j].kind == tWord && toks[j].text != "for"; j-- {
 				if frequency[toks[j].text] > 0 {
 					toks[j] = consumed(toks[j])
 				}
@@ -397,6 +425,35 @@ var dataHedges = map[string]bool{
 	"mostly": true, "entirely": true, "anyway": true, "already": true, "inherently": true, "naturally": true,
 }
 
+// afterHedges after a phrase that ends its clause say the images already are so
+// ("grayscale already", "blurry anyway").
+var afterHedges = map[string]bool{"already": true, "anyway": true}
+
+// removalVerbs before a phrase ask to take it out of the images ("remove salt and
+// pepper noise", "get rid of blur").
+var removalVerbs = map[string]bool{"remove": true, "removing": true, "removes": true, "eliminate": true, "denoise": true, "rid": true, "suppress": true}
+
+// pieceNouns name the pieces a dataset is cut into ("defect crops", "recognition
+// crops", "tissue patches").
+var pieceNouns = map[string]bool{"crops": true, "patches": true, "chips": true, "cutouts": true}
+
+// namesPieces says whether a one-word phrase of pieceNouns ends a noun phrase that
+// opens its clause and whose other words no phrase has and no request or negator
+// is ("steel surface defect crops, ...", "face recognition crops 112x112: ..."): it
+// names what the images are. "random crops", "center crops" keep a phrase's word.
+func (p *Parser) namesPieces(toks []token, m match) bool {
+	if m.end != m.start+1 || !pieceNouns[toks[m.start].text] || m.start == 0 || toks[m.start-1].kind != tWord {
+		return false
+	}
+	for j := m.start - 1; j >= 0 && toks[j].kind != tSep; j-- {
+		t := toks[j]
+		if t.kind != tWord || t.code || t.depth > 0 || p.words[t.text] || knownWord(t.text) || requestWords[t.text] || negators[t.text] {
+			return false
+		}
+	}
+	return true
+}
+
 // describesData says whether the phrase starting at start is the predicate of a copula
 // ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
 // frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
@@ -466,6 +523,16 @@ func describesData(toks []token, start, end int, ms []match) bool {
 			}
 		}
 	}
+	// "gaussian blur now and then for out-of-focus scans": a phrase between "for" and
+	// a noun of images says which images the transform before is for.
+	if start > 0 && toks[start-1].text == "for" && end < len(toks) && dataNouns[toks[end].text] {
+		return true
+	}
+	// "grayscale already", "mono anyway": a hedge right after a phrase that ends its
+	// clause says the images are so.
+	if end < len(toks) && afterHedges[toks[end].text] && (end+1 == len(toks) || toks[end+1].kind == tSep) {
+		return true
+	}
 	// "IR cameras so basically monochrome": a hedge of how the images are before a
 	// phrase that ends its clause.
 	if start > 0 && dataHedges[toks[start-1].text] && (end == len(toks) || toks[end].kind == tSep || toks[end].text == "anyway") {
@@ -527,6 +594,17 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 		if i == 0 {
 			continue
 		}
+		if prev := ms[i-1]; prev.end+1 == m.start && toks[prev.end].text == "ish" {
+			// "salt-and-pepper-ish pixel dropout": the phrase before "-ish" says
+			// what the one after looks like; only the one after is a transform.
+			drop[i-1] = true
+			words := joinTokens(toks[prev.start : prev.end+1])
+			for j := prev.start; j <= prev.end; j++ {
+				toks[j] = consumed(toks[j])
+			}
+			r.looks = append(r.looks, words)
+			r.issue("warning", fmt.Sprintf("%q: read as what %s looks like, not as a transform of its own", words, strings.Join(m.claims, " or ")), "", m.claims[0], "")
+		}
 		if p.colourOfFill(toks, ms[i-1], m) {
 			// "pad to square with dark gray": the colour the pad fills with.
 			drop[i] = true
@@ -543,6 +621,19 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 			}
 		}
 		prev := ms[i-1]
+		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start > prev.end && m.end < len(toks) && toks[m.end].kind == tNum {
+			// "optical distortion (distort 0.05, shift 0.05)": a name and a value
+			// inside the parenthesis after a transform, not at its start, is a
+			// parameter of that transform, not a step of its own; its words stay
+			// unread and listed when the transform has no such parameter.
+			open := m.start
+			for open > prev.end && toks[open-1].depth >= t.depth {
+				open--
+			}
+			if open == prev.end && open < m.start {
+				drop[i] = true
+			}
+		}
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start == prev.end {
 			drop[i-1] = true
 		}
@@ -739,12 +830,27 @@ func modifierOnly(seg []token) bool {
 	return has
 }
 
+// eachPiece says whether a clause with no phrase says the size of each piece the
+// transform before makes ("up to 6 holes, each at most 32x32 px", "8 holes, each 16 px"):
+// "each" and a size in pixels.
+func eachPiece(seg []token) bool {
+	if len(seg) < 2 || seg[0].kind != tWord || seg[0].text != "each" {
+		return false
+	}
+	for _, t := range seg {
+		if t.kind == tSize || t.kind == tWord && (units[t.text] == "px") {
+			return hasNumber(seg)
+		}
+	}
+	return false
+}
+
 // joinModifiers joins a clause that only says how much to the clause before it, so its
 // intensity reads as that transform's ("shift scale rotate, small amounts").
 func joinModifiers(toks []token, cls []clause) []clause {
 	var out []clause
 	for _, c := range cls {
-		if n := len(out); n > 0 && len(c.matches) == 0 && len(out[n-1].matches) > 0 && modifierOnly(toks[c.start:c.end]) {
+		if n := len(out); n > 0 && len(c.matches) == 0 && (len(out[n-1].matches) > 0 && modifierOnly(toks[c.start:c.end]) || eachPiece(toks[c.start:c.end])) {
 			out[n-1].end = c.end
 			continue
 		}

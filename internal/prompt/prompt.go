@@ -535,12 +535,18 @@ type Result struct {
 	// described are the token places of phrases that say what the images are
 	// ("basically monochrome"): no example phrase makes them a transform.
 	described map[int]bool
+	// removals are the token places of phrases a removal verb asks to take out of the
+	// images ("remove salt and pepper noise"): no transform adds them.
+	removals map[int]bool
 	// choiceWords are the words that asked for one transform of several ("either",
 	// "one of the two"), read as a one_of group.
 	choiceWords []string
 	// said are the words that state the scale values are written on ("in 0-255
 	// pixel units").
 	said []string
+	// looks are the words of a phrase before "-ish" that say what the next transform
+	// looks like ("salt-and-pepper-ish pixel dropout"), each reported as a warning.
+	looks []string
 	// lackingAt are the places of albumentations transforms darkroom cannot do that
 	// the prose named: a clause after one that only says how often is its.
 	lackingAt []int
@@ -552,6 +558,9 @@ type Result struct {
 	// p adds up to the group's. choiceAfter are those said with "one of:" a list, to
 	// the place of the colon: the transforms after it are the choice.
 	choiceBoth, choiceAfter map[int]int
+	// choiceSome are the choices said with "pick 2 of the 3", by their first place,
+	// to how many of the list each image gets: albumentations' SomeOf.
+	choiceSome map[int]int
 	// only are the kinds the prompt restricts itself to ("geometry only"), with
 	// their words, checked once the prompt is read.
 	only [][2]string
@@ -1391,13 +1400,13 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 		}
 		return ""
 	}
-	start := 0
+	start, prevStart := 0, -1
 	for k := 0; k <= len(toks); k++ {
 		if k < len(toks) && !(toks[k].kind == tSep && (toks[k].text == "." || toks[k].text == ";" || toks[k].text == "!" || toks[k].text == "?")) {
 			continue
 		}
 		var said []int
-		or, both, after := false, -1, -1
+		or, both, after, some, back := false, -1, -1, 0, -1
 		for j := start; j < k; j++ {
 			switch {
 			case word(j) == "or":
@@ -1473,6 +1482,37 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				after = toks[j+1].pos
 				j++
 				or = true
+			case someVerbs[word(j)] && countAt(toks, j+1) >= 2 && word(j+2) == "of":
+				// "pick 2 of the 3", "apply two of these", "any 2 of: a, b, c":
+				// albumentations' SomeOf, that many different ones of the list.
+				n := 3
+				switch {
+				case word(j+3) == "the" && countAt(toks, j+4) >= 2:
+					n = 5
+				case word(j+3) == "these" || word(j+3) == "them" || word(j+3) == "those" || word(j+3) == "the" && word(j+4) == "following":
+					n = 4
+					if word(j+3) == "the" {
+						n = 5
+					}
+				}
+				if j+n < k && toks[j+n].text == ":" {
+					// "then pick 2 of the 3: blur, noise, jpeg": the list follows.
+					after = toks[j+n].pos
+					n++
+				} else if !listAfter(toks[j+n:k]) && prevStart >= 0 && j == start {
+					// "blur, sharpen or emboss; choose 2 of them": the list is the
+					// sentence before.
+					back = prevStart
+				}
+				if j > start && (word(j-1) == "randomly" || word(j-1) == "random") {
+					said = append(said, j-1)
+				}
+				for i := 0; i < n; i++ {
+					said = append(said, j+i)
+				}
+				some = countAt(toks, j+1)
+				j += n - 1
+				or = true
 			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
 				said = append(said, j, j+1)
 				j++
@@ -1503,6 +1543,12 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			if start < len(toks) {
 				from = toks[start].pos
 			}
+			if back >= 0 {
+				from = toks[back].pos
+				if n := len(out); n > 0 && out[n-1][0] == from {
+					out = out[:n-1]
+				}
+			}
 			out = append(out, [2]int{from, to})
 			if r.choiceBoth == nil {
 				r.choiceBoth, r.choiceAfter = map[int]int{}, map[int]int{}
@@ -1513,11 +1559,36 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 			if after >= 0 {
 				r.choiceAfter[from] = after
 			}
+			if some > 0 {
+				if r.choiceSome == nil {
+					r.choiceSome = map[int]int{}
+				}
+				r.choiceSome[from] = some
+			}
 		}
-		start = k + 1
+		prevStart, start = start, k+1
 	}
 	r.choices = out
 	return out
+}
+
+// someVerbs before a count and "of" ask for that many of a list ("pick 2 of the 3",
+// "apply two of these", "any 2 of: ...").
+var someVerbs = map[string]bool{"pick": true, "choose": true, "select": true, "apply": true, "any": true, "use": true, "picks": true, "chooses": true}
+
+// countAt returns the count a number or number word at k says (2 for "2" and
+// "two"), or 0.
+func countAt(toks []token, k int) int {
+	if k < 0 || k >= len(toks) || toks[k].code {
+		return 0
+	}
+	if t := toks[k]; t.kind == tNum && !t.signed && t.num == float64(int(t.num)) && t.num >= 1 && t.num <= 20 {
+		return int(t.num)
+	}
+	if toks[k].kind == tWord {
+		return numberWords[toks[k].text]
+	}
+	return 0
 }
 
 // listBreak says whether words between two transforms end a list of choices: a
@@ -1685,6 +1756,9 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 		}
 		ids++
 		g := &Group{ID: ids, Kind: "one_of", P: 1}
+		if n, ok := r.choiceSome[c[0]]; ok {
+			g.Kind, g.N = "some_of", n
+		}
 		sum, each := 0.0, true
 		for _, i := range chain {
 			if t := &r.Transforms[i]; t.pSet && !t.pCode {
@@ -3090,6 +3164,12 @@ func (p *Parser) unmatched(r *Result, seg []token, opt Options) {
 	for _, t := range seg {
 		if r.described[t.pos] {
 			r.unread(joinTokens(seg), fmt.Sprintf("%q says what the images are, not a transform to run; nothing is applied for it", joinTokens(seg)), "name the transform as a request (\"convert to gray\") to have it applied", "")
+			return
+		}
+	}
+	for _, t := range seg {
+		if r.removals[t.pos] {
+			r.unread(joinTokens(seg), fmt.Sprintf("%q asks to take something out of the images: darkroom's augmentations add effects and remove none, so nothing is applied for it", joinTokens(seg)), "clean the images before augmenting them; name a transform to add it", "")
 			return
 		}
 	}
