@@ -539,7 +539,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		if k >= len(seg) || seg[k].kind != tNum {
 			return quantity{}, 0
 		}
-		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k > 2 && seg[k-2].kind == tNum) && !(k > 3 && seg[k-3].kind == tNum)}
+		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k >= 2 && seg[k-2].kind == tNum) && !(k >= 3 && seg[k-3].kind == tNum)}
 		n := 1
 		if u := units[word(k+1)]; u == "px" && levelWords[word(k+2)] {
 			// "5-15 pixel values", "10 grey levels": on albumentations' 0..255.
