@@ -20,7 +20,10 @@
 // interpretations, chosen), complexity_score, estimated_execution_time, plus valid (no
 // error-severity issue) and preset (a preset the prompt names: "apply the segmentation
 // preset"; run it with vocab.Vocabulary.Preset). Parse never fails and never clamps:
-// what it cannot use is an Issue. augment_image should refuse a prompt whose Result is
+// what it cannot use is an Issue. A step whose words give a value outside its
+// parameter's range is left out, its words listed as a warning with the range, and the
+// rest of the prompt runs (Strict keeps it an error; so does a prompt with no other
+// step). augment_image should refuse a prompt whose Result is
 // not Valid (invalid_input, with the issues as details), parse with the decoded image's
 // Width and Height so pixel values convert, and sample each Range and P from its seed;
 // Values are fixed. A parameter in neither keeps the entry's default.

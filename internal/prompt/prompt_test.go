@@ -3,6 +3,7 @@ package prompt
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -332,6 +333,43 @@ func TestLacking(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%q: %q not listed with %q; unread: %+v", c.prompt, c.unread, c.why, r.Unread())
+		}
+	}
+}
+
+// TestFaultedStepLeftOut: a step whose value darkroom cannot take is left out and named
+// with why, and the rest of the prompt runs (as a pipeline's out-of-range transform is
+// skipped); nothing runs in its place. With nothing left, or in strict mode, the prompt
+// stays invalid.
+func TestFaultedStepLeftOut(t *testing.T) {
+	p := testParser(t)
+	for _, c := range []struct {
+		prompt string
+		strict bool
+		valid  bool
+		kept   []string
+		unread string
+	}{
+		{"flip horizontally, elastic transform sigma 4, rotate 10", false, true, []string{"flip_horizontal", "rotate"}, "elastic transform"},
+		{"rotate 200 degrees and flip vertically", false, true, []string{"flip_vertical"}, "rotate"},
+		{"rotate 200 degrees and flip vertically", true, false, []string{"rotate", "flip_vertical"}, ""},
+		{"rotate 200 degrees", false, false, []string{"rotate"}, ""},
+	} {
+		r := p.Parse(c.prompt, Options{Strict: c.strict, Width: 1024, Height: 768})
+		var got []string
+		for _, tr := range r.Transforms {
+			got = append(got, tr.Entry)
+		}
+		if r.Valid != c.valid || !slices.Equal(got, c.kept) {
+			t.Errorf("%q strict %v: valid %v steps %v, want %v %v (%+v)", c.prompt, c.strict, r.Valid, got, c.valid, c.kept, r.Errors)
+			continue
+		}
+		said := false
+		for _, is := range r.Unread() {
+			said = said || is.Phrase == c.unread && strings.Contains(is.Message, "not applied") && strings.Contains(is.Message, "is outside")
+		}
+		if c.unread != "" && !said {
+			t.Errorf("%q: %q not listed as left out with its range: %+v", c.prompt, c.unread, r.Errors)
 		}
 	}
 }

@@ -1516,6 +1516,7 @@ func formatNumber(f float64) string {
 
 // finish fills what depends on the whole parse: validity, complexity, the estimate.
 func (r *Result) finish(p *Parser, opt Options) {
+	r.leaveOutFaulted(opt)
 	r.Valid = !r.hasError()
 	for i := range r.Transforms {
 		// JSON readers get {} rather than null for "no parameters given".
@@ -1544,6 +1545,57 @@ func (r *Result) finish(p *Parser, opt Options) {
 	}
 	r.Estimate = p.Estimate(r.Transforms, w, h)
 	sort.SliceStable(r.Errors, func(i, j int) bool { return r.Errors[i].Severity == "error" && r.Errors[j].Severity != "error" })
+}
+
+// leaveOutFaulted leaves out each step whose words gave a value darkroom cannot take
+// (outside its parameter's range, a size the entry has no side for) and says so as a
+// warning naming the step's words, so the rest of the prompt runs, as a pipeline's
+// transform with such a value is skipped (augment's albumentations reading): "elastic
+// sigma 4, flip" flips and lists "elastic" with the range. The errors stay errors (the
+// prompt invalid) in strict mode, when every step is at fault (nothing would run) and
+// when an error is not a step's.
+func (r *Result) leaveOutFaulted(opt Options) {
+	if opt.Strict {
+		return
+	}
+	owner := make([]int, len(r.Errors)) // the index of the step an error is about, -1 for none
+	bad := map[int]bool{}
+	for i, e := range r.Errors {
+		owner[i] = -1
+		if e.Severity != "error" {
+			continue
+		}
+		best := -1
+		for j, t := range r.Transforms {
+			// The step read from the words the error is of; a transform merged into
+			// an earlier one of its entry ("affine: rotate 5, shear 90") is that one.
+			if e.of > 0 && t.Entry == e.Entry && t.at <= e.of-1 && (best < 0 || t.at > r.Transforms[best].at) {
+				best = j
+			}
+		}
+		if best < 0 {
+			return
+		}
+		owner[i], bad[best] = best, true
+	}
+	if len(bad) == 0 || len(bad) == len(r.Transforms) && r.Preset == "" {
+		return
+	}
+	for i := range r.Errors {
+		if j := owner[i]; j >= 0 {
+			t := r.Transforms[j]
+			r.Errors[i].Severity = "warning"
+			r.Errors[i].Message = fmt.Sprintf("%q (%s) not applied: %s", t.Phrase, t.Entry, r.Errors[i].Message)
+			r.Errors[i].Phrase = t.Phrase
+		}
+	}
+	kept := r.Transforms[:0]
+	for j, t := range r.Transforms {
+		if !bad[j] {
+			kept = append(kept, t)
+		}
+	}
+	r.Transforms = kept
 }
 
 // areaParam is the parameter of e that reads a size in pixels as an area (also with
