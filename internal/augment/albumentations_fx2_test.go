@@ -82,15 +82,8 @@ func TestWeatherGeometryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Transform struct {
-			Transforms []map[string]any `json:"transforms"`
-		} `json:"transform"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(skipped) != 1 || skipped[0].Entry != "random_sun_flare" || doc.Transform.Transforms[0]["src_radius"] != float64(400) {
-		t.Errorf("a drawn radius: skipped %v, written %v", skipped, doc.Transform.Transforms[0]["src_radius"])
+	ts := exportedTransforms(t, out)
+	if len(skipped) != 1 || skipped[0].Entry != "random_sun_flare" || ts[0]["src_radius"] != float64(400) {
+		t.Errorf("a drawn radius: skipped %v, written %v", skipped, ts[0]["src_radius"])
 	}
 }

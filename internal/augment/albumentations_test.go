@@ -356,6 +356,20 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 }
 
+// exportedTransforms is the list of transforms an albumentations.json holds.
+func exportedTransforms(t *testing.T, out []byte) []map[string]any {
+	t.Helper()
+	var doc struct {
+		Transform struct {
+			Transforms []map[string]any `json:"transforms"`
+		} `json:"transform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Transform.Transforms
+}
+
 // dropWrittenDefaults removes from read the parameters an export wrote at darkroom's
 // defaults (albumentations' differ, so they are written) that written did not give:
 // read back, the pipeline is then compared step for step with the one written.
@@ -459,15 +473,7 @@ func TestImportPixelSizesOfTheFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Transform struct {
-			Transforms []map[string]any `json:"transforms"`
-		} `json:"transform"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatal(err)
-	}
-	ts := doc.Transform.Transforms
+	ts := exportedTransforms(t, out)
 	// resize_max_size has no writer (LongestMaxSize and SmallestMaxSize are one
 	// entry); the rest come back in albumentations' pixels.
 	if len(skipped) != 1 || skipped[0].Entry != "resize_max_size" || len(ts) != 4 {
