@@ -1581,21 +1581,34 @@ func (r *Result) leaveOutFaulted(opt Options) {
 	if len(bad) == 0 || len(bad) == len(r.Transforms) && r.Preset == "" {
 		return
 	}
-	for i := range r.Errors {
-		if j := owner[i]; j >= 0 {
-			t := r.Transforms[j]
-			r.Errors[i].Severity = "warning"
-			r.Errors[i].Message = fmt.Sprintf("%q (%s) not applied: %s", t.Phrase, t.Entry, r.Errors[i].Message)
-			r.Errors[i].Phrase = t.Phrase
+	// One warning a step left out, with every reason its words gave (a "±200" is
+	// two values out of range, one phrase to list).
+	first := map[int]int{}
+	kept := r.Errors[:0]
+	for i, e := range r.Errors {
+		j := owner[i]
+		if j < 0 {
+			kept = append(kept, e)
+			continue
 		}
+		if k, ok := first[j]; ok {
+			kept[k].Message += "; " + e.Message
+			continue
+		}
+		t := r.Transforms[j]
+		e.Severity, e.Phrase = "warning", t.Phrase
+		e.Message = fmt.Sprintf("%q (%s) not applied: %s", t.Phrase, t.Entry, e.Message)
+		first[j] = len(kept)
+		kept = append(kept, e)
 	}
-	kept := r.Transforms[:0]
+	r.Errors = kept
+	steps := r.Transforms[:0]
 	for j, t := range r.Transforms {
 		if !bad[j] {
-			kept = append(kept, t)
+			steps = append(steps, t)
 		}
 	}
-	r.Transforms = kept
+	r.Transforms = steps
 }
 
 // areaParam is the parameter of e that reads a size in pixels as an area (also with
