@@ -391,7 +391,13 @@ func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	}
 	k[1][1] += 1 - al
-	step := embossStep(size, rc.long(src))
+	return kernel3Disp(rc, src, k, embossStep(size, rc.long(src))), nil
+}
+
+// kernel3Disp convolves the display values of src with the 3x3 kernel k, its taps step
+// pixels apart and edges repeated, clips the result below at 0 and returns it in linear
+// light: albumentations' filter2D on 8-bit values, for emboss and sharpen_kernel.
+func kernel3Disp(rc *runCtx, src *Image, k [3][3]float32, step int) *Image {
 	w, h := src.W, src.H
 	disp := rc.floats(len(src.Pix))
 	parallelRows(h, func(lo, hi int) {
@@ -423,7 +429,7 @@ func opEmboss(rc *runCtx, src *Image, a Args) (*Image, error) {
 		}
 	})
 	rc.release(disp)
-	return dst, nil
+	return dst
 }
 
 // opDownscale lowers the resolution and scales back up (albumentations Downscale), as

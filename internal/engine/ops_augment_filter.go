@@ -345,32 +345,9 @@ func opSharpenKernel(rc *runCtx, src *Image, a Args) (*Image, error) {
 		return src, nil
 	}
 	al := float32(alpha)
-	edge := -al
-	centre := 1 - al + al*(8+float32(lightness))
-	step := embossStep(size, rc.long(src))
-	w, h := src.W, src.H
-	disp := rc.floats(len(src.Pix))
-	parallelRows(h, func(lo, hi int) {
-		for i := 3 * lo * w; i < 3*hi*w; i++ {
-			disp[i] = toDisp(src.Pix[i])
-		}
-	})
-	dst := rc.image(w, h)
-	parallelRows(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			up, mid, down := disp[3*max(y-step, 0)*w:], disp[3*y*w:], disp[3*min(y+step, h-1)*w:]
-			for x := range w {
-				l, rr := 3*max(x-step, 0), 3*min(x+step, w-1)
-				xc := 3 * x
-				for c := range 3 {
-					ring := up[l+c] + up[xc+c] + up[rr+c] + mid[l+c] + mid[rr+c] + down[l+c] + down[xc+c] + down[rr+c]
-					dst.Pix[3*(y*w+x)+c] = nonNeg(fromDisp(centre*mid[xc+c] + edge*ring))
-				}
-			}
-		}
-	})
-	rc.release(disp)
-	return dst, nil
+	e, centre := -al, 1-al+al*(8+float32(lightness))
+	k := [3][3]float32{{e, e, e}, {e, centre, e}, {e, e, e}}
+	return kernel3Disp(rc, src, k, embossStep(size, rc.long(src))), nil
 }
 
 // solarizeSlack is how far below the threshold a display value still counts as at
