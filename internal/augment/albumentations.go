@@ -51,6 +51,7 @@ type AlbuReading struct {
 	Steps    []AlbuStep        `json:"steps"`
 	Accept   map[string][]any  `json:"accept"`
 	Unread   map[string]string `json:"unread"`
+	Same     map[string]string `json:"same"`
 	Note     string            `json:"note"`
 	WriteSet map[string]any    `json:"write_set"`
 	Write    bool              `json:"write"`
@@ -79,10 +80,12 @@ type AlbuSource struct {
 	Scale    float64 `json:"scale"`
 	Offset   float64 `json:"offset"`
 	Per      string  `json:"per"`
-	Add      float64 `json:"add"`
-	Dialect  string  `json:"dialect"`
-	Integer  bool    `json:"integer"`
-	Single   bool    `json:"single"`
+	// FractionOf is the side a value below 1 is a fraction of (pixels otherwise).
+	FractionOf string  `json:"fraction_of"`
+	Add        float64 `json:"add"`
+	Dialect    string  `json:"dialect"`
+	Integer    bool    `json:"integer"`
+	Single     bool    `json:"single"`
 }
 
 // NewAlbuMap reads the albumentations readings as the contract checked them
@@ -494,8 +497,11 @@ func (im *importer) leaf(t map[string]any, cls string, g *Group, forced bool, at
 			continue
 		}
 		if why, ok := r.Unread[k]; ok {
-			// A parameter at zero asks for nothing (a shift limit of 0).
-			if val != nil && !isZero(val) {
+			// A parameter at zero asks for nothing (a shift limit of 0), nor one
+			// equal to the parameter darkroom reads for it (a square hole's width).
+			other, same := r.Same[k]
+			same = same && reflect.DeepEqual(normal(val), normal(t[other]))
+			if val != nil && !isZero(val) && !same {
 				im.skip(cls, fmt.Sprintf("parameter %s=%s: %s", k, fmtAny(val), why))
 			}
 			continue
@@ -761,7 +767,12 @@ func (im *importer) convert(src AlbuSource, lo, hi float64) (Value, error) {
 	if src.Per != "none" && src.Per != "" {
 		im.out.SizeDependent = true
 	}
+	side := 1.0
+	if src.FractionOf != "none" && src.FractionOf != "" && lo > 0 && (hi < 1 || hi == 1 && lo < 1) {
+		side = im.per(AlbuSource{Per: src.FractionOf})
+	}
 	one := func(v float64) (float64, error) {
+		v *= side
 		switch src.Fn {
 		case "sqrt":
 			if v < 0 {

@@ -157,6 +157,8 @@ func TestImportUnits(t *testing.T) {
 			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": Fixed(6), "size": Fixed(0.05), "fill": Fixed(0)}}},
 		{"2.x num_holes_range", `{"__class_fullname__": "CoarseDropout", "num_holes_range": [2, 5], "hole_height_range": [20, 40], "p": 1}`,
 			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": {2, 5}, "size": {0.02, 0.04}, "fill": Fixed(0)}}},
+		{"2.x hole sizes below 1 are fractions of the height, fill is 2.x's fill_value", `{"__class_fullname__": "CoarseDropout", "num_holes_range": [1, 3], "hole_height_range": [0.1, 0.2], "hole_width_range": [0.1, 0.2], "fill": 255, "p": 1}`,
+			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": {1, 3}, "size": {0.05, 0.1}, "fill": Fixed(1)}}},
 		{"a crop in pixels is a fraction of each side", `{"__class_fullname__": "CenterCrop", "height": 250, "width": 800, "p": 1}`,
 			Step{Entry: "center_crop", P: 1, Params: map[string]Value{"height": Fixed(0.5), "width": Fixed(0.8)}}},
 		{"scale_limit is around 1", `{"__class_fullname__": "RandomScale", "scale_limit": [-0.2, 0.3], "p": 1}`,
@@ -200,7 +202,9 @@ func TestImportSkipped(t *testing.T) {
 		{"__class_fullname__": "MadeUpTransform", "p": 0.5},
 		{"__class_fullname__": "Rotate", "limit": 10, "border_mode": 1, "p": 0.5},
 		{"__class_fullname__": "HorizontalFlip", "p": 0.5, "frobnicate": 3},
-		{"__class_fullname__": "Blur", "blur_limit": [301, 301], "p": 0.5}
+		{"__class_fullname__": "Blur", "blur_limit": [301, 301], "p": 0.5},
+		{"__class_fullname__": "CoarseDropout", "max_holes": 4, "max_height": 30, "max_width": 30, "min_holes": 4, "min_height": 30, "min_width": 30, "p": 0.5},
+		{"__class_fullname__": "CoarseDropout", "max_holes": 4, "max_height": 30, "max_width": 60, "p": 0.5}
 	], "bbox_params": {"format": "coco", "min_area": 10, "min_visibility": 0}}}`
 	imp, err := m.Import([]byte(raw), voc, 400, 300)
 	if err != nil {
@@ -217,12 +221,14 @@ func TestImportSkipped(t *testing.T) {
 		"Rotate: parameter border_mode=1: darkroom does only 4",
 		"HorizontalFlip: parameter frobnicate=3: darkroom does not read it",
 		"Blur: radius 0.375 (from blur_limit) is outside darkroom's blur range [0, 0.05] at 400x300",
+		// Square holes are darkroom's: only a width unlike the height is said.
+		"CoarseDropout: parameter max_width=60: darkroom's holes are squares of side max_height",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
-	if n := len(imp.Pipeline); n != 2 {
-		t.Errorf("%d steps, want Rotate and HorizontalFlip", n)
+	if n := len(imp.Pipeline); n != 4 {
+		t.Errorf("%d steps, want Rotate, HorizontalFlip and the two CoarseDropouts", n)
 	}
 	// Nothing darkroom can do is an error naming every transform.
 	_, err = m.Import([]byte(`{"transform": {"__class_fullname__": "Compose", "transforms": [{"__class_fullname__": "Normalize"}]}}`), voc, 10, 10)
