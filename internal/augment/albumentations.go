@@ -720,6 +720,8 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 			return min(0, x), max(0, x), nil
 		case "one_to":
 			return min(1, x), max(1, x), nil
+		case "around_one":
+			return max(0, 1-math.Abs(x)), 1 + math.Abs(x), nil
 		case "kernel":
 			return min(3, x), max(3, x), nil
 		}

@@ -159,6 +159,8 @@ func TestImportUnits(t *testing.T) {
 			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": {2, 5}, "size": {0.02, 0.04}, "fill": Fixed(0)}}},
 		{"2.x hole sizes below 1 are fractions of the height, fill is 2.x's fill_value", `{"__class_fullname__": "CoarseDropout", "num_holes_range": [1, 3], "hole_height_range": [0.1, 0.2], "hole_width_range": [0.1, 0.2], "fill": 255, "p": 1}`,
 			Step{Entry: "cutout", P: 1, Params: map[string]Value{"holes": {1, 3}, "size": {0.05, 0.1}, "fill": Fixed(1)}}},
+		{"ColorJitter's scalar factor is 1 ± x, contrast about the mean", `{"__class_fullname__": "ColorJitter", "brightness": 0, "contrast": 0.3, "saturation": [0.5, 1.5], "hue": 0, "p": 1}`,
+			Step{Entry: "color_jitter", P: 1, Params: map[string]Value{"brightness": Fixed(0), "contrast": {-0.3, 0.3}, "saturation": {-0.5, 0.5}, "hue": Fixed(0)}}},
 		{"a crop in pixels is a fraction of each side", `{"__class_fullname__": "CenterCrop", "height": 250, "width": 800, "p": 1}`,
 			Step{Entry: "center_crop", P: 1, Params: map[string]Value{"height": Fixed(0.5), "width": Fixed(0.8)}}},
 		{"scale_limit is around 1", `{"__class_fullname__": "RandomScale", "scale_limit": [-0.2, 0.3], "p": 1}`,
@@ -359,6 +361,23 @@ func TestExportRoundTrip(t *testing.T) {
 	if len(doc.Skipped) != 1 || len(doc.Transform.Transforms) != 1 || doc.Transform.Transforms[0]["__class_fullname__"] != "VerticalFlip" ||
 		doc.Transform.BboxParams["format"] != "coco" || doc.Transform.BboxParams["min_visibility"] != 0.2 {
 		t.Errorf("albumentations.json:\n%s", out)
+	}
+}
+
+// TestExportColorJitterUnset: a factor darkroom leaves at 1 is written as the range
+// [1, 1]: albumentations reads a lone 1 as 1 ± 1, brightness from black to twice.
+func TestExportColorJitterUnset(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	p := Pipeline{{Entry: "color_jitter", P: 1, Params: map[string]Value{"saturation": {-0.3, 0.3}}}}
+	out, skipped, err := m.Export(p, voc, 1000, 500, ExportOptions{})
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("export: %v, skipped %v", err, skipped)
+	}
+	ts := exportedTransforms(t, out)
+	got := []any{ts[0]["brightness"], ts[0]["contrast"], ts[0]["saturation"]}
+	want := []any{[]any{1.0, 1.0}, []any{1.0, 1.0}, []any{0.7, 1.3}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ColorJitter written (-want +got):\n%s\n%s", diff, out)
 	}
 }
 

@@ -70,6 +70,8 @@ func TestOpenCVParity(t *testing.T) {
 		// RandomBrightnessContrast's "contrast" in 1.3.1 is a gain: lut *= 1 + c.
 		{"brightness_contrast", `{"__class_fullname__": "RandomBrightnessContrast", "brightness_limit": [-0.1, -0.1], "contrast_limit": [0.2, 0.2], "p": 1}`,
 			ref{"op": "brightness", "alpha": 1.2, "beta": -0.1}, 3},
+		{"color_jitter_contrast", `{"__class_fullname__": "ColorJitter", "brightness": [1, 1], "contrast": [1.3, 1.3], "saturation": [1, 1], "hue": [0, 0], "p": 1}`,
+			ref{"op": "contrast_mean", "factor": 1.3}, 1},
 		{"gamma", `{"__class_fullname__": "RandomGamma", "gamma_limit": [150, 150], "p": 1}`, ref{"op": "gamma", "gamma": 1.5}, 1},
 		{"rgb_shift", `{"__class_fullname__": "RGBShift", "r_shift_limit": [20, 20], "g_shift_limit": [-10, -10], "b_shift_limit": [0, 0], "p": 1}`,
 			ref{"op": "rgb_shift", "shift": []int{20, -10, 0}}, 1},

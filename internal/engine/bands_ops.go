@@ -30,6 +30,7 @@ var streamers = map[string]streamer{
 	"morphology":    streamMorphology,
 	"equalize":      streamEqualize,
 	"auto_contrast": streamAutoContrast,
+	"contrast_mean": streamContrastMean,
 
 	"median_blur":    streamMedianBlur,
 	"defocus":        streamDefocus,
@@ -338,6 +339,17 @@ func streamAutoContrast(rc *runCtx, w, h int, a Args) (streamSpec, error) {
 	}
 	return streamSpec{pre: histPass(dispHistograms,
 		func(hist *[3][256]int, w, h int) any { return autoContrastBounds(hist, w*h, cutoff) })}, nil
+}
+
+// streamContrastMean: the mean grey is the whole frame's, counted on its display
+// histograms before the bands run.
+func streamContrastMean(rc *runCtx, w, h int, a Args) (streamSpec, error) {
+	r := args{a: a}
+	if amount := r.num("amount"); r.err != nil || amount == 0 {
+		return streamSpec{}, r.err
+	}
+	return streamSpec{pre: histPass(dispHistograms,
+		func(hist *[3][256]int, w, h int) any { return meanGrey(hist, w*h) })}, nil
 }
 
 // streamSpot streams a spot whose mask is an ellipse (what apply_spot makes): a band

@@ -61,6 +61,7 @@ var catalog = map[string]opEntry{
 	"posterize":         {"tone", opPosterize, true},
 	"equalize":          {"tone", opEqualize, false},
 	"auto_contrast":     {"tone", opAutoContrast, false},
+	"contrast_mean":     {"tone", opContrastMean, false},
 	"random_tone_curve": {"tone", opRandomToneCurve, true},
 
 	"saturation":      {"color", opSaturation, true},

@@ -45,6 +45,50 @@ func opAutoContrast(rc *runCtx, src *Image, a Args) (*Image, error) {
 	}), nil
 }
 
+// opContrastMean scales display values about the image's mean grey (albumentations
+// and torchvision ColorJitter's contrast): d * f + m * (1 - f), f = 1 + amount,
+// clipped to 0..1, m the mean of the luma 0.299 R + 0.587 G + 0.114 B (OpenCV's
+// RGB2GRAY, whose mean albumentations takes) over the frame.
+//
+// Arguments: amount in [-1, 1], the factor minus 1; 0 leaves the image unchanged.
+// Example: {amount: 0.3}.
+func opContrastMean(rc *runCtx, src *Image, a Args) (*Image, error) {
+	r := args{a: a}
+	amount := r.num("amount")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if amount == 0 {
+		return src, nil
+	}
+	m, ok := rc.pre.(float32)
+	if !ok {
+		hist := dispHistograms(src)
+		fr := rc.frameOf(src)
+		m = meanGrey(&hist, fr.w*fr.h)
+	}
+	f := float32(1 + amount)
+	return dispMap(rc, src, func(_ int, v *[3]float32) {
+		for c := range 3 {
+			v[c] = clamp01(v[c]*f + m*(1-f))
+		}
+	}), nil
+}
+
+// meanGrey is the mean luma of n pixels from their display histograms, on 0..1.
+func meanGrey(hist *[3][256]int, n int) float32 {
+	if n == 0 {
+		return 0
+	}
+	var sum [3]float64
+	for c := range 3 {
+		for l, k := range hist[c] {
+			sum[c] += float64(l * k)
+		}
+	}
+	return float32((0.299*sum[0] + 0.587*sum[1] + 0.114*sum[2]) / float64(n) / 255)
+}
+
 // autoContrastBounds returns the display levels below and above which the cutoff
 // fraction of n pixels lies, per channel.
 func autoContrastBounds(hist *[3][256]int, n int, cutoff float64) *[2][3]float32 {

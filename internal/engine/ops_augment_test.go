@@ -357,6 +357,27 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 				opExpect(t, lo < 0.006 && hi > 0.994 && math.Abs(mid-0.5) < 0.01, "channel %d stretched to %v %v %v, want 0, 0.5, 1", c, lo, mid, hi)
 			}
 		},
+		"contrast_mean": func(t *testing.T) {
+			// Two pixels of grey 0.2 and 0.6 (display): the mean grey is 0.4 (on the
+			// 256 levels albumentations counts), so a factor 1.5 gives 0.1 and 0.7, and
+			// -1 a flat field of the mean.
+			m := NewImage(2, 1)
+			for c := range 3 {
+				m.Pix[c], m.Pix[3+c] = fromDisp(51.0/255), fromDisp(153.0/255)
+			}
+			out := render(t, m, "contrast_mean", 0, map[string]any{"amount": 0.5})
+			flat := render(t, m, "contrast_mean", 0, map[string]any{"amount": -1.0})
+			for c := range 3 {
+				lo, hi := disp(out, 0, c), disp(out, 1, c)
+				opExpect(t, math.Abs(lo-25.5/255) < 1e-5 && math.Abs(hi-178.5/255) < 1e-5, "channel %d at factor 1.5: %v %v, want 0.1 and 0.7", c, lo, hi)
+				opExpect(t, math.Abs(disp(flat, 0, c)-0.4) < 1e-5 && math.Abs(disp(flat, 1, c)-0.4) < 1e-5, "channel %d at factor 0 is not the mean grey", c)
+			}
+			// The mean is the luma's: a red and a blue pixel weigh 0.299 and 0.114.
+			rb := NewImage(2, 1)
+			rb.Pix[0], rb.Pix[5] = 1, 1
+			flat = render(t, rb, "contrast_mean", 0, map[string]any{"amount": -1.0})
+			opExpect(t, math.Abs(disp(flat, 0, 1)-(0.299+0.114)/2) < 1e-5, "mean grey of red and blue: %v", disp(flat, 0, 1))
+		},
 		"channel_dropout": func(t *testing.T) {
 			m := opFlat(2, 2, 0.1, 0.4, 0.7)
 			out := render(t, m, "channel_dropout", 0, map[string]any{"channel": "green"})

@@ -106,6 +106,7 @@ var opSamples = map[string]map[string]any{
 	"lens_distortion":      {"k": 0.3},
 	"grid_shuffle":         {"cells": 3.0},
 	"auto_contrast":        {"amount": 1.0, "cutoff": 0.02},
+	"contrast_mean":        {"amount": 0.4},
 	"channel_dropout":      {"channel": "random", "fill": 0.2},
 	"morphology":           {"operation": "erode", "size": 0.004},
 	"chromatic_aberration": {"amount": 0.01},

@@ -271,6 +271,9 @@ var opSpecs = map[string][]opArgSpec{
 	"grid_shuffle": {
 		{name: "cells", kind: "integer", min: 1, max: 8, def: float64(1)},
 	},
+	"contrast_mean": {
+		{name: "amount", kind: "number", min: -1, max: 1, def: float64(0)},
+	},
 	"auto_contrast": {
 		{name: "amount", kind: "number", min: 0, max: 1, def: float64(0)},
 		{name: "cutoff", kind: "number", min: 0, max: 0.2, def: float64(0)},

@@ -89,6 +89,8 @@ CASES = [
     ("ColorJitter brightness 1.2", lambda h, w: A.ColorJitter(brightness=(1.2, 1.2), contrast=0, saturation=0, hue=0, p=1), 3),
     ("ColorJitter saturation 0.5", lambda h, w: A.ColorJitter(brightness=0, contrast=0, saturation=(0.5, 0.5), hue=0, p=1), 7),
     ("ColorJitter hue 0.05", lambda h, w: A.ColorJitter(brightness=0, contrast=0, saturation=0, hue=(0.05, 0.05), p=1), 3),
+    ("ColorJitter contrast 1.3", lambda h, w: A.ColorJitter(brightness=0, contrast=(1.3, 1.3), saturation=0, hue=0, p=1), 1),
+    ("ColorJitter contrast 0.6", lambda h, w: A.ColorJitter(brightness=0, contrast=(0.6, 0.6), saturation=0, hue=0, p=1), 1),
     ("Emboss", lambda h, w: A.Emboss(alpha=(0.5, 0.5), strength=(0.5, 0.5), p=1), 4),
     # albumentations 1.3.1's SafeRotate turns its image about (w/2, h/2) in pixel-index
     # coordinates, half a pixel off the centre its own boxes and keypoints turn about;

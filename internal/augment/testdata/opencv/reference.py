@@ -47,6 +47,10 @@ def run(img, c):
     if op == "brightness":  # _brightness_contrast_adjust_uint, brightness_by_max
         lut = np.clip(np.arange(0, 256) * c.get("alpha", 1.0) + c["beta"] * 255, 0, 255).astype(np.uint8)
         return cv2.LUT(img, lut)
+    if op == "contrast_mean":  # ColorJitter contrast: adjust_contrast_torchvision, uint8
+        mean = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY).mean()
+        lut = np.clip(np.arange(0, 256) * c["factor"] + mean * (1 - c["factor"]), 0, 255).astype(np.uint8)
+        return cv2.LUT(img, lut)
     if op == "gamma":
         table = (np.arange(0, 256.0 / 255, 1.0 / 255) ** c["gamma"]) * 255
         return cv2.LUT(img, table.astype(np.uint8))
