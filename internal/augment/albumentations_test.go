@@ -196,6 +196,33 @@ func TestImportUnits(t *testing.T) {
 	}
 }
 
+// TestImport2xDefaults: the parameters albumentations 2.x writes at their defaults
+// (fill, fill_mask, rotate_method, Sharpen's method) ask for nothing darkroom does not
+// do, so a 2.x pipeline of these reports nothing skipped; its renamed parameters are
+// read (Solarize's threshold_range is a fraction already).
+func TestImport2xDefaults(t *testing.T) {
+	voc, m := augmenter(t).Vocab, albuMap(t)
+	raw := `{"__version__": "2.0.5", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [
+		{"__class_fullname__": "Rotate", "p": 0.5, "limit": [-30, 30], "border_mode": 4, "fill": 0, "fill_mask": 0, "rotate_method": "largest_box", "crop_border": false},
+		{"__class_fullname__": "Rotate", "p": 0.5, "limit": [-30, 30], "border_mode": 0, "fill": 0, "fill_mask": 0, "rotate_method": "largest_box", "crop_border": false},
+		{"__class_fullname__": "ShiftScaleRotate", "p": 0.5, "shift_limit_x": [-0.06, 0.06], "shift_limit_y": [-0.06, 0.06], "scale_limit": [-0.1, 0.1], "rotate_limit": [-45, 45], "border_mode": 4, "fill": 0, "fill_mask": 0, "rotate_method": "largest_box"},
+		{"__class_fullname__": "SafeRotate", "p": 0.5, "limit": [-15, 15], "border_mode": 4, "fill": 0, "fill_mask": 0, "rotate_method": "largest_box"},
+		{"__class_fullname__": "Sharpen", "p": 0.5, "alpha": [0.2, 0.5], "lightness": [0.5, 1.0], "method": "kernel", "kernel_size": 5, "sigma": 1.0},
+		{"__class_fullname__": "Solarize", "p": 1, "threshold_range": [0.5, 0.5]}
+	]}}`
+	imp, err := m.Import([]byte(raw), voc, 400, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Skipped) != 0 || len(imp.Pipeline) != 6 {
+		t.Fatalf("%d steps, skipped %v", len(imp.Pipeline), imp.Skipped)
+	}
+	want := Step{Entry: "solarize", P: 1, Params: map[string]Value{"amount": Fixed(1), "threshold": Fixed(0.5)}}
+	if diff := cmp.Diff(want, imp.Pipeline[5]); diff != "" {
+		t.Errorf("Solarize (-want +got):\n%s", diff)
+	}
+}
+
 // TestImportSkipped: what darkroom cannot do is named with its class and why.
 func TestImportSkipped(t *testing.T) {
 	voc, m := augmenter(t).Vocab, albuMap(t)
