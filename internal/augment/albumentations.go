@@ -720,6 +720,13 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 		return x, x, nil
 	case int:
 		return rangeOf(float64(x), scalar)
+	case bool:
+		if scalar == "flag" {
+			if x {
+				return 1, 1, nil
+			}
+			return 0, 0, nil
+		}
 	case []any:
 		if scalar == "grey" && len(x) == 3 {
 			// A colour (PadIfNeeded's value=(114, 114, 114)): one grey when its
@@ -739,6 +746,9 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 				return min(a, b), max(a, b), nil
 			}
 		}
+	}
+	if scalar == "flag" {
+		return 0, 0, fmt.Errorf("%s is not true or false", fmtAny(raw))
 	}
 	return 0, 0, fmt.Errorf("%s is not a number or a pair of numbers", fmtAny(raw))
 }

@@ -214,6 +214,14 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 		switch {
 		case src.NameHi != "":
 			d[src.Name], d[src.NameHi] = lo, hi
+		case src.Scalar == "flag":
+			if lo != hi {
+				skip("%s %s: albumentations' %s is true or false; written as %v", name, fmtValue(v), wr.class, hi)
+			}
+			d[src.Name] = v.Hi != 0
+		case lo == hi && src.Scalar == "pair":
+			// A range albumentations requires even when it is one value.
+			d[src.Name] = []any{lo, lo}
 		case lo == hi && src.Scalar == "grey":
 			// A grey for every channel: a scalar fills only the first in OpenCV.
 			d[src.Name] = []any{lo, lo, lo}

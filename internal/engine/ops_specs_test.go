@@ -131,6 +131,7 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "height", kind: "number", min: 0, max: 1, def: float64(0)},
 		{name: "out_width", kind: "number", min: 0.01, max: 4, def: float64(1)},
 		{name: "out_height", kind: "number", min: 0.01, max: 4, def: float64(1)},
+		{name: "aspect", kind: "number", min: 0, max: 10, def: float64(0)},
 	},
 	"rotate": {
 		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
