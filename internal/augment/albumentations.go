@@ -83,6 +83,7 @@ type AlbuSource struct {
 	Dialect  string  `json:"dialect"`
 	Integer  bool    `json:"integer"`
 	Single   bool    `json:"single"`
+	Reduce   string  `json:"reduce"`
 }
 
 // NewAlbuMap reads the albumentations readings as the contract checked them
@@ -676,7 +677,7 @@ func (im *importer) value(t map[string]any, ap AlbuParam, read map[string]bool) 
 			return Value{}, false, err
 		}
 		v, err := im.convert(src, lo, hi)
-		return v, err == nil, err
+		return reduce(src, v), err == nil, err
 	}
 	if len(ap.From) == 0 || ap.From[0].Default == nil {
 		return Value{}, false, nil
@@ -687,7 +688,19 @@ func (im *importer) value(t map[string]any, ap AlbuParam, read map[string]bool) 
 		return Value{}, false, err
 	}
 	v, err := im.convert(src, lo, hi)
-	return v, err == nil, err
+	return reduce(src, v), err == nil, err
+}
+
+// reduce makes a range read the one value src.Reduce asks for: its middle or its
+// half width.
+func reduce(src AlbuSource, v Value) Value {
+	switch src.Reduce {
+	case "middle":
+		return Fixed(round9((v.Lo + v.Hi) / 2))
+	case "half_width":
+		return Fixed(round9((v.Hi - v.Lo) / 2))
+	}
+	return v
 }
 
 // sibling refuses a path ending in .x whose .y differs: darkroom has one value.

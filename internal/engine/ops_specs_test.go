@@ -242,9 +242,10 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "interpolation", kind: "enum", def: "nearest", values: []string{"nearest", "linear", "lanczos"}},
 	},
 	"multiplicative_noise": {
-		{name: "spread", kind: "number", min: 0, max: 0.5, def: float64(0)},
-		{name: "per_channel", kind: "boolean", def: false},
-		{name: "elementwise", kind: "boolean", def: false},
+		{name: "spread", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "center", kind: "number", min: 0, max: 2, def: float64(1)},
+		{name: "per_channel", kind: "integer", min: 0, max: 1, def: 0},
+		{name: "elementwise", kind: "integer", min: 0, max: 1, def: 0},
 	},
 	"iso_noise": {
 		{name: "intensity", kind: "number", min: 0, max: 1, def: float64(0)},
