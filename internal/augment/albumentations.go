@@ -86,6 +86,7 @@ type AlbuSource struct {
 	Dialect    string  `json:"dialect"`
 	Integer    bool    `json:"integer"`
 	Single     bool    `json:"single"`
+	Reduce     string  `json:"reduce"`
 }
 
 // NewAlbuMap reads the albumentations readings as the contract checked them
@@ -682,7 +683,7 @@ func (im *importer) value(t map[string]any, ap AlbuParam, read map[string]bool) 
 			return Value{}, false, err
 		}
 		v, err := im.convert(src, lo, hi)
-		return v, err == nil, err
+		return reduce(src, v), err == nil, err
 	}
 	if len(ap.From) == 0 || ap.From[0].Default == nil {
 		return Value{}, false, nil
@@ -693,7 +694,19 @@ func (im *importer) value(t map[string]any, ap AlbuParam, read map[string]bool) 
 		return Value{}, false, err
 	}
 	v, err := im.convert(src, lo, hi)
-	return v, err == nil, err
+	return reduce(src, v), err == nil, err
+}
+
+// reduce makes a range read the one value src.Reduce asks for: its middle or its
+// half width.
+func reduce(src AlbuSource, v Value) Value {
+	switch src.Reduce {
+	case "middle":
+		return Fixed(round9((v.Lo + v.Hi) / 2))
+	case "half_width":
+		return Fixed(round9((v.Hi - v.Lo) / 2))
+	}
+	return v
 }
 
 // sibling refuses a path ending in .x whose .y differs: darkroom has one value.
@@ -728,6 +741,13 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 		return x, x, nil
 	case int:
 		return rangeOf(float64(x), scalar)
+	case bool:
+		if scalar == "flag" {
+			if x {
+				return 1, 1, nil
+			}
+			return 0, 0, nil
+		}
 	case []any:
 		if scalar == "grey" && len(x) == 3 {
 			// A colour (PadIfNeeded's value=(114, 114, 114)): one grey when its
@@ -747,6 +767,9 @@ func rangeOf(raw any, scalar string) (lo, hi float64, err error) {
 				return min(a, b), max(a, b), nil
 			}
 		}
+	}
+	if scalar == "flag" {
+		return 0, 0, fmt.Errorf("%s is not true or false", fmtAny(raw))
 	}
 	return 0, 0, fmt.Errorf("%s is not a number or a pair of numbers", fmtAny(raw))
 }

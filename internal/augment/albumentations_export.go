@@ -164,6 +164,10 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 	// tuples gathers the elements of a tuple parameter that entry parameters carry
 	// one each (flare_roi.0 .. flare_roi.3), tupleOf the entry parameters of each.
 	tuples, tupleOf := map[string]map[int]any{}, map[string][]string{}
+	// halves gathers a range written from its middle and its half width
+	// (MultiplicativeNoise's multiplier from center and spread), by name.
+	halves := map[string]map[string]float64{}
+	halfSrc := map[string]AlbuSource{}
 	for _, name := range slices.Sorted(maps.Keys(e.Parameters)) {
 		par := e.Parameters[name]
 		v, given := s.Params[name]
@@ -200,6 +204,19 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 			skip("%s: no albumentations 1.3.1 parameter carries it", name)
 			continue
 		}
+		if src.Reduce == "middle" || src.Reduce == "half_width" {
+			x := v.Lo
+			if v.Lo != v.Hi {
+				x = (v.Lo + v.Hi) / 2
+				skip("%s %s: albumentations draws from one %s range; written with the middle, %v", name, fmtValue(v), src.Name, round7(x))
+			}
+			if halves[src.Name] == nil {
+				halves[src.Name] = map[string]float64{}
+			}
+			halves[src.Name][src.Reduce] = x
+			halfSrc[src.Name] = src
+			continue
+		}
 		lo, hi, err := im.invert(src, v)
 		if err != nil {
 			skip("%s %s: %v", name, fmtValue(v), err)
@@ -214,6 +231,14 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 		switch {
 		case src.NameHi != "":
 			d[src.Name], d[src.NameHi] = lo, hi
+		case src.Scalar == "flag":
+			if lo != hi {
+				skip("%s %s: albumentations' %s is true or false; written as %v", name, fmtValue(v), wr.class, hi)
+			}
+			d[src.Name] = v.Hi != 0
+		case lo == hi && src.Scalar == "pair":
+			// A range albumentations requires even when it is one value.
+			d[src.Name] = []any{lo, lo}
 		case lo == hi && src.Scalar == "grey":
 			// A grey for every channel: a scalar fills only the first in OpenCV.
 			d[src.Name] = []any{lo, lo, lo}
@@ -226,6 +251,16 @@ func (m *AlbuMap) exportStep(ws map[string]writer, voc *vocab.Vocabulary, im *im
 		default:
 			d[src.Name] = []any{lo, hi}
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(halves)) {
+		src, h := halfSrc[name], halves[name]
+		src.Reduce = "none"
+		lo, hi, err := im.invert(src, Value{h["middle"] - h["half_width"], h["middle"] + h["half_width"]})
+		if err != nil {
+			skip("%s: %v", name, err)
+			continue
+		}
+		d[name] = []any{lo, hi}
 	}
 	for _, root := range slices.Sorted(maps.Keys(tuples)) {
 		els := tuples[root]

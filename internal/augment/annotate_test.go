@@ -24,6 +24,7 @@ var geoSteps = []Step{
 	{Entry: "random_resized_crop", Params: map[string]Value{"scale": Fixed(0.5)}},
 	{Entry: "random_crop", Params: map[string]Value{"width": Fixed(0.55), "height": Fixed(0.8)}},
 	{Entry: "random_resized_crop", Params: map[string]Value{"scale": Fixed(0.5), "width": Fixed(0.7), "height": Fixed(1.3)}},
+	{Entry: "random_sized_crop", Params: map[string]Value{"crop_height": Value{0.5, 0.8}, "w2h_ratio": Fixed(1.2), "width": Fixed(0.6), "height": Fixed(0.9)}},
 	{Entry: "resize", Params: map[string]Value{"width": Fixed(0.62), "height": Fixed(1.45)}},
 	{Entry: "pad_constant", Params: map[string]Value{"width": Fixed(1), "height": Fixed(1.2), "fill": Fixed(0.45)}},
 	{Entry: "random_scale", Params: map[string]Value{"factor": Fixed(1.4)}},

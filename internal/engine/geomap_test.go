@@ -17,6 +17,7 @@ func geoCases(t *testing.T) []Edit {
 		e("random_crop", map[string]any{"scale": 0.5, "keep_size": true}),
 		e("random_crop", map[string]any{"width": 0.55, "height": 0.8, "keep_size": false}),
 		e("random_crop", map[string]any{"scale": 0.5, "keep_size": true, "out_width": 0.7, "out_height": 1.3}),
+		e("random_crop", map[string]any{"height": 0.6, "aspect": 1.25, "keep_size": true, "out_width": 0.5, "out_height": 0.9}),
 		e("rotate", map[string]any{"angle": 90.0}),
 		e("rotate", map[string]any{"angle": -90.0}),
 		e("rotate", map[string]any{"angle": 180.0}),

@@ -285,27 +285,32 @@ func opGamma(rc *runCtx, src *Image, a Args) (*Image, error) {
 // opMultiplicativeNoise multiplies display values by random factors
 // (albumentations MultiplicativeNoise).
 //
-// Arguments: spread in [0, 0.5], the factors are drawn uniformly from [1 - spread,
-// 1 + spread]; per_channel, a factor per channel instead of one for all three;
-// elementwise, a factor per pixel instead of one for the whole image (albumentations'
-// defaults are both false). Example: {spread: 0.2, elementwise: true}.
+// Arguments: center in [0, 2] and spread in [0, 1]: the factors are drawn uniformly
+// from [center - spread, center + spread] (albumentations' multiplier range (lo, hi)
+// is center (lo+hi)/2, spread (hi-lo)/2), a factor below 0 taken as 0 (albumentations
+// clips the product at 0); per_channel, 1 for a factor per channel instead of one for
+// all three; elementwise, 1 for a factor per pixel instead of one for the whole image
+// (albumentations' defaults are both 0). spread 0 multiplies by center itself.
+// Example: {center: 1, spread: 0.2, elementwise: 1}.
 func opMultiplicativeNoise(rc *runCtx, src *Image, a Args) (*Image, error) {
 	r := args{a: a}
-	spread, perCh, elem := r.num("spread"), r.flag("per_channel"), r.flag("elementwise")
+	spread, center := r.num("spread"), r.numOr("center", 1)
+	perCh, elem := r.integer("per_channel") != 0, r.integer("elementwise") != 0
 	if r.err != nil {
 		return nil, r.err
 	}
-	if spread == 0 {
+	if spread == 0 && center == 1 {
 		return src, nil
 	}
-	s := float32(spread)
+	s, c0 := float32(spread), float32(center)
 	key, w, y0 := rc.key, src.W, rc.frameOf(src).y0
+	factor := func(b uint64) float32 { return max(0, c0+s*(2*float32(b)/(1<<21)-1)) }
 	factors := func(x, y int) [3]float32 {
 		bits := rnd(key, x, y, 0)
-		f := [3]float32{1 + s*(2*float32(bits>>43)/(1<<21)-1)}
+		f := [3]float32{factor(bits >> 43)}
 		if perCh {
-			f[1] = 1 + s*(2*float32(bits>>22&(1<<21-1))/(1<<21)-1)
-			f[2] = 1 + s*(2*float32(bits>>1&(1<<21-1))/(1<<21)-1)
+			f[1] = factor(bits >> 22 & (1<<21 - 1))
+			f[2] = factor(bits >> 1 & (1<<21 - 1))
 		} else {
 			f[1], f[2] = f[0], f[0]
 		}

@@ -50,44 +50,61 @@ func opMedianBlur(rc *runCtx, src *Image, a Args) (*Image, error) {
 	return dst, nil
 }
 
-// sort3 orders three values, without branches (the order of a photo's neighbours is
-// too irregular to predict).
-func sort3(a, b, c float32) (float32, float32, float32) {
-	a, b = min(a, b), max(a, b)
-	b, c = min(b, c), max(b, c)
-	a, b = min(a, b), max(a, b)
-	return a, b, c
+// floatKey is an int32 that orders as the float32 v does (finite values; -0 below
+// +0): its bits, with the 31 below the sign flipped for a negative value. It is its
+// own inverse (floatOfKey). Integer min and max compile to conditional moves, where
+// Go's float min and max also sort out NaN and the zeros' signs.
+func floatKey(v float32) int32 {
+	b := int32(math.Float32bits(v))
+	return b ^ (b >> 31 & 0x7fffffff)
 }
 
-// med3 is the middle of three values.
-func med3(a, b, c float32) float32 {
-	return max(min(a, b), min(max(a, b), c))
+func floatOfKey(k int32) float32 {
+	return math.Float32frombits(uint32(k ^ (k >> 31 & 0x7fffffff)))
 }
 
 // median3x3 writes the exact 3x3 median of every channel of src to dst. Each column
 // of three is sorted once and shared by the three windows that hold it; the median of
 // nine is then the middle of the largest low, the middle of the middles and the
-// smallest high (Paeth's construction).
+// smallest high (Paeth's construction). A row's three channels go through together,
+// interleaved as they are stored: a pixel's neighbour in its channel is 3 values
+// away, so each pass is one run over contiguous memory. The values are compared as
+// floatKey's integers, which order as the floats do, so the median is one of the
+// window's values, bit for bit.
 func median3x3(src, dst *Image) {
 	w, h := src.W, src.H
+	n := 3 * w
 	parallelRows(h, func(lo, hi int) {
-		lows, mids, highs := make([]float32, w), make([]float32, w), make([]float32, w)
+		// The sorted columns, with the edge pixel repeated on either side.
+		lows, mids, highs := make([]int32, n+6), make([]int32, n+6), make([]int32, n+6)
 		for y := lo; y < hi; y++ {
-			up, down := src.Pix[3*max(y-1, 0)*w:], src.Pix[3*min(y+1, h-1)*w:]
-			row := src.Pix[3*y*w:]
-			for c := range 3 {
-				for x := range w {
-					i := 3*x + c
-					lows[x], mids[x], highs[x] = sort3(up[i], row[i], down[i])
-				}
-				out := dst.Pix[3*y*w:]
-				for x := range w {
-					l, rr := max(x-1, 0), min(x+1, w-1)
-					lo3 := max(lows[l], lows[x], lows[rr])
-					mi3 := med3(mids[l], mids[x], mids[rr])
-					hi3 := min(highs[l], highs[x], highs[rr])
-					out[3*x+c] = med3(lo3, mi3, hi3)
-				}
+			up := src.Pix[3*max(y-1, 0)*w:][:n]
+			row := src.Pix[3*y*w:][:n]
+			down := src.Pix[3*min(y+1, h-1)*w:][:n]
+			l, m, g := lows[3:3+n], mids[3:3+n], highs[3:3+n]
+			for i := range n {
+				a, b, c := floatKey(up[i]), floatKey(row[i]), floatKey(down[i])
+				a, b = min(a, b), max(a, b)
+				b, c = min(b, c), max(b, c)
+				a, b = min(a, b), max(a, b)
+				l[i], m[i], g[i] = a, b, c
+			}
+			copy(lows[:3], l[:3])
+			copy(mids[:3], m[:3])
+			copy(highs[:3], g[:3])
+			copy(lows[3+n:], l[n-3:])
+			copy(mids[3+n:], m[n-3:])
+			copy(highs[3+n:], g[n-3:])
+			out := dst.Pix[3*y*w:][:n]
+			ll, lc, lr := lows[:n], lows[3:3+n], lows[6:6+n]
+			ml, mc, mr := mids[:n], mids[3:3+n], mids[6:6+n]
+			hl, hc, hr := highs[:n], highs[3:3+n], highs[6:6+n]
+			for i := range out {
+				lo3 := max(ll[i], lc[i], lr[i])
+				a, b := ml[i], mc[i]
+				mi3 := max(min(a, b), min(max(a, b), mr[i]))
+				hi3 := min(hl[i], hc[i], hr[i])
+				out[i] = floatOfKey(max(min(lo3, mi3), min(max(lo3, mi3), hi3)))
 			}
 		}
 	})

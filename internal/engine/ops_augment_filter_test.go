@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -47,5 +48,20 @@ func BenchmarkFilters24MP(b *testing.B) {
 			}
 			stop()
 		})
+	}
+}
+
+// TestFloatKeyOrders: median3x3 compares floatKey's integers, so they must order as
+// the floats do (negative values, which a linear image may hold after a tone change,
+// included) and give each float back bit for bit.
+func TestFloatKeyOrders(t *testing.T) {
+	vals := []float32{-3e38, -2, -1, -0.5, -1e-40, 0, 1e-40, 1e-7, 0.25, 0.5, 1, 1.0000001, 7, 3e38}
+	for i, v := range vals {
+		if back := floatOfKey(floatKey(v)); math.Float32bits(back) != math.Float32bits(v) {
+			t.Errorf("floatOfKey(floatKey(%v)) = %v", v, back)
+		}
+		if i > 0 && floatKey(vals[i-1]) >= floatKey(v) {
+			t.Errorf("floatKey(%v) = %d is not below floatKey(%v) = %d", vals[i-1], floatKey(vals[i-1]), v, floatKey(v))
+		}
 	}
 }

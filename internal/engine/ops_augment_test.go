@@ -96,15 +96,45 @@ func augmentDirectionTests() map[string]func(t *testing.T) {
 			whole := render(t, src, "multiplicative_noise", 3, map[string]any{"spread": 0.2})
 			opExpect(t, slices.Equal(whole.Pix, slices.Repeat(whole.Pix[:3], 100*100)) && whole.Pix[0] != mid,
 				"one factor for the whole image must change every pixel alike")
-			out := render(t, src, "multiplicative_noise", 3, map[string]any{"spread": 0.2, "elementwise": true, "per_channel": true})
-			var f []float64
-			for i := range out.Pix {
-				f = append(f, disp(out, i/3, i%3)/0.5)
+			// albumentations' multiplier (lo, hi) is center (lo+hi)/2, spread (hi-lo)/2:
+			// per pixel and per channel, the factors are uniform on [lo, hi].
+			for _, rg := range [][2]float64{{0.8, 1.2}, {0.9, 1.3}, {0.5, 0.7}} {
+				c, s := (rg[0]+rg[1])/2, (rg[1]-rg[0])/2
+				out := render(t, src, "multiplicative_noise", 3, map[string]any{"center": c, "spread": s, "elementwise": 1, "per_channel": 1})
+				var f []float64
+				var chanDiff int
+				for i := range out.Pix {
+					f = append(f, disp(out, i/3, i%3)/0.5)
+					if i%3 == 1 && out.Pix[i] != out.Pix[i-1] {
+						chanDiff++
+					}
+				}
+				mean, sd := opStats(f)
+				lo, hi := slices.Min(f), slices.Max(f)
+				opExpect(t, math.Abs(mean-c) < 0.01 && math.Abs(sd-s/math.Sqrt(3)) < 0.01 && lo >= rg[0]-1e-3 && hi <= rg[1]+1e-3,
+					"elementwise factors: mean %v, deviation %v, range [%v, %v]; want uniform on %v", mean, sd, lo, hi, rg)
+				opExpect(t, chanDiff > 9000, "per_channel: only %d of 10000 pixels have channels apart", chanDiff)
 			}
-			mean, sd := opStats(f)
-			lo, hi := slices.Min(f), slices.Max(f)
-			opExpect(t, math.Abs(mean-1) < 0.01 && math.Abs(sd-0.2/math.Sqrt(3)) < 0.01 && lo >= 0.8-1e-3 && hi <= 1.2+1e-3,
-				"elementwise factors: mean %v, deviation %v, range [%v, %v]; want uniform on [0.8, 1.2]", mean, sd, lo, hi)
+			// Elementwise, not per channel: a grey stays grey, pixels differ.
+			mono := render(t, src, "multiplicative_noise", 3, map[string]any{"center": 1.1, "spread": 0.2, "elementwise": 1})
+			var px []float64
+			for p := range 100 * 100 {
+				opExpect(t, mono.Pix[3*p] == mono.Pix[3*p+1] && mono.Pix[3*p] == mono.Pix[3*p+2], "elementwise without per_channel split the channels at %d", p)
+				px = append(px, disp(mono, p, 0)/0.5)
+			}
+			mean, _ := opStats(px)
+			opExpect(t, math.Abs(mean-1.1) < 0.01, "elementwise around 1.1: mean factor %v", mean)
+			// One factor per channel for the whole image: three values in all.
+			perImage := render(t, src, "multiplicative_noise", 3, map[string]any{"center": 0.8, "spread": 0.1, "per_channel": 1})
+			opExpect(t, slices.Equal(perImage.Pix, slices.Repeat(perImage.Pix[:3], 100*100)) && perImage.Pix[0] != perImage.Pix[1],
+				"per_channel without elementwise: one factor per channel, %v", perImage.Pix[:3])
+			for ch := range 3 {
+				f := disp(perImage, 0, ch) / 0.5
+				opExpect(t, f >= 0.7-1e-3 && f <= 0.9+1e-3, "channel %d factor %v outside [0.7, 0.9]", ch, f)
+			}
+			// A multiplier range of one value multiplies by it.
+			fixed := render(t, src, "multiplicative_noise", 3, map[string]any{"center": 1.5, "spread": 0.0})
+			opExpect(t, math.Abs(disp(fixed, 0, 0)-0.75) < 2e-3, "multiplier 1.5 of 0.5: %v", disp(fixed, 0, 0))
 		},
 		"iso_noise": func(t *testing.T) {
 			coffee := opPhoto(t, "coffee")

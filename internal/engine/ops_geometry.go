@@ -54,7 +54,11 @@ func subImage(rc *runCtx, src *Image, x0, y0, w, h int) *Image {
 // in [0, 1], the crop's size as fractions of the image's width and height (rounded to
 // whole pixels), used instead of scale when both are above 0; keep_size, whether to
 // resize the crop (Lanczos); out_width, out_height in [0.01, 4], the size keep_size
-// resizes to as ratios of the source's width and height (1 and 1: the source's size).
+// resizes to as ratios of the source's width and height (1 and 1: the source's size);
+// aspect, with height above 0 and no width, the crop's width in pixels over its height
+// in pixels (albumentations RandomSizedCrop's w2h_ratio: the width is the height in
+// whole pixels times aspect, truncated; wider than the image is invalid_input, as
+// albumentations refuses it).
 // The position is drawn as albumentations draws it: the top-left corner is
 // int(u * (W - w + 1)). Example: {scale: 0.25, keep_size: false} on 600x400 gives a
 // 300x200 crop somewhere in the frame; {width: 0.5, height: 0.75} a 300x300 one.
@@ -95,6 +99,7 @@ func randomCropRect(key uint64, W, H int, a Args) (cropRect, error) {
 	scale, keep := r.num("scale"), r.flag("keep_size")
 	fw, fh := r.numOr("width", 0), r.numOr("height", 0)
 	ow, oh := r.numOr("out_width", 1), r.numOr("out_height", 1)
+	aspect := r.numOr("aspect", 0)
 	if r.err != nil {
 		return cropRect{}, r.err
 	}
@@ -107,8 +112,18 @@ func randomCropRect(key uint64, W, H int, a Args) (cropRect, error) {
 	if !(ow > 0 && oh > 0) {
 		return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: out_width %v, out_height %v are not above 0", ow, oh)
 	}
+	if aspect < 0 {
+		return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: aspect %v is negative", aspect)
+	}
 	c := cropRect{w: W, h: H, keep: keep, outW: W, outH: H}
-	if fw > 0 && fh > 0 {
+	if fh > 0 && fw == 0 && aspect > 0 {
+		// albumentations RandomSizedCrop: crop_width = int(crop_height * w2h_ratio).
+		c.h = min(max(1, int(math.Round(fh*float64(H)))), H)
+		c.w = int(float64(c.h) * aspect)
+		if c.w < 1 || c.w > W {
+			return cropRect{}, darkroom.Errorf(darkroom.InvalidInput, "random_crop: a crop %d px high at aspect %v is %d px wide, outside the image's width of %d px", c.h, aspect, c.w, W)
+		}
+	} else if fw > 0 && fh > 0 {
 		c.w = min(max(1, int(math.Round(fw*float64(W)))), W)
 		c.h = min(max(1, int(math.Round(fh*float64(H)))), H)
 	} else if scale != 1 {

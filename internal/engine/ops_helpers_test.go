@@ -97,7 +97,7 @@ var opSamples = map[string]map[string]any{
 	"sepia":                {"amount": 1.0},
 	"emboss":               {"alpha": 0.6, "strength": 0.8},
 	"downscale":            {"scale": 0.25},
-	"multiplicative_noise": {"spread": 0.3, "elementwise": true, "per_channel": true},
+	"multiplicative_noise": {"spread": 0.3, "elementwise": 1, "per_channel": 1},
 	"iso_noise":            {"intensity": 0.6, "color_shift": 0.06},
 	"fog":                  {"density": 0.5},
 	"shadow":               {"count": 2.0, "intensity": 0.6},

@@ -131,6 +131,7 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "height", kind: "number", min: 0, max: 1, def: float64(0)},
 		{name: "out_width", kind: "number", min: 0.01, max: 4, def: float64(1)},
 		{name: "out_height", kind: "number", min: 0.01, max: 4, def: float64(1)},
+		{name: "aspect", kind: "number", min: 0, max: 10, def: float64(0)},
 	},
 	"rotate": {
 		{name: "angle", kind: "number", min: -180, max: 180, def: float64(0)},
@@ -241,9 +242,10 @@ var opSpecs = map[string][]opArgSpec{
 		{name: "interpolation", kind: "enum", def: "nearest", values: []string{"nearest", "linear", "lanczos"}},
 	},
 	"multiplicative_noise": {
-		{name: "spread", kind: "number", min: 0, max: 0.5, def: float64(0)},
-		{name: "per_channel", kind: "boolean", def: false},
-		{name: "elementwise", kind: "boolean", def: false},
+		{name: "spread", kind: "number", min: 0, max: 1, def: float64(0)},
+		{name: "center", kind: "number", min: 0, max: 2, def: float64(1)},
+		{name: "per_channel", kind: "integer", min: 0, max: 1, def: 0},
+		{name: "elementwise", kind: "integer", min: 0, max: 1, def: 0},
 	},
 	"iso_noise": {
 		{name: "intensity", kind: "number", min: 0, max: 1, def: float64(0)},

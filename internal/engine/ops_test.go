@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math"
 	"testing"
+
+	darkroom "github.com/darkroom-mcp/darkroom"
 )
 
 // Each operation at a non-neutral value changes the image the way a photographer would
@@ -105,6 +107,26 @@ func TestOpsChangeInExpectedDirection(t *testing.T) {
 			// RandomResizedCrop(height=224, width=224): resized to out_width x out_height.
 			out224 := render(t, coffee, "random_crop", map[string]any{"scale": 0.5, "keep_size": true, "out_width": 224.0 / 600, "out_height": 224.0 / 400})
 			opExpect(t, out224.W == 224 && out224.H == 224, "out 224/600 x 224/400: %dx%d, want 224x224", out224.W, out224.H)
+			// albumentations' RandomSizedCrop(min_max_height=(250, 250), height=128,
+			// width=96, w2h_ratio=1.33): a crop 250 px high and int(250 * 1.33) = 332
+			// wide, resized to 96x128; without keep_size the crop itself, a part of
+			// the source.
+			rsc := map[string]any{"height": 250.0 / 400, "aspect": 1.33, "keep_size": true, "out_width": 96.0 / 600, "out_height": 128.0 / 400}
+			sizedOut := render(t, coffee, "random_crop", rsc)
+			opExpect(t, sizedOut.W == 96 && sizedOut.H == 128, "RandomSizedCrop to 96x128: %dx%d", sizedOut.W, sizedOut.H)
+			rsc["keep_size"] = false
+			raw := render(t, coffee, "random_crop", rsc)
+			opExpect(t, raw.W == 332 && raw.H == 250, "height 250/400 at aspect 1.33: %dx%d, want 332x250", raw.W, raw.H)
+			found = false
+			for y0 := 0; y0+raw.H <= coffee.H && !found; y0++ {
+				for x0 := 0; x0+raw.W <= coffee.W && !found; x0++ {
+					found = opSubEqual(coffee, raw, x0, y0)
+				}
+			}
+			opExpect(t, found, "the RandomSizedCrop crop is not a part of the source")
+			// A crop wider than the image is refused, as albumentations refuses it.
+			_, err := Render(coffee, []Edit{opEdit("random_crop", opArgs(t, "random_crop", map[string]any{"height": 1.0, "aspect": 2.0}))}, RenderOptions{})
+			opExpect(t, darkroom.Code(err) == darkroom.InvalidInput, "a 800 px wide crop of a 600 px wide image: %v, want invalid_input", err)
 		},
 		"scale factor_y": func(t *testing.T) {
 			// albumentations' Resize(height=300, width=320) of 600x400.

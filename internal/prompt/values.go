@@ -64,6 +64,8 @@ type reading struct {
 	// named are parameters the words name without a value of their own ("translate
 	// up to 10% in x and y"): a value given with no name goes to each of them.
 	named []string
+	// off are 0/1 switches the words turn off ("per_channel=False").
+	off []string
 	// added says the direction is only the word "add", which asks for the transform
 	// rather than for more of something: it does not halve albumentations' ranges
 	// ("add RandomBrightnessContrast").
@@ -233,7 +235,21 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if len(targets) == 0 {
 		targets = alikeSample(e, order, assigned)
 	}
+	for _, n := range rd.off {
+		if !assigned[n] {
+			setValue(t, n, 0)
+			assigned[n] = true
+		}
+	}
 	for _, n := range rd.named {
+		if isSwitch(e.Parameters[n]) && !assigned[n] {
+			// A 0/1 switch named with no value ("per channel", "elementwise") is
+			// turned on; it takes no value meant for another parameter ("0.9-1.1
+			// per channel" is the multiplier's range).
+			setValue(t, n, 1)
+			assigned[n] = true
+			continue
+		}
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
 		}
@@ -725,6 +741,16 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					x.param, x.params = pn.params[0], pn.params
 					rd.exprs = append(rd.exprs, x)
 					return j + m - 1, true
+				}
+				if sw, ok := switchWords[word(j)]; ok && isSwitch(e.Parameters[pn.params[0]]) {
+					// "per_channel=True", "elementwise: off": a 0/1 switch set by a word.
+					rd.said = append(rd.said, word(j))
+					if sw {
+						rd.named = append(rd.named, pn.params[0])
+					} else {
+						rd.off = append(rd.off, pn.params[0])
+					}
+					return j, true
 				}
 				for _, n := range pn.params {
 					if !contains(rd.named, n) {
@@ -1997,3 +2023,12 @@ func padMargin(e *vocab.Entry, seg []token) ([]token, float64) {
 	}
 	return seg, 0
 }
+
+// isSwitch says whether a parameter is a 0/1 switch (multiplicative_noise's
+// elementwise and per_channel).
+func isSwitch(prm *vocab.Parameter) bool {
+	return prm != nil && prm.Type == "integer" && prm.Min == 0 && prm.Max == 1
+}
+
+// switchWords turn a switch on or off.
+var switchWords = map[string]bool{"true": true, "on": true, "yes": true, "false": false, "off": false, "no": false}

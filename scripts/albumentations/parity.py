@@ -106,6 +106,15 @@ CASES = [
     ("Sharpen 0.3, lightness 0.6", lambda h, w: A.Sharpen(alpha=(0.3, 0.3), lightness=(0.6, 0.6), p=1), 1),
     ("Solarize 128", lambda h, w: A.Solarize(threshold=128, p=1), 1),
     ("Solarize 200", lambda h, w: A.Solarize(threshold=200, p=1), 1),
+    # RandomSizedCrop draws its height and position from the seed; at a crop of the
+    # whole image (min_max_height the height, w2h_ratio giving the width) the position
+    # is forced and the row checks the resize and the labels' map.
+    ("RandomSizedCrop whole image", lambda h, w: A.RandomSizedCrop(min_max_height=(h, h), height=h // 2 + 7, width=w // 2 - 5,
+                                                                   w2h_ratio=(w + 0.5) / h, p=1), 3),
+    # A multiplier range of one value is one factor, the same in both: albumentations
+    # truncates the product to 8 bits, darkroom rounds it (half a level).
+    ("MultiplicativeNoise 1.2", lambda h, w: A.MultiplicativeNoise(multiplier=(1.2, 1.2), p=1), 1),
+    ("MultiplicativeNoise 0.7", lambda h, w: A.MultiplicativeNoise(multiplier=(0.7, 0.7), per_channel=True, p=1), 1),
 ]
 
 BOX_TOL = 0.5  # pixels, boxes and keypoints
