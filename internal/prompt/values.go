@@ -233,6 +233,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if len(targets) == 0 {
 		targets = alikeSample(e, order, assigned)
 	}
+	if len(targets) == 0 {
+		targets = bothSides(e, order, assigned, rd)
+	}
 	for _, n := range rd.named {
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
@@ -540,6 +543,11 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			return quantity{}, 0
 		}
 		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k >= 2 && seg[k-2].kind == tNum) && !(k >= 3 && seg[k-3].kind == tNum)}
+		if k == 0 && len(phrase) > 0 && phrase[len(phrase)-1].text == "to" && (len(phrase) < 2 || phrase[len(phrase)-2].text != "up") {
+			// "resize to 50%", "rescale to 80%": the phrase's own "to" says the
+			// factor itself, as "scale to 80%" does.
+			q.absolute = true
+		}
 		n := 1
 		if u := units[word(k+1)]; u == "px" && levelWords[word(k+2)] {
 			// "5-15 pixel values", "10 grey levels": on albumentations' 0..255.
@@ -1732,6 +1740,25 @@ func toSquare(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// bothSides are the width and height of an entry that has only those two, as factors
+// of the image's sides (resize's): a factor given with no name ("resize to 50%",
+// "resize to half") scales both, as a size WxH would; none otherwise.
+func bothSides(e *vocab.Entry, order []string, assigned map[string]bool, rd reading) []string {
+	w, okw := e.Parameters["width"]
+	h, okh := e.Parameters["height"]
+	if len(order) != 2 || !okw || !okh || w.Unit != "ratio" || h.Unit != "ratio" || assigned["width"] || assigned["height"] {
+		return nil
+	}
+	for _, x := range rd.exprs {
+		// A whole number in pixels ("resize to 224") is an output size, read
+		// elsewhere; a factor is a percentage or a number the ratio holds.
+		if x.kind != one || x.param != "" || !(x.a.unit == "%" || x.a.unit == "x" || x.a.unit == "" && x.a.v <= w.Max) {
+			return nil
+		}
+	}
+	return []string{"width", "height"}
 }
 
 // hasSizeExpr says whether the words give a size: WxH, or a value of a width or height.
