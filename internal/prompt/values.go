@@ -141,6 +141,16 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 		rd.stray = kept
 	}
+	// "crop 10% off every border", "trim 5% from each edge", "20 px all around":
+	// the value is every side's, left, right, top and bottom.
+	var sides []string
+	if e != nil {
+		var words []string
+		if sides, words = allSides(e, seg); len(sides) > 0 {
+			r.said = append(r.said, words...)
+			rd.stray = without(rd.stray, words)
+		}
+	}
 	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -236,6 +246,14 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if len(targets) == 0 {
 		targets = bothSides(e, order, assigned, rd)
 	}
+	if len(sides) > 0 {
+		targets = nil
+		for _, n := range sides {
+			if !assigned[n] {
+				targets = append(targets, n)
+			}
+		}
+	}
 	for _, n := range rd.named {
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
@@ -269,6 +287,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				if y := x; !assigned[n] {
 					if as := edgeAs[n]; as != nil && y.as == "" {
 						y = reads(y, as, e.Parameters[n], false)
+					}
+					if of := sideWords[n]; of != "" && len(sides) > 0 {
+						// A margin in pixels is of the side it cuts: the
+						// width's for left and right, the height's for top
+						// and bottom.
+						y.a = sideUnit(y.a, of)
+						y.b = sideUnit(y.b, of)
 					}
 					y.param = n
 					p.assign(r, t, e, order, assigned, y, rd.dir, opt)
@@ -1740,6 +1765,85 @@ func toSquare(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// sideWords are the margins an entry may cut or add, each with the side of the image
+// it is a share of.
+var sideWords = map[string]string{"left": "width", "right": "width", "top": "height", "bottom": "height"}
+
+// allSides finds words that give a value to every side ("every border", "each edge",
+// "all four sides", "on all sides", "all around", "all round") for an entry with a
+// parameter for each side (crop's left, right, top, bottom). It returns those
+// parameters and the words read, with the "off" or "from"
+// that says where the value is taken ("crop 10% off every border").
+func allSides(e *vocab.Entry, seg []token) ([]string, []string) {
+	for n := range sideWords {
+		if _, ok := e.Parameters[n]; !ok {
+			return nil, nil
+		}
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(seg) && seg[k].kind == tWord {
+			return seg[k].text
+		}
+		return ""
+	}
+	for k := range seg {
+		var words []string
+		switch w := word(k); {
+		case (w == "all" || w == "every" || w == "each") && sideNoun(word(k+1)):
+			words = []string{w, word(k + 1)}
+		case w == "all" && word(k+1) == "four" && sideNoun(word(k+2)):
+			words = []string{w, "four", word(k + 2)}
+		case w == "all" && (word(k+1) == "around" || word(k+1) == "round"):
+			words = []string{w, word(k + 1)}
+		default:
+			continue
+		}
+		for _, pre := range []string{"off", "from", "on", "at"} {
+			for _, t := range seg {
+				if t.kind == tWord && t.text == pre {
+					words = append(words, pre)
+				}
+			}
+		}
+		return []string{"left", "right", "top", "bottom"}, words
+	}
+	return nil, nil
+}
+
+func sideNoun(w string) bool {
+	switch w {
+	case "border", "borders", "side", "sides", "edge", "edges":
+		return true
+	}
+	return false
+}
+
+// sideUnit makes a pixel margin one of the image's side of (width or height).
+func sideUnit(q quantity, of string) quantity {
+	if q.unit == "px" {
+		q.unit = of
+	}
+	return q
+}
+
+// without is xs with the words of ws taken out of each run (a run left empty is
+// dropped).
+func without(xs, ws []string) []string {
+	var out []string
+	for _, x := range xs {
+		var kept []string
+		for _, w := range strings.Fields(x) {
+			if !contains(ws, w) {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, strings.Join(kept, " "))
+		}
+	}
+	return out
 }
 
 // bothSides are the width and height of an entry that has only those two, as factors
