@@ -2147,7 +2147,7 @@ func betweenAnd(toks []token, k int) bool {
 // continues the previous transform when it names one of its parameters ("gaussian
 // blur, radius 0.01"), else is compared with the example phrases.
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
-	if len(cl.matches) == 0 && p.fillAfter(r, toks, cl, opt) {
+	if len(cl.matches) == 0 && (p.fillAfter(r, toks, cl, opt) || p.notOtherFill(r, toks, cl)) {
 		return
 	}
 	if len(cl.matches) == 0 {
@@ -2841,6 +2841,56 @@ func (p *Parser) bordersAfter(r *Result, toks []token, cl clause) bool {
 	words := joinTokens(toks[cl.start:cl.end])
 	r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev, prev),
 		"give the pipeline as albumentations code or JSON to set the border mode", prev)
+	return true
+}
+
+// otherFills are the border modes other than a flat colour.
+var otherFills = map[string]bool{
+	"reflect": true, "reflection": true, "reflective": true, "reflected": true, "mirror": true, "mirrored": true,
+	"replicate": true, "replicated": true, "wrap": true, "wrapped": true,
+}
+
+// notOtherFill reads "pad to a square with white, not reflection": a clause that only
+// declines a border mode other than a flat colour, right after a padding step, says
+// the step fills with a flat colour: what pad_constant does already, and a
+// pad_if_needed, which mirrors, becomes pad_constant (black unless a colour is given).
+// Its words are read.
+func (p *Parser) notOtherFill(r *Result, toks []token, cl clause) bool {
+	if len(r.Transforms) == 0 {
+		return false
+	}
+	last := &r.Transforms[len(r.Transforms)-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || !contains(le.Tags, "pad") {
+		return false
+	}
+	flat := le
+	if fillParam(le) == "" {
+		// "pad to a square, not reflection": the padding that fills with a flat
+		// colour, black as albumentations' border_mode 0 with no value.
+		if flat = p.withFill(le); flat == nil {
+			return false
+		}
+	}
+	neg, mode := false, false
+	for _, t := range toks[cl.start:cl.end] {
+		switch {
+		case t.kind == tWord && negators[t.text]:
+			neg = true
+		case t.kind == tWord && otherFills[t.text]:
+			mode = true
+		case t.kind == tWord && (borderNouns[t.text] || t.text == "mode" || t.text == "the" || t.text == "a"):
+		default:
+			return false
+		}
+	}
+	if !neg || !mode {
+		return false
+	}
+	last.Entry = flat.Name
+	for _, t := range toks[cl.start:cl.end] {
+		r.said = append(r.said, t.text)
+	}
 	return true
 }
 

@@ -151,6 +151,18 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			rd.stray = without(rd.stray, words)
 		}
 	}
+	if e != nil && hasSizeParams(e) && squareSaid(append(append([]token(nil), phrase...), seg...)) {
+		// "pad to a 512 square", "pad to a square": the size's shape, read with it
+		// (a square of the long edge, or of the size given: "a 640 px square" is
+		// 640x640).
+		r.said = append(r.said, "square", "squares")
+		rd.stray = without(rd.stray, []string{"square", "squares"})
+		for i, x := range rd.exprs {
+			if x.kind == one && x.param == "" && !x.a.signed && (x.a.unit == "px" || x.a.unit == "" && x.a.v >= 2 && x.a.v == math.Trunc(x.a.v)) {
+				rd.exprs[i] = expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}
+			}
+		}
+	}
 	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -1863,6 +1875,35 @@ func bothSides(e *vocab.Entry, order []string, assigned map[string]bool, rd read
 		}
 	}
 	return []string{"width", "height"}
+}
+
+// squareSaid says whether the words ask for a square, of the long edge or of a size
+// given: "to square", "to a square", "into a square", "to a 512 square", "to a 640 px
+// square".
+func squareSaid(toks []token) bool {
+	if toSquare(toks) {
+		return true
+	}
+	for k, t := range toks {
+		if t.kind != tWord || t.text != "square" && t.text != "squares" || k < 2 {
+			continue
+		}
+		j := k - 1
+		if toks[j].kind == tWord && units[toks[j].text] == "px" {
+			j--
+		}
+		if j < 1 || toks[j].kind != tNum {
+			continue
+		}
+		j--
+		if toks[j].text == "a" && j > 0 {
+			j--
+		}
+		if toks[j].text == "to" || toks[j].text == "into" {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSizeExpr says whether the words give a size: WxH, or a value of a width or height.
