@@ -766,6 +766,17 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
 					// A value in a unit the parameter cannot take ("2-8 holes up
 					// to 40px") is not its: it goes to one that can.
+					if each := eachReading(e, pn); each != nil {
+						// A name the parameters share with a reading of each
+						// ("strength" of a colour jitter: 0.8s of brightness,
+						// contrast and saturation, 0.2s of a turn of hue).
+						for i, n := range pn.params {
+							y := reads(x, each[i], e.Parameters[n], t.code)
+							y.param, y.params = n, nil
+							rd.exprs = append(rd.exprs, y)
+						}
+						return j + m - 1, true
+					}
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
 					x.param, x.params = pn.params[0], pn.params
 					rd.exprs = append(rd.exprs, x)
@@ -1854,6 +1865,35 @@ func without(xs, ws []string) []string {
 		if len(kept) > 0 {
 			out = append(out, strings.Join(kept, " "))
 		}
+	}
+	return out
+}
+
+// eachReading is, for another name several parameters share that reads differently
+// for some of them (a colour jitter's "strength"), each parameter's own reading of
+// it, in pn.params' order; nil when the name reads alike for all.
+func eachReading(e *vocab.Entry, pn paramName) []*vocab.ParameterName {
+	if pn.as == nil || len(pn.params) < 2 {
+		return nil
+	}
+	var out []*vocab.ParameterName
+	alike := true
+	for _, n := range pn.params {
+		var found *vocab.ParameterName
+		for i := range e.Parameters[n].Also {
+			if al := &e.Parameters[n].Also[i]; al.Name == pn.as.Name && al.Code == pn.as.Code {
+				found = al
+				break
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		alike = alike && found.As == pn.as.As && found.Scale == pn.as.Scale && found.Negate == pn.as.Negate
+		out = append(out, found)
+	}
+	if alike {
+		return nil
 	}
 	return out
 }
