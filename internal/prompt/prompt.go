@@ -2147,7 +2147,7 @@ func betweenAnd(toks []token, k int) bool {
 // continues the previous transform when it names one of its parameters ("gaussian
 // blur, radius 0.01"), else is compared with the example phrases.
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
-	if len(cl.matches) == 0 && (p.fillAfter(r, toks, cl, opt) || p.notOtherFill(r, toks, cl)) {
+	if len(cl.matches) == 0 && (p.fillAfter(r, toks, cl, opt) || p.notOtherFill(r, toks, cl)) || p.outputAfter(r, toks, cl, opt) {
 		return
 	}
 	if len(cl.matches) == 0 {
@@ -2841,6 +2841,90 @@ func (p *Parser) bordersAfter(r *Result, toks []token, cl clause) bool {
 	words := joinTokens(toks[cl.start:cl.end])
 	r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev, prev),
 		"give the pipeline as albumentations code or JSON to set the border mode", prev)
+	return true
+}
+
+// outputWords say that a size is what a step puts out ("output 300x300", "output
+// size 224x224", "out 256x256").
+var outputWords = map[string]bool{"output": true, "out": true, "outputs": true}
+
+// outputAfter reads "random crops covering 80-100% of the area, output 300x300" and
+// "random sized crop ..., resized back to 256x256": a clause that gives only a size in
+// pixels, with an output word or naming a resize, right after a random crop is the
+// size that crop puts out (albumentations RandomResizedCrop's and RandomSizedCrop's
+// height and width), not a resize of its own. A crop whose width and height are the
+// crop's own (random_crop's) gives way to the entry that does the same and resizes
+// (random_resized_crop), unless its crop size was given.
+func (p *Parser) outputAfter(r *Result, toks []token, cl clause, opt Options) bool {
+	n := len(r.Transforms)
+	if n == 0 || len(cl.matches) > 1 {
+		return false
+	}
+	last := &r.Transforms[n-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || last.Group != nil || !contains(le.Tags, "crop") || len(le.Operations) == 0 {
+		return false
+	}
+	seg := toks[cl.start:cl.end]
+	sizes, said := 0, false
+	for _, t := range seg {
+		switch {
+		case t.kind == tSize:
+			sizes++
+		case t.kind == tWord && outputWords[t.text]:
+			said = true
+		}
+	}
+	var phrase []token
+	if len(cl.matches) == 1 {
+		m := cl.matches[0]
+		if len(m.claims) != 1 {
+			return false
+		}
+		me, ok := p.voc.Entry(m.claims[0])
+		if !ok || !contains(me.Tags, "resize") || contains(me.Tags, "crop") {
+			return false
+		}
+		phrase, said = toks[m.start:m.end], true
+	}
+	if sizes != 1 || !said {
+		return false
+	}
+	out := le
+	if w, h := le.Parameters["width"], le.Parameters["height"]; w == nil || h == nil || w.Unit != "ratio" || h.Unit != "ratio" {
+		if has(last.Values, "width") || has(last.Values, "height") || hasRange(last.Ranges, "width") {
+			return false
+		}
+		out = nil
+		for _, v := range p.voc.Select(vocab.Filter{}) {
+			w, h := v.Parameters["width"], v.Parameters["height"]
+			if v.Name == le.Name || w == nil || h == nil || w.Unit != "ratio" || h.Unit != "ratio" || len(v.Parameters) != len(le.Parameters) || len(v.Operations) != len(le.Operations) || v.Operations[0].Op != le.Operations[0].Op {
+				continue
+			}
+			same := true
+			for name := range le.Parameters {
+				_, ok := v.Parameters[name]
+				same = same && ok
+			}
+			if same {
+				out = v
+				break
+			}
+		}
+		if out == nil {
+			return false
+		}
+		last.Entry = out.Name
+	}
+	for _, t := range seg {
+		if t.kind == tWord && outputWords[t.text] {
+			r.said = append(r.said, t.text)
+		}
+	}
+	for _, t := range phrase {
+		r.said = append(r.said, t.text)
+	}
+	p.read(r, last, out, seg, phrase, opt)
 	return true
 }
 

@@ -151,6 +151,21 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			rd.stray = without(rd.stray, words)
 		}
 	}
+	if e != nil && hasSizeExpr(rd) && e.Parameters["width"] != nil && e.Parameters["width"].Unit == "ratio" {
+		// "RandomResizedCrop output 300x300", "output size 256x256": the size is
+		// what the step puts out, its width and height.
+		var ws []string
+		for k, t := range seg {
+			if t.kind == tWord && outputWords[t.text] {
+				ws = append(ws, t.text)
+				if k+1 < len(seg) && seg[k+1].text == "size" {
+					ws = append(ws, "size")
+				}
+			}
+		}
+		r.said = append(r.said, ws...)
+		rd.stray = without(rd.stray, ws)
+	}
 	if e != nil && hasSizeParams(e) && squareSaid(append(append([]token(nil), phrase...), seg...)) {
 		// "pad to a 512 square", "pad to a square": the size's shape, read with it
 		// (a square of the long edge, or of the size given: "a 640 px square" is
