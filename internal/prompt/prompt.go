@@ -2677,8 +2677,14 @@ func (p *Parser) moreOf(last *Transform, e *vocab.Entry, seg []token, rd reading
 	if e == nil || len(rd.exprs) == 0 || rd.pSet {
 		return false
 	}
-	for _, t := range seg {
-		if t.kind == tWord && !knownWord(t.text) || t.code {
+	for k := 0; k < len(seg); k++ {
+		if _, fw := fractions[seg[k].text]; seg[k].text == "%" || fw && seg[k].kind == tNum {
+			// "10-20% of the image side each", "a fifth of the width": read
+			// with the share.
+			k += sideQualifier(seg, k+1)
+			continue
+		}
+		if t := seg[k]; t.kind == tWord && !knownWord(t.text) || t.code {
 			return false
 		}
 	}

@@ -308,9 +308,9 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				y.param = n
 				p.assign(r, t, e, order, assigned, y, rd.dir, opt)
 			}
-		case x.param == "" && !shared && len(targets) > 0 && x.kind != size:
+		case x.param == "" && !shared && len(fitting(e, targets, x)) > 0 && x.kind != size:
 			shared = true
-			for _, n := range targets {
+			for _, n := range fitting(e, targets, x) {
 				if y := x; !assigned[n] {
 					if as := edgeAs[n]; as != nil && y.as == "" {
 						y = reads(y, as, e.Parameters[n], false)
@@ -618,6 +618,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		} else if word(k+1) == "per" && word(k+2) == "cent" {
 			q.unit, n = "%", 3
 		}
+		if _, fw := fractions[seg[k].text]; q.unit == "%" || fw && q.unit == "" {
+			// "10-20% of the image side", "a fifth of the width": a share of
+			// the image's side, the fraction it already is (not a portion of
+			// the images).
+			if m := sideQualifier(seg, k+n); m > 0 {
+				rd.said = append(rd.said, texts(seg[k+n:k+n+m])...)
+				n += m
+				if q.unit == "" {
+					q.v, q.unit = q.v*100, "%"
+				}
+			}
+		}
 		return q, n
 	}
 	// kernelBefore says a kernel size is named in the clause before k.
@@ -778,7 +790,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					}
 					j++
 				}
-				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
+				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" && (x.kind != span || x.b.unit == "" || compatible(x.b.unit, e.Parameters[pn.params[0]])) || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
 					// A value in a unit the parameter cannot take ("2-8 holes up
 					// to 40px") is not its: it goes to one that can.
 					if each := eachReading(e, pn); each != nil {
@@ -1909,6 +1921,54 @@ func eachReading(e *vocab.Entry, pn paramName) []*vocab.ParameterName {
 	}
 	if alike {
 		return nil
+	}
+	return out
+}
+
+// sideQualifier is how many words at k say that a percentage is of the image's side
+// ("of the image side", "of the width", "of the shorter side", "of the image's
+// height"), 0 when they do not.
+func sideQualifier(seg []token, k int) int {
+	word := func(j int) string {
+		if j >= 0 && j < len(seg) && seg[j].kind == tWord {
+			return seg[j].text
+		}
+		return ""
+	}
+	j := k
+	if word(j) != "of" {
+		return 0
+	}
+	j++
+	for word(j) == "the" || word(j) == "its" || word(j) == "each" || word(j) == "image" || word(j) == "image's" || word(j) == "images" || word(j) == "photo" || word(j) == "picture" {
+		j++
+	}
+	switch word(j) {
+	case "long", "longer", "longest", "short", "shorter", "shortest", "smaller", "smallest", "larger", "largest":
+		j++
+	}
+	switch word(j) {
+	case "side", "sides", "width", "height", "edge", "edges", "dimension", "dimensions":
+		return j + 1 - k
+	}
+	return 0
+}
+
+// fitting are the targets whose unit takes x's ("patches of 32-64 px" names the
+// holes, a count, but its pixels are a hole's size): all of them when x has no unit.
+func fitting(e *vocab.Entry, targets []string, x expr) []string {
+	u := x.a.unit
+	if u == "" && x.kind == span {
+		u = x.b.unit
+	}
+	if u == "" {
+		return targets
+	}
+	var out []string
+	for _, n := range targets {
+		if prm := e.Parameters[n]; prm != nil && compatible(u, prm) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
