@@ -814,6 +814,8 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						rd.named = append(rd.named, n)
 					}
 				}
+				// "each hole": the name as written, read.
+				rd.said = append(rd.said, texts(seg[k:k+pn.width])...)
 				return k + pn.width - 1, true
 			}
 		}
