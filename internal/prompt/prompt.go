@@ -2122,7 +2122,7 @@ func (p *Parser) namesParamOf(toks []token, prev, m match) bool {
 	if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
 		return true
 	}
-	return paramsAt(p.voc, e, toks, m.start).width == m.end-m.start
+	return paramsAt(p.voc, e, toks, m.start).width >= m.end-m.start
 }
 
 // betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
@@ -2372,8 +2372,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
 						continue
 					}
-					// Or one of its other names ("shift ... horizontally and vertically").
-					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+					// Or one of its other names ("shift ... horizontally and vertically"),
+					// or a longer one the phrase opens ("crop" of "crop height").
+					if pn := paramsAt(p.voc, e, toks, m.start); pn.width >= m.end-m.start {
 						continue
 					}
 					// Or its parameters listed with slashes ("color jitter with
