@@ -856,6 +856,21 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				continue
 			}
 		}
+		if n, isNum := numberWords[word(k)]; (isNum || word(k) == "one" || word(k) == "single") && !t.code && e != nil {
+			if !isNum {
+				n = 1
+			}
+			// "one box", "two holes": a count written as a word before the name
+			// of a parameter that counts.
+			if pn := paramsAt(p.voc, e, seg, k+1); pn.width > 0 && (pn.as == nil || pn.as.As == "same") && e.Parameters[pn.params[0]].Unit == "count" {
+				text := joinTokens(seg[k : k+1+pn.width])
+				x := expr{kind: one, a: quantity{v: float64(n), text: word(k)}, text: text, param: pn.params[0], params: pn.params}
+				rd.exprs = append(rd.exprs, x)
+				rd.said = append(rd.said, word(k))
+				k += pn.width
+				continue
+			}
+		}
 		// In code, argument names come first: max_holes is no intensity word.
 		if t.code && t.text != "p" {
 			if k, ok = named(k); ok {
