@@ -866,7 +866,7 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				text := joinTokens(seg[k : k+1+pn.width])
 				x := expr{kind: one, a: quantity{v: float64(n), text: word(k)}, text: text, param: pn.params[0], params: pn.params}
 				rd.exprs = append(rd.exprs, x)
-				rd.said = append(rd.said, word(k))
+				rd.said = append(rd.said, texts(seg[k:k+1+pn.width])...)
 				k += pn.width
 				continue
 			}
