@@ -244,7 +244,9 @@
 // "saturation ±15" in OpenCV's 0..255 S is ±15/128, RGBShift's r_shift_limit ±v/255) (albumentations' angles
 // turn counter-clockwise). A name marked code counts only as name=value inside a
 // call's parentheses. Two parameters may share a name (shift_limit, "x"/"y"): a value
-// goes to each. An entry's prompt block gives sample (the ranges drawn when it is
+// goes to each, read through each one's own reading of the name (a colour jitter's
+// "strength" s, SimCLR's colour distortion, is 0.8s of brightness, contrast and
+// saturation and 0.2s of a turn of hue). An entry's prompt block gives sample (the ranges drawn when it is
 // named with no value: "color jitter" draws brightness, contrast, saturation and hue,
 // as albumentations' ColorJitter does), free (drawn whenever not given: a motion
 // blur's direction), strength (the parameter without which the entry is a no-op, set
@@ -303,7 +305,21 @@
 // width and height, and a call's positional arguments fill, when only some parameters
 // have albumentations' own name, those (A.RandomCrop(512, 384) is height and width).
 // "resize ... longest side" is one transform, the exact one. "to square" pads to the
-// long edge's square. A colour ("black", "white", "dark gray", "gray (128)", "(114,
+// long edge's square, and "to a 512 square" ("a 640 px square") is 512x512; a clause
+// declining another border mode right after a pad ("..., not reflection") says it fills
+// with a flat colour (pad_if_needed becomes pad_constant, black unless a colour is
+// given). "resize to 50%", "resize to half" (a factor after the phrase's own "to") are
+// both sides of a resize at that factor. A value "off every border", "from each edge",
+// "on all four sides" or "all around" is each side's of an entry with left, right, top
+// and bottom (crop), a margin in pixels of the side it cuts. A size said to be the
+// output ("output 300x300", "output size", "resized back to 256x256") in a clause right
+// after a random crop is that crop's output size, not a resize of its own; a crop whose
+// width and height are its own size (random_crop) gives way to the entry that does the
+// same and resizes (random_resized_crop). A percentage or a fraction word followed by
+// "of the image side" ("of the width", "of the shorter side") is that share, the
+// fraction it is, never a portion of the images ("holes 10-20% of the image side
+// each"); a value in a unit the parameter a name names cannot take goes to one that can
+// ("patches of 32-64 px" is the holes' size). A colour ("black", "white", "dark gray", "gray (128)", "(114,
 // 114, 114)") after a fill word or "with" is the grey of the entry's fill, and an
 // entry with none gives way to its variant that fills (pad_if_needed to pad_constant);
 // such a colour is no to_gray.

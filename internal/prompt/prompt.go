@@ -2122,7 +2122,7 @@ func (p *Parser) namesParamOf(toks []token, prev, m match) bool {
 	if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
 		return true
 	}
-	return paramsAt(p.voc, e, toks, m.start).width == m.end-m.start
+	return paramsAt(p.voc, e, toks, m.start).width >= m.end-m.start
 }
 
 // betweenAnd says whether the "and" at k joins the ends of a range: "between A [unit]
@@ -2147,7 +2147,7 @@ func betweenAnd(toks []token, k int) bool {
 // continues the previous transform when it names one of its parameters ("gaussian
 // blur, radius 0.01"), else is compared with the example phrases.
 func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
-	if len(cl.matches) == 0 && p.fillAfter(r, toks, cl, opt) {
+	if len(cl.matches) == 0 && (p.fillAfter(r, toks, cl, opt) || p.notOtherFill(r, toks, cl)) || p.outputAfter(r, toks, cl, opt) {
 		return
 	}
 	if len(cl.matches) == 0 {
@@ -2372,8 +2372,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					if _, isParam := e.Parameters[strings.ReplaceAll(m.phrase, " ", "_")]; isParam {
 						continue
 					}
-					// Or one of its other names ("shift ... horizontally and vertically").
-					if pn := paramsAt(p.voc, e, toks, m.start); pn.width == m.end-m.start {
+					// Or one of its other names ("shift ... horizontally and vertically"),
+					// or a longer one the phrase opens ("crop" of "crop height").
+					if pn := paramsAt(p.voc, e, toks, m.start); pn.width >= m.end-m.start {
 						continue
 					}
 					// Or its parameters listed with slashes ("color jitter with
@@ -2677,8 +2678,14 @@ func (p *Parser) moreOf(last *Transform, e *vocab.Entry, seg []token, rd reading
 	if e == nil || len(rd.exprs) == 0 || rd.pSet {
 		return false
 	}
-	for _, t := range seg {
-		if t.kind == tWord && !knownWord(t.text) || t.code {
+	for k := 0; k < len(seg); k++ {
+		if _, fw := fractions[seg[k].text]; seg[k].text == "%" || fw && seg[k].kind == tNum {
+			// "10-20% of the image side each", "a fifth of the width": read
+			// with the share.
+			k += sideQualifier(seg, k+1)
+			continue
+		}
+		if t := seg[k]; t.kind == tWord && !knownWord(t.text) || t.code {
 			return false
 		}
 	}
@@ -2841,6 +2848,140 @@ func (p *Parser) bordersAfter(r *Result, toks []token, cl clause) bool {
 	words := joinTokens(toks[cl.start:cl.end])
 	r.unread(words, fmt.Sprintf("%q: how %s fills its borders, not a padding step; %s takes no border mode from a prompt, so it keeps its own", words, prev, prev),
 		"give the pipeline as albumentations code or JSON to set the border mode", prev)
+	return true
+}
+
+// outputWords say that a size is what a step puts out ("output 300x300", "output
+// size 224x224", "out 256x256").
+var outputWords = map[string]bool{"output": true, "out": true, "outputs": true}
+
+// outputAfter reads "random crops covering 80-100% of the area, output 300x300" and
+// "random sized crop ..., resized back to 256x256": a clause that gives only a size in
+// pixels, with an output word or naming a resize, right after a random crop is the
+// size that crop puts out (albumentations RandomResizedCrop's and RandomSizedCrop's
+// height and width), not a resize of its own. A crop whose width and height are the
+// crop's own (random_crop's) gives way to the entry that does the same and resizes
+// (random_resized_crop), unless its crop size was given.
+func (p *Parser) outputAfter(r *Result, toks []token, cl clause, opt Options) bool {
+	n := len(r.Transforms)
+	if n == 0 || len(cl.matches) > 1 {
+		return false
+	}
+	last := &r.Transforms[n-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || last.Group != nil || !contains(le.Tags, "crop") || len(le.Operations) == 0 {
+		return false
+	}
+	seg := toks[cl.start:cl.end]
+	sizes, said := 0, false
+	for _, t := range seg {
+		switch {
+		case t.kind == tSize:
+			sizes++
+		case t.kind == tWord && outputWords[t.text]:
+			said = true
+		}
+	}
+	var phrase []token
+	if len(cl.matches) == 1 {
+		m := cl.matches[0]
+		if len(m.claims) != 1 {
+			return false
+		}
+		me, ok := p.voc.Entry(m.claims[0])
+		if !ok || !contains(me.Tags, "resize") || contains(me.Tags, "crop") {
+			return false
+		}
+		phrase, said = toks[m.start:m.end], true
+	}
+	if sizes != 1 || !said {
+		return false
+	}
+	out := le
+	if w, h := le.Parameters["width"], le.Parameters["height"]; w == nil || h == nil || w.Unit != "ratio" || h.Unit != "ratio" {
+		if has(last.Values, "width") || has(last.Values, "height") || hasRange(last.Ranges, "width") {
+			return false
+		}
+		out = nil
+		for _, v := range p.voc.Select(vocab.Filter{}) {
+			w, h := v.Parameters["width"], v.Parameters["height"]
+			if v.Name == le.Name || w == nil || h == nil || w.Unit != "ratio" || h.Unit != "ratio" || len(v.Parameters) != len(le.Parameters) || len(v.Operations) != len(le.Operations) || v.Operations[0].Op != le.Operations[0].Op {
+				continue
+			}
+			same := true
+			for name := range le.Parameters {
+				_, ok := v.Parameters[name]
+				same = same && ok
+			}
+			if same {
+				out = v
+				break
+			}
+		}
+		if out == nil {
+			return false
+		}
+		last.Entry = out.Name
+	}
+	for _, t := range seg {
+		if t.kind == tWord && outputWords[t.text] {
+			r.said = append(r.said, t.text)
+		}
+	}
+	for _, t := range phrase {
+		r.said = append(r.said, t.text)
+	}
+	p.read(r, last, out, seg, phrase, opt)
+	return true
+}
+
+// otherFills are the border modes other than a flat colour.
+var otherFills = map[string]bool{
+	"reflect": true, "reflection": true, "reflective": true, "reflected": true, "mirror": true, "mirrored": true,
+	"replicate": true, "replicated": true, "wrap": true, "wrapped": true,
+}
+
+// notOtherFill reads "pad to a square with white, not reflection": a clause that only
+// declines a border mode other than a flat colour, right after a padding step, says
+// the step fills with a flat colour: what pad_constant does already, and a
+// pad_if_needed, which mirrors, becomes pad_constant (black unless a colour is given).
+// Its words are read.
+func (p *Parser) notOtherFill(r *Result, toks []token, cl clause) bool {
+	if len(r.Transforms) == 0 {
+		return false
+	}
+	last := &r.Transforms[len(r.Transforms)-1]
+	le, ok := p.voc.Entry(last.Entry)
+	if !ok || !contains(le.Tags, "pad") {
+		return false
+	}
+	flat := le
+	if fillParam(le) == "" {
+		// "pad to a square, not reflection": the padding that fills with a flat
+		// colour, black as albumentations' border_mode 0 with no value.
+		if flat = p.withFill(le); flat == nil {
+			return false
+		}
+	}
+	neg, mode := false, false
+	for _, t := range toks[cl.start:cl.end] {
+		switch {
+		case t.kind == tWord && negators[t.text]:
+			neg = true
+		case t.kind == tWord && otherFills[t.text]:
+			mode = true
+		case t.kind == tWord && (borderNouns[t.text] || t.text == "mode" || t.text == "the" || t.text == "a"):
+		default:
+			return false
+		}
+	}
+	if !neg || !mode {
+		return false
+	}
+	last.Entry = flat.Name
+	for _, t := range toks[cl.start:cl.end] {
+		r.said = append(r.said, t.text)
+	}
 	return true
 }
 

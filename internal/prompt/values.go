@@ -143,6 +143,43 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 		rd.stray = kept
 	}
+	// "crop 10% off every border", "trim 5% from each edge", "20 px all around":
+	// the value is every side's, left, right, top and bottom.
+	var sides []string
+	if e != nil {
+		var words []string
+		if sides, words = allSides(e, seg); len(sides) > 0 {
+			r.said = append(r.said, words...)
+			rd.stray = without(rd.stray, words)
+		}
+	}
+	if e != nil && hasSizeExpr(rd) && e.Parameters["width"] != nil && e.Parameters["width"].Unit == "ratio" {
+		// "RandomResizedCrop output 300x300", "output size 256x256": the size is
+		// what the step puts out, its width and height.
+		var ws []string
+		for k, t := range seg {
+			if t.kind == tWord && outputWords[t.text] {
+				ws = append(ws, t.text)
+				if k+1 < len(seg) && seg[k+1].text == "size" {
+					ws = append(ws, "size")
+				}
+			}
+		}
+		r.said = append(r.said, ws...)
+		rd.stray = without(rd.stray, ws)
+	}
+	if e != nil && hasSizeParams(e) && squareSaid(append(append([]token(nil), phrase...), seg...)) {
+		// "pad to a 512 square", "pad to a square": the size's shape, read with it
+		// (a square of the long edge, or of the size given: "a 640 px square" is
+		// 640x640).
+		r.said = append(r.said, "square", "squares")
+		rd.stray = without(rd.stray, []string{"square", "squares"})
+		for i, x := range rd.exprs {
+			if x.kind == one && x.param == "" && !x.a.signed && (x.a.unit == "px" || x.a.unit == "" && x.a.v >= 2 && x.a.v == math.Trunc(x.a.v)) {
+				rd.exprs[i] = expr{kind: size, w: x.a.v, h: x.a.v, text: x.text}
+			}
+		}
+	}
 	r.said = append(r.said, rd.said...)
 	for _, u := range rd.unread {
 		r.unread(u, fmt.Sprintf("%s: the argument %q is not read (no parameter of %s takes it)", t.Entry, u, t.Entry), "", t.Entry)
@@ -235,6 +272,17 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 	if len(targets) == 0 {
 		targets = alikeSample(e, order, assigned)
 	}
+	if len(targets) == 0 {
+		targets = bothSides(e, order, assigned, rd)
+	}
+	if len(sides) > 0 {
+		targets = nil
+		for _, n := range sides {
+			if !assigned[n] {
+				targets = append(targets, n)
+			}
+		}
+	}
 	for _, n := range rd.off {
 		if !assigned[n] {
 			setValue(t, n, 0)
@@ -276,12 +324,19 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 				y.param = n
 				p.assign(r, t, e, order, assigned, y, rd.dir, opt)
 			}
-		case x.param == "" && !shared && len(targets) > 0 && x.kind != size:
+		case x.param == "" && !shared && len(fitting(e, targets, x)) > 0 && x.kind != size:
 			shared = true
-			for _, n := range targets {
+			for _, n := range fitting(e, targets, x) {
 				if y := x; !assigned[n] {
 					if as := edgeAs[n]; as != nil && y.as == "" {
 						y = reads(y, as, e.Parameters[n], false)
+					}
+					if of := sideWords[n]; of != "" && len(sides) > 0 {
+						// A margin in pixels is of the side it cuts: the
+						// width's for left and right, the height's for top
+						// and bottom.
+						y.a = sideUnit(y.a, of)
+						y.b = sideUnit(y.b, of)
 					}
 					y.param = n
 					p.assign(r, t, e, order, assigned, y, rd.dir, opt)
@@ -556,6 +611,11 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			return quantity{}, 0
 		}
 		q := quantity{v: seg[k].num, signed: seg[k].signed, text: seg[k].text, absolute: k > 0 && word(k-1) == "to" && word(k-2) != "up" && !(k >= 2 && seg[k-2].kind == tNum) && !(k >= 3 && seg[k-3].kind == tNum)}
+		if k == 0 && len(phrase) > 0 && phrase[len(phrase)-1].text == "to" && (len(phrase) < 2 || phrase[len(phrase)-2].text != "up") {
+			// "resize to 50%", "rescale to 80%": the phrase's own "to" says the
+			// factor itself, as "scale to 80%" does.
+			q.absolute = true
+		}
 		n := 1
 		if u := units[word(k+1)]; u == "px" && levelWords[word(k+2)] {
 			// "5-15 pixel values", "10 grey levels": on albumentations' 0..255.
@@ -573,6 +633,18 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 			}
 		} else if word(k+1) == "per" && word(k+2) == "cent" {
 			q.unit, n = "%", 3
+		}
+		if _, fw := fractions[seg[k].text]; q.unit == "%" || fw && q.unit == "" {
+			// "10-20% of the image side", "a fifth of the width": a share of
+			// the image's side, the fraction it already is (not a portion of
+			// the images).
+			if m := sideQualifier(seg, k+n); m > 0 {
+				rd.said = append(rd.said, texts(seg[k+n:k+n+m])...)
+				n += m
+				if q.unit == "" {
+					q.v, q.unit = q.v*100, "%"
+				}
+			}
 		}
 		return q, n
 	}
@@ -734,9 +806,20 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					}
 					j++
 				}
-				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
+				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" && (x.kind != span || x.b.unit == "" || compatible(x.b.unit, e.Parameters[pn.params[0]])) || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
 					// A value in a unit the parameter cannot take ("2-8 holes up
 					// to 40px") is not its: it goes to one that can.
+					if each := eachReading(e, pn); each != nil {
+						// A name the parameters share with a reading of each
+						// ("strength" of a colour jitter: 0.8s of brightness,
+						// contrast and saturation, 0.2s of a turn of hue).
+						for i, n := range pn.params {
+							y := reads(x, each[i], e.Parameters[n], t.code)
+							y.param, y.params = n, nil
+							rd.exprs = append(rd.exprs, y)
+						}
+						return j + m - 1, true
+					}
 					x = reads(x, pn.as, e.Parameters[pn.params[0]], t.code)
 					x.param, x.params = pn.params[0], pn.params
 					rd.exprs = append(rd.exprs, x)
@@ -757,6 +840,8 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						rd.named = append(rd.named, n)
 					}
 				}
+				// "each hole": the name as written, read.
+				rd.said = append(rd.said, texts(seg[k:k+pn.width])...)
 				return k + pn.width - 1, true
 			}
 		}
@@ -794,6 +879,21 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 				}
 				rd.exprs = append(rd.exprs, x)
 				k += m - 1
+				continue
+			}
+		}
+		if n, isNum := numberWords[word(k)]; (isNum || word(k) == "one" || word(k) == "single") && !t.code && e != nil {
+			if !isNum {
+				n = 1
+			}
+			// "one box", "two holes": a count written as a word before the name
+			// of a parameter that counts.
+			if pn := paramsAt(p.voc, e, seg, k+1); pn.width > 0 && (pn.as == nil || pn.as.As == "same") && e.Parameters[pn.params[0]].Unit == "count" {
+				text := joinTokens(seg[k : k+1+pn.width])
+				x := expr{kind: one, a: quantity{v: float64(n), text: word(k)}, text: text, param: pn.params[0], params: pn.params}
+				rd.exprs = append(rd.exprs, x)
+				rd.said = append(rd.said, texts(seg[k:k+1+pn.width])...)
+				k += pn.width
 				continue
 			}
 		}
@@ -1820,6 +1920,210 @@ func toSquare(toks []token) bool {
 			if toks[j].text == "to" || toks[j].text == "into" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// sideWords are the margins an entry may cut or add, each with the side of the image
+// it is a share of.
+var sideWords = map[string]string{"left": "width", "right": "width", "top": "height", "bottom": "height"}
+
+// allSides finds words that give a value to every side ("every border", "each edge",
+// "all four sides", "on all sides", "all around", "all round") for an entry with a
+// parameter for each side (crop's left, right, top, bottom). It returns those
+// parameters and the words read, with the "off" or "from"
+// that says where the value is taken ("crop 10% off every border").
+func allSides(e *vocab.Entry, seg []token) ([]string, []string) {
+	for n := range sideWords {
+		if _, ok := e.Parameters[n]; !ok {
+			return nil, nil
+		}
+	}
+	word := func(k int) string {
+		if k >= 0 && k < len(seg) && seg[k].kind == tWord {
+			return seg[k].text
+		}
+		return ""
+	}
+	for k := range seg {
+		var words []string
+		switch w := word(k); {
+		case (w == "all" || w == "every" || w == "each") && sideNoun(word(k+1)):
+			words = []string{w, word(k + 1)}
+		case w == "all" && word(k+1) == "four" && sideNoun(word(k+2)):
+			words = []string{w, "four", word(k + 2)}
+		case w == "all" && (word(k+1) == "around" || word(k+1) == "round"):
+			words = []string{w, word(k + 1)}
+		default:
+			continue
+		}
+		for _, pre := range []string{"off", "from", "on", "at"} {
+			for _, t := range seg {
+				if t.kind == tWord && t.text == pre {
+					words = append(words, pre)
+				}
+			}
+		}
+		return []string{"left", "right", "top", "bottom"}, words
+	}
+	return nil, nil
+}
+
+func sideNoun(w string) bool {
+	switch w {
+	case "border", "borders", "side", "sides", "edge", "edges":
+		return true
+	}
+	return false
+}
+
+// sideUnit makes a pixel margin one of the image's side of (width or height).
+func sideUnit(q quantity, of string) quantity {
+	if q.unit == "px" {
+		q.unit = of
+	}
+	return q
+}
+
+// without is xs with the words of ws taken out of each run (a run left empty is
+// dropped).
+func without(xs, ws []string) []string {
+	var out []string
+	for _, x := range xs {
+		var kept []string
+		for _, w := range strings.Fields(x) {
+			if !contains(ws, w) {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, strings.Join(kept, " "))
+		}
+	}
+	return out
+}
+
+// eachReading is, for another name several parameters share that reads differently
+// for some of them (a colour jitter's "strength"), each parameter's own reading of
+// it, in pn.params' order; nil when the name reads alike for all.
+func eachReading(e *vocab.Entry, pn paramName) []*vocab.ParameterName {
+	if pn.as == nil || len(pn.params) < 2 {
+		return nil
+	}
+	var out []*vocab.ParameterName
+	alike := true
+	for _, n := range pn.params {
+		var found *vocab.ParameterName
+		for i := range e.Parameters[n].Also {
+			if al := &e.Parameters[n].Also[i]; al.Name == pn.as.Name && al.Code == pn.as.Code {
+				found = al
+				break
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		alike = alike && found.As == pn.as.As && found.Scale == pn.as.Scale && found.Negate == pn.as.Negate
+		out = append(out, found)
+	}
+	if alike {
+		return nil
+	}
+	return out
+}
+
+// sideQualifier is how many words at k say that a percentage is of the image's side
+// ("of the image side", "of the width", "of the shorter side", "of the image's
+// height"), 0 when they do not.
+func sideQualifier(seg []token, k int) int {
+	word := func(j int) string {
+		if j >= 0 && j < len(seg) && seg[j].kind == tWord {
+			return seg[j].text
+		}
+		return ""
+	}
+	j := k
+	if word(j) != "of" {
+		return 0
+	}
+	j++
+	for word(j) == "the" || word(j) == "its" || word(j) == "each" || word(j) == "image" || word(j) == "image's" || word(j) == "images" || word(j) == "photo" || word(j) == "picture" {
+		j++
+	}
+	switch word(j) {
+	case "long", "longer", "longest", "short", "shorter", "shortest", "smaller", "smallest", "larger", "largest":
+		j++
+	}
+	switch word(j) {
+	case "side", "sides", "width", "height", "edge", "edges", "dimension", "dimensions":
+		return j + 1 - k
+	}
+	return 0
+}
+
+// fitting are the targets whose unit takes x's ("patches of 32-64 px" names the
+// holes, a count, but its pixels are a hole's size): all of them when x has no unit.
+func fitting(e *vocab.Entry, targets []string, x expr) []string {
+	u := x.a.unit
+	if u == "" && x.kind == span {
+		u = x.b.unit
+	}
+	if u == "" {
+		return targets
+	}
+	var out []string
+	for _, n := range targets {
+		if prm := e.Parameters[n]; prm != nil && compatible(u, prm) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// bothSides are the width and height of an entry that has only those two, as factors
+// of the image's sides (resize's): a factor given with no name ("resize to 50%",
+// "resize to half") scales both, as a size WxH would; none otherwise.
+func bothSides(e *vocab.Entry, order []string, assigned map[string]bool, rd reading) []string {
+	w, okw := e.Parameters["width"]
+	h, okh := e.Parameters["height"]
+	if len(order) != 2 || !okw || !okh || w.Unit != "ratio" || h.Unit != "ratio" || assigned["width"] || assigned["height"] {
+		return nil
+	}
+	for _, x := range rd.exprs {
+		// A whole number in pixels ("resize to 224") is an output size, read
+		// elsewhere; a factor is a percentage or a number the ratio holds.
+		if x.kind != one || x.param != "" || !(x.a.unit == "%" || x.a.unit == "x" || x.a.unit == "" && x.a.v <= w.Max) {
+			return nil
+		}
+	}
+	return []string{"width", "height"}
+}
+
+// squareSaid says whether the words ask for a square, of the long edge or of a size
+// given: "to square", "to a square", "into a square", "to a 512 square", "to a 640 px
+// square".
+func squareSaid(toks []token) bool {
+	if toSquare(toks) {
+		return true
+	}
+	for k, t := range toks {
+		if t.kind != tWord || t.text != "square" && t.text != "squares" || k < 2 {
+			continue
+		}
+		j := k - 1
+		if toks[j].kind == tWord && units[toks[j].text] == "px" {
+			j--
+		}
+		if j < 1 || toks[j].kind != tNum {
+			continue
+		}
+		j--
+		if toks[j].text == "a" && j > 0 {
+			j--
+		}
+		if toks[j].text == "to" || toks[j].text == "into" {
+			return true
 		}
 	}
 	return false
