@@ -682,6 +682,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
+	toks = wholeTurn(r, toks)
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
 	scaleStatements(r, toks)
@@ -745,6 +746,72 @@ func eitherWay(toks []token) []token {
 		toks = append(out, toks[n:]...)
 	}
 	return toks
+}
+
+// wholeTurn reads a turn to any angle as the whole turn, ±180 degrees: an
+// unboundedWord beside an angleWord ("rotate to any angle", "arbitrary rotations",
+// "rotate freely"), "full 360" or "full circle", a range "0-360" and a bare 360
+// right after an angleWord ("rotation 0-360", "rotate ±360 degrees"). Albumentations'
+// Rotate(limit=180) draws from the whole turn; limit=360 draws the same angles.
+func wholeTurn(r *Result, toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	turn := func(at token) []token {
+		r.said = append(r.said, at.text)
+		return []token{
+			{kind: tWord, text: "±", pos: at.pos, depth: at.depth, random: at.random},
+			{kind: tNum, text: "180", num: 180, pos: at.pos, depth: at.depth, random: at.random},
+			{kind: tWord, text: "°", pos: at.pos, depth: at.depth, random: at.random},
+		}
+	}
+	is360 := func(k int) bool {
+		return k < len(toks) && toks[k].kind == tNum && !toks[k].code && math.Abs(toks[k].num) == 360
+	}
+	// degreeAfter is the end of a number at k with its degree word, if any.
+	degreeAfter := func(k int) int {
+		if units[word(k+1)] == "deg" {
+			return k + 2
+		}
+		return k + 1
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		w := word(k)
+		switch {
+		case unboundedWords[w] && (angleWords[word(k+1)] || angleWords[word(k-1)] || word(k-1) == "to" && angleWords[word(k-2)] || word(k+1) == "of" && angleWords[word(k+2)]):
+			// "any angle", "rotate freely", "rotate to any orientation".
+			out = append(out, turn(toks[k])...)
+			continue
+		case w == "full" && (is360(k+1) || word(k+1) == "circle" || word(k+1) == "turn"):
+			// "full 360", "a full circle".
+			out = append(out, turn(toks[k])...)
+			k++
+			r.said = append(r.said, toks[k].text)
+			if is360(k) {
+				k = degreeAfter(k) - 1
+			}
+			continue
+		case toks[k].kind == tNum && toks[k].num == 0 && word(k+1) == "to" && is360(k+2) && len(out) > 0 && angleWords[out[len(out)-1].text]:
+			// "rotation 0-360": any angle.
+			out = append(out, turn(toks[k])...)
+			k = degreeAfter(k+2) - 1
+			continue
+		case is360(k) && (angleWords[word(k-1)] || word(k-1) == "±" && angleWords[word(k-2)]):
+			// "rotate 360 degrees", "rotate ±360".
+			if word(k-1) == "±" {
+				out = out[:len(out)-1]
+			}
+			out = append(out, turn(toks[k])...)
+			k = degreeAfter(k) - 1
+			continue
+		}
+		out = append(out, toks[k])
+	}
+	return out
 }
 
 // fractionWords reads "to a quarter of its resolution", "by half": a fraction word
@@ -2319,6 +2386,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					return
 				}
 				p.read(r, last, e, seg, nil, opt)
+				return
+			}
+			if len(seg) == 2 && seg[0].kind == tNum && !seg[0].signed && !seg[0].code && seg[0].num > 0 && seg[0].num <= 100 && seg[1].text == "%" && !last.pSet {
+				// "motion blur kernel 7, 40 %": a lone percentage after the
+				// step's values, which no parameter of it took, is how often it
+				// runs.
+				last.P, last.pSet = round(seg[0].num/100), true
 				return
 			}
 		}

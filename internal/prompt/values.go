@@ -251,7 +251,14 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 	}
 	shared := false
-	for _, x := range rd.exprs {
+	for i, x := range rd.exprs {
+		if i > 0 && i == len(rd.exprs)-1 && !rd.pSet && !t.pSet && x.kind == one && x.param == "" && x.as == "" && x.a.unit == "%" && !x.a.signed && x.a.v <= 100 && !freeFor(e, order, assigned, "%") {
+			// "motion blur (kernel 3-11) 40%": a lone percentage closing the
+			// step's own values, which no parameter still free takes, is how
+			// often it runs.
+			t.P, t.pSet = round(x.a.v/100), true
+			continue
+		}
 		x.random = random
 		switch {
 		case len(x.params) > 1:
@@ -1931,4 +1938,14 @@ func padMargin(e *vocab.Entry, seg []token) ([]token, float64) {
 		return out, t.num
 	}
 	return seg, 0
+}
+
+// freeFor says a parameter of e no value has reached yet takes the unit u.
+func freeFor(e *vocab.Entry, order []string, assigned map[string]bool, u string) bool {
+	for _, n := range order {
+		if !assigned[n] && compatible(u, e.Parameters[n]) {
+			return true
+		}
+	}
+	return false
 }
