@@ -685,6 +685,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = wholeTurn(r, toks)
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
+	toks = p.namedParamRun(toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
@@ -746,6 +747,199 @@ func eitherWay(toks []token) []token {
 		toks = append(out, toks[n:]...)
 	}
 	return toks
+}
+
+// namedParamRun reads parameter names of one augmentation that no phrase names, each
+// with its value ("r ±40, g ±20, b ±20", "red +-40 green +-20 blue +-20") or listed
+// with slashes before as many values ("R/G/B shift 20/20/10"), as that augmentation's
+// values: albumentations' users write RGBShift's r_shift_limit, g_shift_limit and
+// b_shift_limit so. The entry (an augmentation, not a geometric one, whose parameters
+// or their other names are each word, distinct; the one of fewest parameters, unique)
+// is named before the run, and the commas inside it no longer cut.
+func (p *Parser) namedParamRun(toks []token) []token {
+	inMatch := map[int]bool{}
+	ms := p.matches(toks)
+	for _, m := range ms {
+		for k := m.start; k < m.end; k++ {
+			inMatch[k] = true
+		}
+	}
+	// namedBefore says the phrase before k in its sentence names e ("rgb shift r
+	// 40 g 20 b 10" has its name already).
+	namedBefore := func(e *vocab.Entry, k int) bool {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].end > k {
+				continue
+			}
+			for j := ms[i].end; j < k; j++ {
+				if toks[j].kind == tSep && toks[j].text != "," && toks[j].text != ":" {
+					return false
+				}
+			}
+			return contains(ms[i].claims, e.Name)
+		}
+		return false
+	}
+	free := func(k int) bool {
+		return k < len(toks) && toks[k].kind == tWord && !toks[k].code && !inMatch[k] && !knownWord(toks[k].text) && toks[k].text != "±"
+	}
+	// valueEnd is the end of a value at k (a number, signed or after ±, with its
+	// unit, or a range of two), or k when there is none.
+	valueEnd := func(k int) int {
+		j := k
+		if j < len(toks) && (toks[j].text == "±" || toks[j].text == "+-") {
+			j++
+		}
+		if j >= len(toks) || toks[j].kind != tNum || toks[j].code {
+			return k
+		}
+		j++
+		if j < len(toks) && units[toks[j].text] != "" && toks[j].kind == tWord {
+			j++
+		}
+		if j+1 < len(toks) && toks[j].text == "to" && toks[j+1].kind == tNum {
+			j += 2
+			if j < len(toks) && units[toks[j].text] != "" && toks[j].kind == tWord {
+				j++
+			}
+		}
+		return j
+	}
+	// entryOf is the one augmentation whose parameters the words at ks name.
+	entryOf := func(ks []int) *vocab.Entry {
+		var best *vocab.Entry
+		tie := false
+		for _, e := range p.voc.Entries {
+			if !augmentation(e) || contains(e.Tags, "geometry") {
+				continue
+			}
+			seen := map[string]bool{}
+			ok := true
+			for _, k := range ks {
+				pn := paramsAt(p.voc, e, toks, k)
+				if pn.width != 1 || len(pn.params) != 1 || seen[pn.params[0]] {
+					ok = false
+					break
+				}
+				seen[pn.params[0]] = true
+			}
+			switch {
+			case !ok:
+			case best == nil || len(e.Parameters) < len(best.Parameters):
+				best, tie = e, false
+			case len(e.Parameters) == len(best.Parameters):
+				tie = true
+			}
+		}
+		if tie {
+			return nil
+		}
+		return best
+	}
+	name := func(e *vocab.Entry, at token) []token {
+		var out []token
+		for _, w := range texts(tokenize(strings.ReplaceAll(e.Name, "_", " "))) {
+			t := at
+			t.kind, t.text, t.typo, t.num, t.signed = tWord, w, "", 0, false
+			out = append(out, t)
+		}
+		return out
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if !free(k) || k > 0 && toks[k-1].text == "/" {
+			out = append(out, toks[k])
+			continue
+		}
+		// "r/g/b shift 20/20/10": names joined by slashes, words of the entry's
+		// name, then one value or as many joined by slashes.
+		ks := []int{k}
+		j := k + 1
+		for j+1 < len(toks) && toks[j].text == "/" && free(j+1) {
+			ks = append(ks, j+1)
+			j += 2
+		}
+		if len(ks) >= 2 {
+			e := entryOf(ks)
+			if e == nil || namedBefore(e, k) {
+				out = append(out, toks[k])
+				continue
+			}
+			m := j
+			for m < len(toks) && toks[m].kind == tWord && !toks[m].code && contains(strings.Split(e.Name, "_"), toks[m].text) {
+				m++
+			}
+			var vs [][2]int
+			for v := m; ; {
+				end := valueEnd(v)
+				if end == v {
+					break
+				}
+				vs = append(vs, [2]int{v, end})
+				if end+1 < len(toks) && toks[end].text == "/" {
+					v = end + 1
+					continue
+				}
+				break
+			}
+			if len(vs) != len(ks) && len(vs) != 1 {
+				out = append(out, toks[k])
+				continue
+			}
+			out = append(out, name(e, toks[k])...)
+			for i, at := range ks {
+				out = append(out, toks[at])
+				v := vs[0]
+				if len(vs) > 1 {
+					v = vs[i]
+				}
+				out = append(out, toks[v[0]:v[1]]...)
+				if i+1 < len(ks) {
+					out = append(out, token{kind: tWord, text: "and", pos: toks[at].pos, depth: toks[at].depth})
+				}
+			}
+			// The words of its name said after the names ("shift") are the
+			// name written before them.
+			k = vs[len(vs)-1][1] - 1
+			continue
+		}
+		// "r ±40, g ±20, b ±20": each name with its value.
+		type named struct{ at, end int }
+		var run []named
+		for j := k; free(j); {
+			end := valueEnd(j + 1)
+			if end == j+1 {
+				break
+			}
+			run = append(run, named{j, end})
+			j = end
+			if j < len(toks) && (toks[j].text == "," || toks[j].text == "and") && !toks[j].code {
+				j++
+			}
+		}
+		if len(run) < 2 {
+			out = append(out, toks[k])
+			continue
+		}
+		ks = ks[:0]
+		for _, n := range run {
+			ks = append(ks, n.at)
+		}
+		e := entryOf(ks)
+		if e == nil || namedBefore(e, k) {
+			out = append(out, toks[k])
+			continue
+		}
+		out = append(out, name(e, toks[k])...)
+		for i, n := range run {
+			out = append(out, toks[n.at:n.end]...)
+			if i+1 < len(run) {
+				out = append(out, token{kind: tWord, text: "and", pos: toks[n.end].pos, depth: toks[n.at].depth})
+			}
+		}
+		k = run[len(run)-1].end - 1
+	}
+	return out
 }
 
 // wholeTurn reads a turn to any angle as the whole turn, ±180 degrees: an
