@@ -204,7 +204,9 @@
 // word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
 // it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
 // a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
-// and v flips p .5") is each one's. With Parser.Lacking (the
+// and v flips p .5") is each one's. Both of a pair that takes no value asked for
+// with no p ("h/v flips", "flips h+v", "hflip+vflip", "flip both ways") run at p 0.5
+// each, albumentations' default: both always would be one fixed turn of 180 degrees. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed
@@ -325,7 +327,17 @@
 // ("rotate by exactly 90 degrees clockwise"); albumentations code reads its arguments
 // as written (Affine(rotate=10) is 10).
 //
-// Ranges: "between A and B", "from A to B", "A to B", "A-B", "A..B", "±A", "up to A",
+// A turn to any angle is the whole turn, ±180 degrees (albumentations'
+// Rotate(limit=180)): "rotate to any angle", "arbitrary rotations", "rotate freely",
+// "full 360", "rotation 0-360". Parameter names of one augmentation no phrase names,
+// each with its value ("r ±40, g ±20, b ±20", "red +-30, green +-10, blue +-10") or
+// listed with slashes before their values ("R/G/B shift 20/20/10"), name that
+// augmentation (RGBShift's limits in grey levels); an editing entry before a colon
+// whose list so names an augmentation of its kind ("push the color balance around:
+// r ±40, ...") gives way to it, its words listed.
+//
+// Ranges: "between A and B", "from A to B", "A to B", "A-B", "A..B" (spaces or a unit
+// round the dots too: "-30 .. +30 %", "-30%..+30%"), "±A", "up to A",
 // "max A", "at most A" and, in code or in prose brackets, (A, B) or [A, B]; the unit
 // written once counts for both ends. "up to A" is the albumentations limit [-A, A] for a
 // parameter with a sign; for one without, it runs from the default ("blur up to 5 px"
@@ -352,7 +364,9 @@
 // so are the ends of a range across 100% ("between 50% and 150% of its size").
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5", "one image in ten"), "at 30%" (or a
-// fraction, "at 0.2") closing a clause and "30%
+// fraction, "at 0.2") closing a clause, a lone percentage after a step's own values
+// that no free parameter of it takes ("motion blur (kernel 3-11) 40%", "motion blur
+// kernel 7, 40 %") and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // a transform with no parameter said random ("a random horizontal flip", "random

@@ -708,6 +708,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.readCalls(r, text, opt)
+	p.randomPair(r)
 	p.settlePresets(r)
 	p.checkOnly(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
@@ -942,6 +943,50 @@ func (p *Parser) namedParamRun(toks []token) []token {
 	return out
 }
 
+// randomPair gives each of the two transforms of a pair that take no value ("h/v
+// flips", "hflip + vflip", "flip both ways": flip_horizontal and flip_vertical, the
+// only entries whose names share a word no other entry's has) p 0.5 when the prompt
+// asks for both and gives neither a p: both always would be one fixed turn of 180
+// degrees, no augmentation; albumentations' HorizontalFlip and VerticalFlip run at
+// their default p 0.5.
+func (p *Parser) randomPair(r *Result) {
+	for i := range r.Transforms {
+		a := &r.Transforms[i]
+		for j := i + 1; j < len(r.Transforms); j++ {
+			b := &r.Transforms[j]
+			if a.pSet || b.pSet || a.pCode || b.pCode || a.Group != nil || b.Group != nil || a.P != 1 || b.P != 1 || !p.pair(a.Entry, b.Entry) {
+				continue
+			}
+			a.P, b.P = 0.5, 0.5
+		}
+	}
+}
+
+// pair says whether entries a and b take no value and share a word of their names
+// that no other entry's name has.
+func (p *Parser) pair(a, b string) bool {
+	ea, ok1 := p.voc.Entry(a)
+	eb, ok2 := p.voc.Entry(b)
+	if !ok1 || !ok2 || a == b || len(ea.Parameters) > 0 || len(eb.Parameters) > 0 || !augmentation(ea) || !augmentation(eb) {
+		return false
+	}
+	for _, w := range strings.Split(a, "_") {
+		if !contains(strings.Split(b, "_"), w) {
+			continue
+		}
+		n := 0
+		for _, e := range p.voc.Entries {
+			if contains(strings.Split(e.Name, "_"), w) {
+				n++
+			}
+		}
+		if n == 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // wholeTurn reads a turn to any angle as the whole turn, ±180 degrees: an
 // unboundedWord beside an angleWord ("rotate to any angle", "arbitrary rotations",
 // "rotate freely"), "full 360" or "full circle", a range "0-360" and a bare 360
@@ -1071,7 +1116,12 @@ func (p *Parser) shareWord(toks []token) []token {
 			k += 4
 			continue
 		}
-		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
+		h := word(k - 1)
+		if hs := strings.TrimSuffix(h, "s"); hs != h && len(hs) > 2 && !phrase(h, a) && phrase(hs, a) && phrase(hs, b) {
+			// "flips h+v": the plural of the word before is each one's.
+			h = hs
+		}
+		if h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
 			// "flip h and v": the word before is both's.
 			id := toks[k-1].pos + 1
 			toks[k-1].pair, toks[k].pair, toks[k+2].pair = id, id, id
@@ -2468,8 +2518,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				switch {
 				case t.depth > base && !t.code:
 					aside = append(aside, t)
-				case oftenWord(t) && len(words) > 0:
-					// "flips half the time": how often each runs.
+				case oftenWord(t) && len(words) > 0 || frequency[t.text] > 0 && !t.code:
+					// "flips half the time", "always flip both ways": how often
+					// each runs.
 					often = append(often, t)
 				default:
 					words = append(words, t)
@@ -3148,9 +3199,9 @@ func (p *Parser) every(seg []token) []string {
 		switch {
 		case t.depth > base && !t.code:
 			// "flips (tissue has no orientation)": an aside in brackets.
-		case word != "" && oftenWord(t):
+		case word != "" && oftenWord(t) || frequency[t.text] > 0 && !t.code:
 			// "flips half the time", "flips 50% each", "flips p=0.5": how
-			// often, read after.
+			// often, read after; "always flip both ways" before.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
@@ -3198,6 +3249,11 @@ func (p *Parser) every(seg []token) []string {
 			}
 		}
 		return nil
+	}
+	if len(out) == 0 && all && len(bare) == 2 {
+		// "flip both ways", "flip on both axes": the singular with both is the
+		// pair too.
+		out = bare
 	}
 	// "random flips", "flips": the plural of a pair's word (horizontal and
 	// vertical) is the pair; of more kinds (blurs) it names none of them.
