@@ -327,6 +327,12 @@
 // ("rotate by exactly 90 degrees clockwise"); albumentations code reads its arguments
 // as written (Affine(rotate=10) is 10).
 //
+// A switch (an integer parameter of 0 or 1: albumentations' elementwise, per_channel)
+// named with no value is on ("per channel", or an also name such as "per pixel"); only
+// 0, 1, true, false, on or off after its name is its value, and a value with no name
+// never goes to it. "X-wise" is one word ("pixel-wise"), and a unit word after "per" is
+// no value's unit: "per pixel" no parameter names is listed whole.
+//
 // A turn to any angle is the whole turn, ±180 degrees (albumentations'
 // Rotate(limit=180)): "rotate to any angle", "arbitrary rotations", "rotate freely",
 // "full 360", "rotation 0-360". Parameter names of one augmentation no phrase names,

@@ -308,6 +308,11 @@ func tokenize(s string) []token {
 				}
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
+			if j+5 <= len(rs) && rs[j] == '-' && string(rs[j+1:j+5]) == "wise" && (j+5 == len(rs) || !unicode.IsLetter(rs[j+5])) {
+				// "pixel-wise", "channel-wise": one word, as "elementwise" is.
+				w += "wise"
+				j += 5
+			}
 			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
 			i = j
 		case r == '+' && !calls():

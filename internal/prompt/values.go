@@ -193,6 +193,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			assigned["width"], assigned["height"] = true, true
 		}
 	}
+	for _, n := range rd.named {
+		if switchParam(e.Parameters[n]) && !assigned[n] {
+			// "per channel", "elementwise": a switch named with no value is on.
+			setValue(t, n, 1)
+			assigned[n] = true
+		}
+	}
 	// Parameters the entry's phrase names ("brightness and contrast"), with those the
 	// words name without a value ("in x and y"), share a value given with no name.
 	var targets []string
@@ -515,7 +522,10 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		t := seg[k]
 		// A word of how many images that no construction read ("half" with no
 		// "the images") is listed: it said something the result does not carry.
-		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) {
+		// "per pixel": a unit word after a word listed is what it is per, not a
+		// value's unit; listed with it.
+		per := units[t.text] != "" && last == k-1 && k > 0 && seg[k-1].text == "per"
+		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) && !per {
 			return
 		}
 		if last == k-1 && len(rd.stray) > 0 {
@@ -724,6 +734,23 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 						rd.said = append(rd.said, w)
 					}
 					j++
+				}
+				if sw := e.Parameters[pn.params[0]]; switchParam(sw) {
+					// "per channel", "elementwise", per_channel=True: a switch
+					// named is on; only 0, 1, true or false after it is its value
+					// ("per channel 0.8-1.2" gives the range to another).
+					if v, ok := switchWords[word(j)]; ok {
+						rd.exprs = append(rd.exprs, expr{kind: one, a: quantity{v: v, text: word(j)}, text: word(j), param: pn.params[0], params: pn.params})
+						return j, true
+					}
+					if x, m := value(j); m == 0 || x.kind != one || x.a.unit != "" || x.a.v != 0 && x.a.v != 1 {
+						for _, n := range pn.params {
+							if !contains(rd.named, n) {
+								rd.named = append(rd.named, n)
+							}
+						}
+						return k + pn.width - 1, true
+					}
 				}
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
 					// A value in a unit the parameter cannot take ("2-8 holes up
@@ -1110,7 +1137,8 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	name := x.param
 	if name == "" {
 		for _, n := range order {
-			if !assigned[n] && compatible(x.a.unit, e.Parameters[n]) && (x.kind == one || compatible(x.b.unit, e.Parameters[n])) {
+			// A switch takes only a value its name gives ("per_channel=1").
+			if !assigned[n] && !switchParam(e.Parameters[n]) && compatible(x.a.unit, e.Parameters[n]) && (x.kind == one || compatible(x.b.unit, e.Parameters[n])) {
 				name = n
 				break
 			}
@@ -1948,4 +1976,10 @@ func freeFor(e *vocab.Entry, order []string, assigned map[string]bool, u string)
 		}
 	}
 	return false
+}
+
+// switchParam says whether prm is a switch: a whole number that is 0 (off) or 1 (on),
+// as albumentations' elementwise and per_channel are.
+func switchParam(prm *vocab.Parameter) bool {
+	return prm != nil && prm.Type == "integer" && prm.Min == 0 && prm.Max == 1
 }

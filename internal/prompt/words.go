@@ -204,3 +204,7 @@ var angleWords = map[string]bool{
 	"rotate": true, "rotated": true, "rotating": true, "rotates": true, "spin": true, "spun": true, "spinning": true,
 	"turn": true, "turned": true, "tilt": true, "tilted": true, "rot": true,
 }
+
+// switchWords are the values of a switch written as words (per_channel=True, "per
+// channel on").
+var switchWords = map[string]float64{"true": 1, "false": 0, "on": 1, "off": 0, "yes": 1}
