@@ -277,6 +277,14 @@
 // arguments (p, SomeOf's n and replace; albumentations 1.3.1's default p otherwise):
 // the pipeline carries it as step groups that choose as albumentations' do.
 //
+// Prose after pasted code edits it (edits.go): a clause with a container word (group,
+// OneOf, choice) and one p sets the container's p ("bump the group to 0.5", "set the
+// oneof p to 0.6"); an edit verb, a p word and one phrase set that step's p ("change
+// the p of the rotate to 0.3"); "add X as a third option" or "add X to the group" puts
+// X in the container at albumentations' default p (a weight in a OneOf); "drop the X"
+// takes the code's steps of X's kind out ("drop the blur": GaussianBlur), each said in
+// a warning. An edit with no container or step to act on is listed.
+//
 // # Values and units
 //
 // A number goes to the parameter it names ("radius 0.01", "clip limit 4", "8 holes"),

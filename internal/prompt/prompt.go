@@ -662,6 +662,9 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
+	// Edits of pasted code apply once its groups are read (deferred after them).
+	var edits *codeEdits
+	defer func() { p.applyEdits(r, edits) }()
 	spans, args := readGroups(toks)
 	r.groupArgs = args
 	defer p.groups(r, spans)
@@ -686,6 +689,8 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
 	toks = p.namedParamRun(toks)
+	// Before fractionWords: "as a third option" is no third of anything.
+	edits = p.readEdits(r, toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
