@@ -283,7 +283,9 @@
 // the p of the rotate to 0.3"); "add X as a third option" or "add X to the group" puts
 // X in the container at albumentations' default p (a weight in a OneOf); "drop the X"
 // takes the code's steps of X's kind out ("drop the blur": GaussianBlur), each said in
-// a warning. An edit with no container or step to act on is listed.
+// a warning; "same thing but only 10 degrees of rotation", "... instead" changes the
+// code's one step that has the parameters the words give, adding no step. An edit
+// with no container or step to act on is listed.
 //
 // # Values and units
 //

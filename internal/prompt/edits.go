@@ -51,7 +51,14 @@ type codeEdits struct {
 	join []stepEdit
 	// remove are phrases whose kind of step is taken out of the code.
 	remove []stepEdit
+	// modify are the places of phrases whose values change the code's step that
+	// takes them ("same thing but only 10 degrees of rotation").
+	modify []stepEdit
 }
+
+// modifyWords say a clause after pasted code changes it rather than adding a step
+// ("same thing but only 10 degrees", "rotation 10 instead").
+var modifyWords = map[string]bool{"same": true, "but": true, "instead": true}
 
 type stepEdit struct {
 	claims []string
@@ -66,7 +73,10 @@ type stepEdit struct {
 // 0.6") or a step's ("change the p of the rotate to 0.3") is consumed; a clause that
 // adds a transform "as a third option" or "to the group" keeps its transform and
 // consumes the words that say where it goes; "drop the X" is left to negate (the
-// entry it names) and recorded so the code's steps of X's kind go too.
+// entry it names) and recorded so the code's steps of X's kind go too; a clause that
+// says "same ... but" or "instead" with a phrase and a value changes the code's one
+// step that has the parameters it gives ("same thing but only 10 degrees of
+// rotation").
 func (p *Parser) readEdits(r *Result, toks []token) *codeEdits {
 	ed := &codeEdits{code: map[int]bool{}}
 	for _, t := range toks {
@@ -158,6 +168,16 @@ func (p *Parser) readEdits(r *Result, toks []token) *codeEdits {
 				ed.join = append(ed.join, stepEdit{claims: m.claims, pos: toks[m.start].pos, text: joinTokens(toks[a:b])})
 				consume(e, b)
 			}
+		case len(inCl) == 1 && len(nums) > 0 && !addVerbs[first] && anyWord(toks[a:b], modifyWords):
+			// "same thing but only 10 degrees of rotation".
+			m := inCl[0]
+			ed.modify = append(ed.modify, stepEdit{claims: m.claims, pos: toks[m.start].pos, text: joinTokens(toks[a:b])})
+			for j := a; j < b; j++ {
+				if w := toks[j].text; modifyWords[w] || w == "thing" {
+					r.said = append(r.said, w)
+					toks[j] = consumed(toks[j])
+				}
+			}
 		case len(inCl) == 1 && removeVerbs[first]:
 			m := inCl[0]
 			ed.remove = append(ed.remove, stepEdit{claims: m.claims, words: texts(toks[m.start:m.end]), text: joinTokens(toks[a:b])})
@@ -248,6 +268,57 @@ func (p *Parser) applyEdits(r *Result, ed *codeEdits) {
 			r.issue("warning", fmt.Sprintf("%q: %s joins the pasted %s", s.text, t.Entry, group.Kind), "", t.Entry, "")
 		}
 	}
+	for _, s := range ed.modify {
+		// The code's one step that has every parameter the words gave takes
+		// their values; the words add no step of their own.
+		at := -1
+		for i, t := range r.Transforms {
+			if t.at == s.pos && !fromCode(t) && len(t.given) > 0 {
+				at = i
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		mod := r.Transforms[at]
+		target := -1
+		for i, t := range r.Transforms {
+			e, ok := p.voc.Entry(t.Entry)
+			if !fromCode(t) || !ok {
+				continue
+			}
+			all := true
+			for k := range mod.given {
+				_, has := e.Parameters[k]
+				all = all && has
+			}
+			if all {
+				if target >= 0 {
+					target = -2
+					break
+				}
+				target = i
+			}
+		}
+		if target < 0 {
+			continue
+		}
+		tg := &r.Transforms[target]
+		for k := range mod.given {
+			delete(tg.Values, k)
+			delete(tg.Ranges, k)
+			if v, ok := mod.Values[k]; ok {
+				setValue(tg, k, v)
+			}
+			if rg, ok := mod.Ranges[k]; ok {
+				setRange(tg, k, rg[0], rg[1])
+			}
+		}
+		// The words that named it are read: they said which step changes.
+		r.said = append(r.said, strings.Fields(mod.Phrase)...)
+		r.Transforms = append(r.Transforms[:at], r.Transforms[at+1:]...)
+		r.issue("warning", fmt.Sprintf("%q: changes the pasted %s", s.text, tg.Entry), "", tg.Entry, "")
+	}
 	for _, s := range ed.remove {
 		is := named(s)
 		if len(is) == 0 {
@@ -268,4 +339,14 @@ func (p *Parser) applyEdits(r *Result, ed *codeEdits) {
 		r.Transforms = kept
 		r.issue("warning", fmt.Sprintf("%q: %s taken out of the pasted code", s.text, strings.Join(names, ", ")), "", names[0], "")
 	}
+}
+
+// anyWord says whether a token of seg is one of words.
+func anyWord(seg []token, words map[string]bool) bool {
+	for _, t := range seg {
+		if t.kind == tWord && words[t.text] {
+			return true
+		}
+	}
+	return false
 }
