@@ -207,7 +207,9 @@
 // word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
 // it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
 // a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
-// and v flips p .5") is each one's. With Parser.Lacking (the
+// and v flips p .5") is each one's. Both of a pair that takes no value asked for
+// with no p ("h/v flips", "flips h+v", "hflip+vflip", "flip both ways") run at p 0.5
+// each, albumentations' default: both always would be one fixed turn of 180 degrees. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed
@@ -280,6 +282,16 @@
 // arguments (p, SomeOf's n and replace; albumentations 1.3.1's default p otherwise):
 // the pipeline carries it as step groups that choose as albumentations' do.
 //
+// Prose after pasted code edits it (edits.go): a clause with a container word (group,
+// OneOf, choice) and one p sets the container's p ("bump the group to 0.5", "set the
+// oneof p to 0.6"); an edit verb, a p word and one phrase set that step's p ("change
+// the p of the rotate to 0.3"); "add X as a third option" or "add X to the group" puts
+// X in the container at albumentations' default p (a weight in a OneOf); "drop the X"
+// takes the code's steps of X's kind out ("drop the blur": GaussianBlur), each said in
+// a warning; "same thing but only 10 degrees of rotation", "... instead" changes the
+// code's one step that has the parameters the words give, adding no step. An edit
+// with no container or step to act on is listed.
+//
 // # Values and units
 //
 // A number goes to the parameter it names ("radius 0.01", "clip limit 4", "8 holes"),
@@ -344,7 +356,23 @@
 // ("rotate by exactly 90 degrees clockwise"); albumentations code reads its arguments
 // as written (Affine(rotate=10) is 10).
 //
-// Ranges: "between A and B", "from A to B", "A to B", "A-B", "A..B", "±A", "up to A",
+// A switch (an integer parameter of 0 or 1: albumentations' elementwise, per_channel)
+// named with no value is on ("per channel", or an also name such as "per pixel"); only
+// 0, 1, true, false, on or off after its name is its value, and a value with no name
+// never goes to it. "X-wise" is one word ("pixel-wise"), and a unit word after "per" is
+// no value's unit: "per pixel" no parameter names is listed whole.
+//
+// A turn to any angle is the whole turn, ±180 degrees (albumentations'
+// Rotate(limit=180)): "rotate to any angle", "arbitrary rotations", "rotate freely",
+// "full 360", "rotation 0-360". Parameter names of one augmentation no phrase names,
+// each with its value ("r ±40, g ±20, b ±20", "red +-30, green +-10, blue +-10") or
+// listed with slashes before their values ("R/G/B shift 20/20/10"), name that
+// augmentation (RGBShift's limits in grey levels); an editing entry before a colon
+// whose list so names an augmentation of its kind ("push the color balance around:
+// r ±40, ...") gives way to it, its words listed.
+//
+// Ranges: "between A and B", "from A to B", "A to B", "A-B", "A..B" (spaces or a unit
+// round the dots too: "-30 .. +30 %", "-30%..+30%"), "±A", "up to A",
 // "max A", "at most A" and, in code or in prose brackets, (A, B) or [A, B]; the unit
 // written once counts for both ends. "up to A" is the albumentations limit [-A, A] for a
 // parameter with a sign; for one without, it runs from the default ("blur up to 5 px"
@@ -371,7 +399,9 @@
 // so are the ends of a range across 100% ("between 50% and 150% of its size").
 // Probabilities: "50% of the time", "30% chance", "p=0.3", "with probability 0.3",
 // odds ("1 in 10", "one in twenty", "2 out of 5", "one image in ten"), "at 30%" (or a
-// fraction, "at 0.2") closing a clause and "30%
+// fraction, "at 0.2") closing a clause, a lone percentage after a step's own values
+// that no free parameter of it takes ("motion blur (kernel 3-11) 40%", "motion blur
+// kernel 7, 40 %") and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
 // over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
 // a transform with no parameter said random ("a random horizontal flip", "random

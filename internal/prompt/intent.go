@@ -660,6 +660,12 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 				r.issue("warning", fmt.Sprintf("%q: a bound on %s's %s, read as no second transform; the value %s is given is the one applied", words, q.claims[0], m.phrase, q.claims[0]), "", q.claims[0], m.phrase)
 			}
 		}
+		if p.colonSpells(toks, prev, m) {
+			// "push the color balance around a lot: r ±40, g ±20, b ±20": the
+			// augmentation a colon's list names says what the editing entry
+			// before the colon meant.
+			drop[i-1] = true
+		}
 		if v := toks[m.start-1].text; (v == "via" || v == "using" || v == "through") && sameClause(toks, prev.end, m.start) {
 			// "random scale 0.5-1.5 via affine": the operation done by the entry
 			// named after via.
@@ -684,6 +690,36 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 		}
 	}
 	return out
+}
+
+// colonSpells says whether m, right after a colon that closes prev's words in one
+// sentence, names an augmentation of the kind (category, or a tag) of prev's editing
+// entries: the list after the colon spells out what prev only named.
+func (p *Parser) colonSpells(toks []token, prev, m match) bool {
+	colon := false
+	for j := prev.end; j < m.start; j++ {
+		switch t := toks[j]; {
+		case t.code || t.kind == tSep && t.text != ":":
+			return false
+		case t.text == ":":
+			colon = true
+		case colon:
+			return false
+		}
+	}
+	if !colon || len(m.claims) != 1 {
+		return false
+	}
+	aug, ok := p.voc.Entry(m.claims[0])
+	if !ok || !augmentation(aug) {
+		return false
+	}
+	for _, c := range prev.claims {
+		if e, ok := p.voc.Entry(c); !ok || augmentation(e) || e.Category != aug.Category && !contains(e.Tags, aug.Category) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasParameter says whether one of the entries has a parameter named name.

@@ -662,6 +662,9 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		return r
 	}
 	toks := tokenize(text)
+	// Edits of pasted code apply once its groups are read (deferred after them).
+	var edits *codeEdits
+	defer func() { p.applyEdits(r, edits) }()
 	spans, args := readGroups(toks)
 	r.groupArgs = args
 	defer p.groups(r, spans)
@@ -682,8 +685,12 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = frequencyPhrases(toks)
+	toks = wholeTurn(r, toks)
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
+	toks = p.namedParamRun(toks)
+	// Before fractionWords: "as a third option" is no third of anything.
+	edits = p.readEdits(r, toks)
 	scaleStatements(r, toks)
 	fractionWords(toks)
 	readVariants(r, toks)
@@ -706,6 +713,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		frame = p.frameAfter(r.Transforms[n:], frame)
 	}
 	p.readCalls(r, text, opt)
+	p.randomPair(r)
 	p.settlePresets(r)
 	p.checkOnly(r)
 	if len(r.Transforms) == 0 && r.Preset == "" && !r.hasError() && len(r.Excluded) == 0 {
@@ -745,6 +753,309 @@ func eitherWay(toks []token) []token {
 		toks = append(out, toks[n:]...)
 	}
 	return toks
+}
+
+// namedParamRun reads parameter names of one augmentation that no phrase names, each
+// with its value ("r ±40, g ±20, b ±20", "red +-40 green +-20 blue +-20") or listed
+// with slashes before as many values ("R/G/B shift 20/20/10"), as that augmentation's
+// values: albumentations' users write RGBShift's r_shift_limit, g_shift_limit and
+// b_shift_limit so. The entry (an augmentation, not a geometric one, whose parameters
+// or their other names are each word, distinct; the one of fewest parameters, unique)
+// is named before the run, and the commas inside it no longer cut.
+func (p *Parser) namedParamRun(toks []token) []token {
+	inMatch := map[int]bool{}
+	ms := p.matches(toks)
+	for _, m := range ms {
+		for k := m.start; k < m.end; k++ {
+			inMatch[k] = true
+		}
+	}
+	// namedBefore says the phrase before k in its sentence names e ("rgb shift r
+	// 40 g 20 b 10" has its name already).
+	namedBefore := func(e *vocab.Entry, k int) bool {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].end > k {
+				continue
+			}
+			for j := ms[i].end; j < k; j++ {
+				if toks[j].kind == tSep && toks[j].text != "," && toks[j].text != ":" {
+					return false
+				}
+			}
+			return contains(ms[i].claims, e.Name)
+		}
+		return false
+	}
+	free := func(k int) bool {
+		return k < len(toks) && toks[k].kind == tWord && !toks[k].code && !inMatch[k] && !knownWord(toks[k].text) && toks[k].text != "±"
+	}
+	// valueEnd is the end of a value at k (a number, signed or after ±, with its
+	// unit, or a range of two), or k when there is none.
+	valueEnd := func(k int) int {
+		j := k
+		if j < len(toks) && (toks[j].text == "±" || toks[j].text == "+-") {
+			j++
+		}
+		if j >= len(toks) || toks[j].kind != tNum || toks[j].code {
+			return k
+		}
+		j++
+		if j < len(toks) && units[toks[j].text] != "" && toks[j].kind == tWord {
+			j++
+		}
+		if j+1 < len(toks) && toks[j].text == "to" && toks[j+1].kind == tNum {
+			j += 2
+			if j < len(toks) && units[toks[j].text] != "" && toks[j].kind == tWord {
+				j++
+			}
+		}
+		return j
+	}
+	// entryOf is the one augmentation whose parameters the words at ks name.
+	entryOf := func(ks []int) *vocab.Entry {
+		var best *vocab.Entry
+		tie := false
+		for _, e := range p.voc.Entries {
+			if !augmentation(e) || contains(e.Tags, "geometry") {
+				continue
+			}
+			seen := map[string]bool{}
+			ok := true
+			for _, k := range ks {
+				pn := paramsAt(p.voc, e, toks, k)
+				if pn.width != 1 || len(pn.params) != 1 || seen[pn.params[0]] {
+					ok = false
+					break
+				}
+				seen[pn.params[0]] = true
+			}
+			switch {
+			case !ok:
+			case best == nil || len(e.Parameters) < len(best.Parameters):
+				best, tie = e, false
+			case len(e.Parameters) == len(best.Parameters):
+				tie = true
+			}
+		}
+		if tie {
+			return nil
+		}
+		return best
+	}
+	name := func(e *vocab.Entry, at token) []token {
+		var out []token
+		for _, w := range texts(tokenize(strings.ReplaceAll(e.Name, "_", " "))) {
+			t := at
+			t.kind, t.text, t.typo, t.num, t.signed = tWord, w, "", 0, false
+			out = append(out, t)
+		}
+		return out
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if !free(k) || k > 0 && toks[k-1].text == "/" {
+			out = append(out, toks[k])
+			continue
+		}
+		// "r/g/b shift 20/20/10": names joined by slashes, words of the entry's
+		// name, then one value or as many joined by slashes.
+		ks := []int{k}
+		j := k + 1
+		for j+1 < len(toks) && toks[j].text == "/" && free(j+1) {
+			ks = append(ks, j+1)
+			j += 2
+		}
+		if len(ks) >= 2 {
+			e := entryOf(ks)
+			if e == nil || namedBefore(e, k) {
+				out = append(out, toks[k])
+				continue
+			}
+			m := j
+			for m < len(toks) && toks[m].kind == tWord && !toks[m].code && contains(strings.Split(e.Name, "_"), toks[m].text) {
+				m++
+			}
+			var vs [][2]int
+			for v := m; ; {
+				end := valueEnd(v)
+				if end == v {
+					break
+				}
+				vs = append(vs, [2]int{v, end})
+				if end+1 < len(toks) && toks[end].text == "/" {
+					v = end + 1
+					continue
+				}
+				break
+			}
+			if len(vs) != len(ks) && len(vs) != 1 {
+				out = append(out, toks[k])
+				continue
+			}
+			out = append(out, name(e, toks[k])...)
+			for i, at := range ks {
+				out = append(out, toks[at])
+				v := vs[0]
+				if len(vs) > 1 {
+					v = vs[i]
+				}
+				out = append(out, toks[v[0]:v[1]]...)
+				if i+1 < len(ks) {
+					out = append(out, token{kind: tWord, text: "and", pos: toks[at].pos, depth: toks[at].depth})
+				}
+			}
+			// The words of its name said after the names ("shift") are the
+			// name written before them.
+			k = vs[len(vs)-1][1] - 1
+			continue
+		}
+		// "r ±40, g ±20, b ±20": each name with its value.
+		type named struct{ at, end int }
+		var run []named
+		for j := k; free(j); {
+			end := valueEnd(j + 1)
+			if end == j+1 {
+				break
+			}
+			run = append(run, named{j, end})
+			j = end
+			if j < len(toks) && (toks[j].text == "," || toks[j].text == "and") && !toks[j].code {
+				j++
+			}
+		}
+		if len(run) < 2 {
+			out = append(out, toks[k])
+			continue
+		}
+		ks = ks[:0]
+		for _, n := range run {
+			ks = append(ks, n.at)
+		}
+		e := entryOf(ks)
+		if e == nil || namedBefore(e, k) {
+			out = append(out, toks[k])
+			continue
+		}
+		out = append(out, name(e, toks[k])...)
+		for i, n := range run {
+			out = append(out, toks[n.at:n.end]...)
+			if i+1 < len(run) {
+				out = append(out, token{kind: tWord, text: "and", pos: toks[n.end].pos, depth: toks[n.at].depth})
+			}
+		}
+		k = run[len(run)-1].end - 1
+	}
+	return out
+}
+
+// randomPair gives each of the two transforms of a pair that take no value ("h/v
+// flips", "hflip + vflip", "flip both ways": flip_horizontal and flip_vertical, the
+// only entries whose names share a word no other entry's has) p 0.5 when the prompt
+// asks for both and gives neither a p: both always would be one fixed turn of 180
+// degrees, no augmentation; albumentations' HorizontalFlip and VerticalFlip run at
+// their default p 0.5.
+func (p *Parser) randomPair(r *Result) {
+	for i := range r.Transforms {
+		a := &r.Transforms[i]
+		for j := i + 1; j < len(r.Transforms); j++ {
+			b := &r.Transforms[j]
+			if a.pSet || b.pSet || a.pCode || b.pCode || a.Group != nil || b.Group != nil || a.P != 1 || b.P != 1 || !p.pair(a.Entry, b.Entry) {
+				continue
+			}
+			a.P, b.P = 0.5, 0.5
+		}
+	}
+}
+
+// pair says whether entries a and b take no value and share a word of their names
+// that no other entry's name has.
+func (p *Parser) pair(a, b string) bool {
+	ea, ok1 := p.voc.Entry(a)
+	eb, ok2 := p.voc.Entry(b)
+	if !ok1 || !ok2 || a == b || len(ea.Parameters) > 0 || len(eb.Parameters) > 0 || !augmentation(ea) || !augmentation(eb) {
+		return false
+	}
+	for _, w := range strings.Split(a, "_") {
+		if !contains(strings.Split(b, "_"), w) {
+			continue
+		}
+		n := 0
+		for _, e := range p.voc.Entries {
+			if contains(strings.Split(e.Name, "_"), w) {
+				n++
+			}
+		}
+		if n == 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeTurn reads a turn to any angle as the whole turn, ±180 degrees: an
+// unboundedWord beside an angleWord ("rotate to any angle", "arbitrary rotations",
+// "rotate freely"), "full 360" or "full circle", a range "0-360" and a bare 360
+// right after an angleWord ("rotation 0-360", "rotate ±360 degrees"). Albumentations'
+// Rotate(limit=180) draws from the whole turn; limit=360 draws the same angles.
+func wholeTurn(r *Result, toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	turn := func(at token) []token {
+		r.said = append(r.said, at.text)
+		return []token{
+			{kind: tWord, text: "±", pos: at.pos, depth: at.depth, random: at.random},
+			{kind: tNum, text: "180", num: 180, pos: at.pos, depth: at.depth, random: at.random},
+			{kind: tWord, text: "°", pos: at.pos, depth: at.depth, random: at.random},
+		}
+	}
+	is360 := func(k int) bool {
+		return k < len(toks) && toks[k].kind == tNum && !toks[k].code && math.Abs(toks[k].num) == 360
+	}
+	// degreeAfter is the end of a number at k with its degree word, if any.
+	degreeAfter := func(k int) int {
+		if units[word(k+1)] == "deg" {
+			return k + 2
+		}
+		return k + 1
+	}
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		w := word(k)
+		switch {
+		case unboundedWords[w] && (angleWords[word(k+1)] || angleWords[word(k-1)] || word(k-1) == "to" && angleWords[word(k-2)] || word(k+1) == "of" && angleWords[word(k+2)]):
+			// "any angle", "rotate freely", "rotate to any orientation".
+			out = append(out, turn(toks[k])...)
+			continue
+		case w == "full" && (is360(k+1) || word(k+1) == "circle" || word(k+1) == "turn"):
+			// "full 360", "a full circle".
+			out = append(out, turn(toks[k])...)
+			k++
+			r.said = append(r.said, toks[k].text)
+			if is360(k) {
+				k = degreeAfter(k) - 1
+			}
+			continue
+		case toks[k].kind == tNum && toks[k].num == 0 && word(k+1) == "to" && is360(k+2) && len(out) > 0 && angleWords[out[len(out)-1].text]:
+			// "rotation 0-360": any angle.
+			out = append(out, turn(toks[k])...)
+			k = degreeAfter(k+2) - 1
+			continue
+		case is360(k) && (angleWords[word(k-1)] || word(k-1) == "±" && angleWords[word(k-2)]):
+			// "rotate 360 degrees", "rotate ±360".
+			if word(k-1) == "±" {
+				out = out[:len(out)-1]
+			}
+			out = append(out, turn(toks[k])...)
+			k = degreeAfter(k) - 1
+			continue
+		}
+		out = append(out, toks[k])
+	}
+	return out
 }
 
 // fractionWords reads "to a quarter of its resolution", "by half": a fraction word
@@ -810,7 +1121,12 @@ func (p *Parser) shareWord(toks []token) []token {
 			k += 4
 			continue
 		}
-		if h := word(k - 1); h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
+		h := word(k - 1)
+		if hs := strings.TrimSuffix(h, "s"); hs != h && len(hs) > 2 && !phrase(h, a) && phrase(hs, a) && phrase(hs, b) {
+			// "flips h+v": the plural of the word before is each one's.
+			h = hs
+		}
+		if h != "" && !phrase(b) && phrase(h, a) && phrase(h, b) && !p.isPhrase([]string{h, a, j, b}) {
 			// "flip h and v": the word before is both's.
 			id := toks[k-1].pos + 1
 			toks[k-1].pair, toks[k].pair, toks[k+2].pair = id, id, id
@@ -2207,8 +2523,9 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 				switch {
 				case t.depth > base && !t.code:
 					aside = append(aside, t)
-				case oftenWord(t) && len(words) > 0:
-					// "flips half the time": how often each runs.
+				case oftenWord(t) && len(words) > 0 || frequency[t.text] > 0 && !t.code:
+					// "flips half the time", "always flip both ways": how often
+					// each runs.
 					often = append(often, t)
 				default:
 					words = append(words, t)
@@ -2319,6 +2636,13 @@ func (p *Parser) clause(r *Result, toks []token, cl clause, opt Options) {
 					return
 				}
 				p.read(r, last, e, seg, nil, opt)
+				return
+			}
+			if len(seg) == 2 && seg[0].kind == tNum && !seg[0].signed && !seg[0].code && seg[0].num > 0 && seg[0].num <= 100 && seg[1].text == "%" && !last.pSet {
+				// "motion blur kernel 7, 40 %": a lone percentage after the
+				// step's values, which no parameter of it took, is how often it
+				// runs.
+				last.P, last.pSet = round(seg[0].num/100), true
 				return
 			}
 		}
@@ -3021,9 +3345,9 @@ func (p *Parser) every(seg []token) []string {
 		switch {
 		case t.depth > base && !t.code:
 			// "flips (tissue has no orientation)": an aside in brackets.
-		case word != "" && oftenWord(t):
+		case word != "" && oftenWord(t) || frequency[t.text] > 0 && !t.code:
 			// "flips half the time", "flips 50% each", "flips p=0.5": how
-			// often, read after.
+			// often, read after; "always flip both ways" before.
 		case t.kind != tWord:
 			return nil
 		case t.text == "both" || t.text == "all":
@@ -3071,6 +3395,11 @@ func (p *Parser) every(seg []token) []string {
 			}
 		}
 		return nil
+	}
+	if len(out) == 0 && all && len(bare) == 2 {
+		// "flip both ways", "flip on both axes": the singular with both is the
+		// pair too.
+		out = bare
 	}
 	// "random flips", "flips": the plural of a pair's word (horizontal and
 	// vertical) is the pair; of more kinds (blurs) it names none of them.

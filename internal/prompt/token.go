@@ -96,6 +96,12 @@ func tokenize(s string) []token {
 		return false
 	}
 	lastNum := func() bool { return len(out) > 0 && out[len(out)-1].kind == tNum }
+	// unitAfterNum says the last token is a percent or degree sign right after a
+	// number ("-30%..+30%").
+	unitAfterNum := func() bool {
+		n := len(out)
+		return n > 1 && out[n-2].kind == tNum && (out[n-1].text == "%" || out[n-1].text == "°")
+	}
 	isDigit := func(k int) bool { return k < len(rs) && rs[k] >= '0' && rs[k] <= '9' }
 	startsNumber := func(k int) bool {
 		return isDigit(k) || k+1 < len(rs) && rs[k] == '.' && isDigit(k+1)
@@ -114,6 +120,21 @@ func tokenize(s string) []token {
 	}
 	signAt := func(k int) bool {
 		return k < len(rs) && (rs[k] == '+' || rs[k] == '-' || rs[k] == '−') && startsNumber(k+1)
+	}
+	// dotsEnd is where the number after a range's two or three dots at k starts,
+	// past spaces; 0 when no number follows them.
+	dotsEnd := func(k int) int {
+		k += 2
+		if k < len(rs) && rs[k] == '.' {
+			k++
+		}
+		for k < len(rs) && rs[k] == ' ' {
+			k++
+		}
+		if startsNumber(k) || signAt(k) {
+			return k
+		}
+		return 0
 	}
 	for i < len(rs) {
 		r := rs[i]
@@ -166,13 +187,12 @@ func tokenize(s string) []token {
 			// "10-50": a range.
 			emit(token{kind: tWord, text: "to"})
 			i++
-		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && lastNum() && (startsNumber(i+2) || rs[i+2] == '.' && startsNumber(i+3) || signAt(i+2)):
-			// "10..50", "10...50": a range, as in code and in notes.
+		case r == '.' && i+2 < len(rs) && rs[i+1] == '.' && (lastNum() || unitAfterNum()) && dotsEnd(i) > 0:
+			// "10..50", "10...50": a range, as in code and in notes; so are "-30 ..
+			// +30 %" with spaces round the dots and "-30%..+30%" with a unit on
+			// each end.
 			emit(token{kind: tWord, text: "to"})
-			i += 2
-			if rs[i] == '.' {
-				i++
-			}
+			i = dotsEnd(i)
 		case r == '.' && len(out) > 0 && out[len(out)-1].text == "a" && i > 0 && rs[i-1] == 'a' && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
 			// "A.Rotate": the module's name is no word of the prompt.
 			out = out[:len(out)-1]
@@ -288,6 +308,11 @@ func tokenize(s string) []token {
 				}
 			}
 			w := strings.NewReplacer("'", "", "’", "").Replace(string(rs[i:j]))
+			if j+5 <= len(rs) && rs[j] == '-' && string(rs[j+1:j+5]) == "wise" && (j+5 == len(rs) || !unicode.IsLetter(rs[j+5])) {
+				// "pixel-wise", "channel-wise": one word, as "elementwise" is.
+				w += "wise"
+				j += 5
+			}
 			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
 			i = j
 		case r == '+' && !calls():

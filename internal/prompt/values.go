@@ -232,6 +232,13 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			assigned["width"], assigned["height"] = true, true
 		}
 	}
+	for _, n := range rd.named {
+		if switchParam(e.Parameters[n]) && !assigned[n] {
+			// "per channel", "elementwise": a switch named with no value is on.
+			setValue(t, n, 1)
+			assigned[n] = true
+		}
+	}
 	// Parameters the entry's phrase names ("brightness and contrast"), with those the
 	// words name without a value ("in x and y"), share a value given with no name.
 	var targets []string
@@ -290,14 +297,6 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 	}
 	for _, n := range rd.named {
-		if isSwitch(e.Parameters[n]) && !assigned[n] {
-			// A 0/1 switch named with no value ("per channel", "elementwise") is
-			// turned on; it takes no value meant for another parameter ("0.9-1.1
-			// per channel" is the multiplier's range).
-			setValue(t, n, 1)
-			assigned[n] = true
-			continue
-		}
 		if !assigned[n] && !contains(targets, n) {
 			targets = append(targets, n)
 		}
@@ -315,7 +314,14 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 		}
 	}
 	shared := false
-	for _, x := range rd.exprs {
+	for i, x := range rd.exprs {
+		if i > 0 && i == len(rd.exprs)-1 && !rd.pSet && !t.pSet && x.kind == one && x.param == "" && x.as == "" && x.a.unit == "%" && !x.a.signed && x.a.v <= 100 && !freeFor(e, order, assigned, "%") {
+			// "motion blur (kernel 3-11) 40%": a lone percentage closing the
+			// step's own values, which no parameter still free takes, is how
+			// often it runs.
+			t.P, t.pSet = round(x.a.v/100), true
+			continue
+		}
 		x.random = random
 		switch {
 		case len(x.params) > 1:
@@ -579,7 +585,10 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 		t := seg[k]
 		// A word of how many images that no construction read ("half" with no
 		// "the images") is listed: it said something the result does not carry.
-		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) {
+		// "per pixel": a unit word after a word listed is what it is per, not a
+		// value's unit; listed with it.
+		per := units[t.text] != "" && last == k-1 && k > 0 && seg[k-1].text == "per"
+		if t.kind != tWord || inPhrase[t.pos] || knownWord(t.text) && !portionOnly(t.text) && !per {
 			return
 		}
 		if last == k-1 && len(rd.stray) > 0 {
@@ -806,6 +815,24 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					}
 					j++
 				}
+				if sw := e.Parameters[pn.params[0]]; switchParam(sw) {
+					// "per channel", "elementwise", per_channel=True: a switch
+					// named is on; only 0, 1, true or false after it is its value
+					// ("per channel 0.8-1.2" gives the range to another).
+					if v, ok := switchWords[word(j)]; ok {
+						rd.said = append(rd.said, word(j))
+						rd.exprs = append(rd.exprs, expr{kind: one, a: quantity{v: v, text: word(j)}, text: word(j), param: pn.params[0], params: pn.params})
+						return j, true
+					}
+					if x, m := value(j); m == 0 || x.kind != one || x.a.unit != "" || x.a.v != 0 && x.a.v != 1 {
+						for _, n := range pn.params {
+							if !contains(rd.named, n) {
+								rd.named = append(rd.named, n)
+							}
+						}
+						return k + pn.width - 1, true
+					}
+				}
 				if x, m := value(j); m > 0 && (t.code || x.a.unit == "" && (x.kind != span || x.b.unit == "" || compatible(x.b.unit, e.Parameters[pn.params[0]])) || pn.as != nil && pn.as.As != "same" || compatible(x.a.unit, e.Parameters[pn.params[0]])) {
 					// A value in a unit the parameter cannot take ("2-8 holes up
 					// to 40px") is not its: it goes to one that can.
@@ -825,10 +852,10 @@ func (p *Parser) scan(e *vocab.Entry, seg, phrase []token) reading {
 					rd.exprs = append(rd.exprs, x)
 					return j + m - 1, true
 				}
-				if sw, ok := switchWords[word(j)]; ok && isSwitch(e.Parameters[pn.params[0]]) {
+				if sw, ok := switchWords[word(j)]; ok && switchParam(e.Parameters[pn.params[0]]) {
 					// "per_channel=True", "elementwise: off": a 0/1 switch set by a word.
 					rd.said = append(rd.said, word(j))
-					if sw {
+					if sw == 1 {
 						rd.named = append(rd.named, pn.params[0])
 					} else {
 						rd.off = append(rd.off, pn.params[0])
@@ -1229,7 +1256,8 @@ func (p *Parser) assign(r *Result, t *Transform, e *vocab.Entry, order []string,
 	name := x.param
 	if name == "" {
 		for _, n := range order {
-			if !assigned[n] && compatible(x.a.unit, e.Parameters[n]) && (x.kind == one || compatible(x.b.unit, e.Parameters[n])) {
+			// A switch takes only a value its name gives ("per_channel=1").
+			if !assigned[n] && !switchParam(e.Parameters[n]) && compatible(x.a.unit, e.Parameters[n]) && (x.kind == one || compatible(x.b.unit, e.Parameters[n])) {
 				name = n
 				break
 			}
@@ -2328,11 +2356,18 @@ func padMargin(e *vocab.Entry, seg []token) ([]token, float64) {
 	return seg, 0
 }
 
-// isSwitch says whether a parameter is a 0/1 switch (multiplicative_noise's
-// elementwise and per_channel).
-func isSwitch(prm *vocab.Parameter) bool {
-	return prm != nil && prm.Type == "integer" && prm.Min == 0 && prm.Max == 1
+// freeFor says a parameter of e no value has reached yet takes the unit u.
+func freeFor(e *vocab.Entry, order []string, assigned map[string]bool, u string) bool {
+	for _, n := range order {
+		if !assigned[n] && compatible(u, e.Parameters[n]) {
+			return true
+		}
+	}
+	return false
 }
 
-// switchWords turn a switch on or off.
-var switchWords = map[string]bool{"true": true, "on": true, "yes": true, "false": false, "off": false, "no": false}
+// switchParam says whether prm is a switch: a whole number that is 0 (off) or 1 (on),
+// as albumentations' elementwise and per_channel are.
+func switchParam(prm *vocab.Parameter) bool {
+	return prm != nil && prm.Type == "integer" && prm.Min == 0 && prm.Max == 1
+}

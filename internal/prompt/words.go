@@ -188,3 +188,23 @@ var shadeLevels = map[string]float64{"dark": -0.25, "light": 0.25}
 
 // borderNouns after a colour say what it fills: "black borders", "gray padding".
 var borderNouns = map[string]bool{"border": true, "borders": true, "padding": true, "background": true, "bars": true, "edges": true}
+
+// unboundedWords say a turn may take any angle ("rotate to any angle", "arbitrary
+// rotations", "rotate freely"), beside an angleWord: the whole turn, ±180 degrees
+// (albumentations' Rotate(limit=180)).
+var unboundedWords = map[string]bool{
+	"any": true, "arbitrary": true, "arbitrarily": true, "free": true, "freely": true, "unrestricted": true,
+	"unconstrained": true, "unlimited": true, "fully": true, "whatever": true,
+}
+
+// angleWords are English words of turning and of angles, next to which an
+// unboundedWord or a full 360 means the whole turn.
+var angleWords = map[string]bool{
+	"angle": true, "angles": true, "rotation": true, "rotations": true, "orientation": true, "orientations": true,
+	"rotate": true, "rotated": true, "rotating": true, "rotates": true, "spin": true, "spun": true, "spinning": true,
+	"turn": true, "turned": true, "tilt": true, "tilted": true, "rot": true,
+}
+
+// switchWords are the values of a switch written as words (per_channel=True, "per
+// channel on").
+var switchWords = map[string]float64{"true": 1, "false": 0, "on": 1, "off": 0, "yes": 1}
