@@ -206,7 +206,8 @@
 // which way it goes ("red goes down by 20-50", "red only goes down (-20..0)"). The plural of a pair's
 // word ("random flips", "flips") is both of the pair; the word alone ("flip 50%", "flip
 // it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
-// a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
+// a p is given, and so does each of a pair asked for together with no p ("hflip vflip",
+// "flips (both)": both always would be one fixed 180-degree turn), and a p after two phrases of one shared word ("flip h/v at 0.5", "h
 // and v flips p .5") is each one's. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code

@@ -657,6 +657,7 @@ type match struct {
 func (p *Parser) Parse(text string, opt Options) *Result {
 	r := &Result{Prompt: text, Transforms: []Transform{}, Errors: []Issue{}, Suggestions: []string{}, Ambiguities: []Ambiguity{}}
 	defer r.finish(p, opt)
+	defer p.evenPair(r)
 	if len(text) > MaxPromptBytes {
 		r.issue("error", fmt.Sprintf("prompt: %d bytes is above the maximum %d", len(text), MaxPromptBytes), "split it into several prompts", "", "")
 		return r
@@ -712,6 +713,44 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
 	return r
+}
+
+// evenPair gives albumentations' p 0.5 to both of a pair of entries that share a
+// word and take no value (flip_horizontal, flip_vertical) when both are asked for on
+// their own with no p ("flips (both)", "hflip vflip", "h/v flip"): both at p 1 is one
+// fixed composite (a 180° turn for the flips), which no one asks for by naming two
+// random transforms.
+func (p *Parser) evenPair(r *Result) {
+	bare := func(t *Transform) (*vocab.Entry, bool) {
+		e, _ := p.voc.Entry(t.Entry)
+		return e, e != nil && len(e.Parameters) == 0 && augmentation(e) && !t.pSet && t.Group == nil && t.P == 1
+	}
+	for i := range r.Transforms {
+		a, ok := bare(&r.Transforms[i])
+		if !ok {
+			continue
+		}
+		for j := i + 1; j < len(r.Transforms); j++ {
+			b, ok := bare(&r.Transforms[j])
+			if !ok || a.Name == b.Name || !shareNamePart(a.Name, b.Name) {
+				continue
+			}
+			r.Transforms[i].P, r.Transforms[j].P = 0.5, 0.5
+		}
+	}
+}
+
+// shareNamePart says whether two entry names have a word in common (flip_horizontal,
+// flip_vertical).
+func shareNamePart(a, b string) bool {
+	for _, x := range strings.Split(a, "_") {
+		for _, y := range strings.Split(b, "_") {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // opposites are the pairs of words that say both ways when joined by "/" or "or"
