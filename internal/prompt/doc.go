@@ -172,7 +172,12 @@
 // "at most one" and "one of:" a list say a choice too (so does "one of" a list with no
 // colon: "one of rain / fog / snow"), a p said of "the group" after its members in
 // their sentence ("p=0.3 for the group", "; that group on 60% of pages") is the
-// choice's when no member was given one, "A, B or C" joins all three, and
+// choice's when no member was given one, "one of" or "(one)" closing the list says a
+// choice and a p or a lone percentage right after it is the choice's ("blur or motion
+// blur (one of, p=0.5)", "sharpen or emboss (one), 25%"), "SomeOf 2 from [a, b, c]"
+// is a some_of of n 2, "A, B or C" joins all three (not A given its own p, nor a
+// geometric A before pixel-level B and C or the reverse: "hflip, sharpen or emboss"),
+// and
 // "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each
 // was given, added (0.2). A choice's p said after a member darkroom cannot do ("either
 // motion blur or defocus, p 0.25") stays with the member read. Two words joined by

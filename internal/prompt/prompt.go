@@ -682,6 +682,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = p.sizeInside(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = choiceOften(toks)
 	toks = frequencyPhrases(toks)
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
@@ -1087,6 +1088,55 @@ func turnInto(toks []token, ms []match) []match {
 		out = append(out, m)
 	}
 	return out
+}
+
+// choiceOften reads a lone percentage right after the words that make an "or" list
+// a choice ("sharpen or emboss (one), 25%", "grid or optical distortion (one of
+// them) 25%") as how often the choice runs, "25% of the time": the choice's p
+// (proseGroups), not a strength of its last member.
+func choiceOften(toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	or := false
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind == tSep && (toks[k].text == "." || toks[k].text == ";" || toks[k].text == "!" || toks[k].text == "?") {
+			or = false
+		}
+		if word(k) == "or" {
+			or = true
+		}
+		if !or || word(k) != "one" {
+			continue
+		}
+		j := k + 1
+		if word(j) == "of" {
+			j++
+			switch {
+			case word(j) == "them" || word(j) == "these" || word(j) == "those":
+				j++
+			case word(j) == "the" && numberWords[word(j+1)] >= 2:
+				j += 2
+			}
+		}
+		for j < len(toks) && toks[j].kind == tSep && toks[j].text == "," {
+			j++
+		}
+		if j+1 >= len(toks) || toks[j].kind != tNum || toks[j].signed || toks[j].code || toks[j+1].text != "%" || j+2 < len(toks) && toks[j+2].kind != tSep {
+			continue
+		}
+		var out []token
+		out = append(out, toks[:j+2]...)
+		for _, w := range []string{"of", "the", "time"} {
+			out = append(out, token{kind: tWord, text: w, pos: toks[j+1].pos, depth: toks[j+1].depth})
+		}
+		toks = append(out, toks[j+2:]...)
+		k = j + 4
+	}
+	return toks
 }
 
 // frequencyPhrases reads the phrases of how often that are made of other words ("now
@@ -1506,6 +1556,14 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				after = toks[j+n-1].pos
 				j += n - 1
 				or = true
+			case word(j) == "one" && word(j+1) == "of" && (j+2 >= k || toks[j+2].kind == tSep || toks[j+2].kind == tNum || frequencyWords[word(j+2)]):
+				// "blur or median blur (one of, p=0.5)": "one of" closing the list.
+				said = append(said, j, j+1)
+				j++
+				or = true
+			case or && word(j) == "one" && word(j+1) != "of" && (j+1 >= k || toks[j+1].kind == tSep || toks[j+1].kind == tNum || frequencyWords[word(j+1)]) && !oneAfter[word(j-1)]:
+				// "sharpen or emboss (one), 25%": one of the list before.
+				said = append(said, j)
 			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
 				n := 3
 				if word(j+2) == "the" {
@@ -1515,7 +1573,9 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 					said = append(said, j+i)
 				}
 				j += n - 1
-			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && listAfter(toks[j+2:k]):
+			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && !frequencyWords[word(j+2)] && listAfter(toks[j+2:k]):
+				// ("blur or median blur (one of, p=0.5), and jpeg": a p after "one of"
+				// is the choice's, and the list is before it.)
 				// "one of rain / fog / snow": the list follows without a colon.
 				said = append(said, j, j+1)
 				after = toks[j+1].pos
@@ -1551,6 +1611,14 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				}
 				some = countAt(toks, j+1)
 				j += n - 1
+				or = true
+			case word(j) == "someof" && countAt(toks, j+1) >= 1 && (word(j+2) == "from" || word(j+2) == "of" || j+2 < k && toks[j+2].text == ":"):
+				// "SomeOf 2 from [hflip, rotate 15, hsv], always": albumentations'
+				// container named in prose, its n and the list after.
+				said = append(said, j, j+1, j+2)
+				after = toks[j+2].pos
+				some = countAt(toks, j+1)
+				j += 2
 				or = true
 			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
 				said = append(said, j, j+1)
@@ -1610,6 +1678,10 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 	r.choices = out
 	return out
 }
+
+// oneAfter are the words before a "one" that is no choice ("the one", "each one",
+// "at most one" is read as its own).
+var oneAfter = map[string]bool{"the": true, "each": true, "any": true, "every": true, "no": true, "only": true, "just": true, "most": true, "this": true, "that": true, "which": true}
 
 // someVerbs before a count and "of" ask for that many of a list ("pick 2 of the 3",
 // "apply two of these", "any 2 of: ...").
@@ -1772,7 +1844,7 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 					if list && !anyOr {
 						or = true
 					}
-					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) {
+					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) && p.listHead(&r.Transforms[chain[len(chain)-1]], &r.Transforms[i], &r.Transforms[members[n+1]]) {
 						// "rain, fog or snow": the comma joins when "or" joins the
 						// next two.
 						next, ok3 := at[r.Transforms[members[n+1]].at]
@@ -1820,6 +1892,23 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 			groupPAfter(r, toks, at, chain, g)
 		}
 	}
+}
+
+// listHead says whether head, before a comma, is the first of the "or" list of a
+// and b ("rain, fog or snow") rather than a step of its own before it ("hflip,
+// sharpen or emboss (one), 25%"; "elastic p 0.5, grid or optical distortion"): a
+// step given its own p is not one of a choice, and a geometric step is no
+// alternative to pixel-level ones (nor the reverse), as albumentations' OneOf lists
+// are one kind.
+func (p *Parser) listHead(head, a, b *Transform) bool {
+	if head.pSet && !head.pCode {
+		return false
+	}
+	geo := func(t *Transform) bool {
+		e, _ := p.voc.Entry(t.Entry)
+		return e != nil && contains(e.Tags, "geometry")
+	}
+	return geo(head) == geo(a) || geo(head) == geo(b)
 }
 
 // groupPAfter reads a p said of the group after its members, in their sentence or a
