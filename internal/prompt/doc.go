@@ -144,7 +144,10 @@
 // TestEveryWordAccounted checks this over both corpora.
 //
 // More of what adds no step: a look after the images' size ("1024px grayscale",
-// "256x256 grayscale patches") for a transform that takes no value; a look word that is all a parenthesis holds right after
+// "256x256 grayscale patches") for a transform that takes no value, or opening its
+// clause before a noun no phrase reads or a count ("grayscale chest x-rays for
+// classification", "grayscale 1-channel"; not "grayscale conversion", nor with a p
+// or a value); a look word that is all a parenthesis holds right after
 // a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
 // a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
 // phrase between such a word and a noun of images ("night shift footage") say what the

@@ -246,6 +246,19 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			negated = false
 			continue
 		}
+		if neg < 0 && p.modifiesData(toks, m, ms) {
+			// "grayscale chest x-rays for classification", "grayscale 1-channel":
+			// a look that takes no value said of the images it opens a noun
+			// phrase about is what they are, not a transform to run.
+			if r.described == nil {
+				r.described = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.described[toks[j].pos] = true
+			}
+			negated = false
+			continue
+		}
 		if neg < 0 && describesData(toks, m.start, m.end, ms) {
 			if r.described == nil {
 				r.described = map[int]bool{}
@@ -448,6 +461,63 @@ func (p *Parser) namesPieces(toks []token, m match) bool {
 	for j := m.start - 1; j >= 0 && toks[j].kind != tSep; j-- {
 		t := toks[j]
 		if t.kind != tWord || t.code || t.depth > 0 || p.words[t.text] || knownWord(t.text) || requestWords[t.text] || negators[t.text] {
+			return false
+		}
+	}
+	return true
+}
+
+// operationNouns after a look's word name the look as an operation ("grayscale
+// conversion", "sepia filter"), not the images.
+var operationNouns = map[string]bool{
+	"conversion": true, "convert": true, "transform": true, "transformation": true, "augmentation": true,
+	"aug": true, "augs": true, "filter": true, "effect": true, "mode": true, "version": true, "versions": true,
+	"look": true, "variant": true, "variants": true, "step": true, "op": true, "copy": true, "copies": true,
+}
+
+// modifiesData says whether m, a phrase of looks that take no value and move no
+// pixel (to_gray), opens its clause as the adjective of a noun phrase no phrase reads
+// ("grayscale chest x-rays for classification — rotate ...", "steel scratches,
+// grayscale 1-channel. flips"): it says what the images are. A request word, a value
+// or a p after it, or a noun of the operation ("grayscale conversion") keeps it a
+// transform.
+func (p *Parser) modifiesData(toks []token, m match, ms []match) bool {
+	if m.start > 0 && toks[m.start-1].kind != tSep || m.end >= len(toks) || toks[m.start].code {
+		return false
+	}
+	for _, c := range m.claims {
+		e, _ := p.voc.Entry(c)
+		if e == nil || len(e.Parameters) != 0 || contains(e.Tags, "geometry") || !augmentation(e) {
+			return false
+		}
+	}
+	starts := map[int]bool{}
+	for _, o := range ms {
+		starts[o.start] = true
+	}
+	j, count := m.end, false
+	if toks[j].kind == tNum && !toks[j].signed && j+1 < len(toks) {
+		count = true
+		// "grayscale 1-channel", "grayscale 16-bit": a count of what the images have.
+		j++
+		for j < len(toks) && toks[j].text == "-" {
+			j++
+		}
+		if j >= len(toks) || toks[j].text == "%" {
+			return false
+		}
+	}
+	t := toks[j]
+	if t.kind != tWord || t.code || starts[j] || !count && knownWord(t.text) || requestWords[t.text] || operationNouns[t.text] || negators[t.text] {
+		return false
+	}
+	if count {
+		j++
+	}
+	// The rest of the clause holds no value or p: "grayscale images 10% of the time"
+	// asks for it.
+	for k := j; k < len(toks) && toks[k].kind != tSep && !starts[k]; k++ {
+		if toks[k].kind == tNum || toks[k].kind == tSize || frequency[toks[k].text] > 0 || frequencyWords[toks[k].text] && toks[k].text != "images" && toks[k].text != "cases" {
 			return false
 		}
 	}
