@@ -37,7 +37,10 @@
 // position ("randomly" reads as "random" when that is longer: "randomly crop" is
 // "random crop"; a longer phrase starting inside a match and ending past it wins:
 // "random brightness/contrast" is brightness/contrast), before anything is split, so "motion blur" is motion_blur and not blur,
-// and "brightness and contrast" or "salt and pepper" stay whole. A word may read as its
+// and "brightness and contrast" or "salt and pepper" stay whole ("crop&pad" too: an &
+// between words that make a phrase with "and" is that "and"); a one-word phrase a
+// hyphen joins to a word no phrase has ("crop-row imagery", "noise-free shots") is a
+// word of the prose, no phrase. A word may read as its
 // singular ("small rotations") and a degree sign as "degree" ("random 90° rotations").
 // A word of seven letters or more that no phrase, parameter or English word of
 // words.go has, one edit from a phrase word with the same first letter (two for eight

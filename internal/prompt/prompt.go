@@ -678,6 +678,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
+	p.ampersands(toks)
 	toks = p.shareWord(toks)
 	toks = p.sizeInside(toks)
 	toks = eitherWay(toks)
@@ -691,7 +692,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	readVariants(r, toks)
 	choices := choiceSentences(r, toks)
 	defer p.proseGroups(r, toks, choices, len(spans))
-	matches := p.negate(r, toks, turnInto(toks, p.matches(toks)))
+	matches := p.negate(r, toks, turnInto(toks, p.compounds(toks, p.matches(toks))))
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = p.splitAlias(toks, sameEntry(toks, matches))
@@ -752,6 +753,34 @@ func shareNamePart(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// ampersands read "&" between two words as "and" when the three make a phrase of the
+// vocabulary ("crop&pad", "crop & pad" is crop_and_pad's "crop and pad"), so that it
+// is not cut into two transforms.
+func (p *Parser) ampersands(toks []token) {
+	for k := 1; k+1 < len(toks); k++ {
+		if toks[k].text != "&" || toks[k].code || toks[k-1].kind != tWord || toks[k+1].kind != tWord {
+			continue
+		}
+		if p.isPhrase([]string{toks[k-1].text, "and", toks[k+1].text}) {
+			toks[k].text = "and"
+		}
+	}
+}
+
+// compounds drops a one-word phrase that a hyphen joins to the next word, a word no
+// phrase and no English word of words.go has ("crop-row UAV imagery", "blur-free
+// scans"): the two are one word of the prose, not the transform.
+func (p *Parser) compounds(toks []token, ms []match) []match {
+	out := ms[:0]
+	for _, m := range ms {
+		if n := m.end; m.end == m.start+1 && n < len(toks) && toks[n].hyphen && toks[n].kind == tWord && !toks[n].code && !p.words[toks[n].text] && !knownWord(toks[n].text) && toks[n].text != "ish" {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // opposites are the pairs of words that say both ways when joined by "/" or "or"
