@@ -369,7 +369,8 @@
 // odds ("1 in 10", "one in twenty", "2 out of 5", "one image in ten"), "at 30%" (or a
 // fraction, "at 0.2") closing a clause and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
-// over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
+// over a call's default p), "rarely (like 5%) each" (the percentage says how rare;
+// so it does right after any word of how often: "a sun flare occasionally (~10%)"),
 // a transform with no parameter said random ("a random horizontal flip", "random
 // flips", "flip vertically at random") and given no p: albumentations' p 0.5;
 // "half the time", a portion of the images ("half the images", "10% of samples", "most

@@ -684,6 +684,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
 	toks = choiceOften(toks)
+	toks = frequencyPercent(toks)
 	toks = frequencyPhrases(toks)
 	toks = odds(toks)
 	toks = p.oneEntryParams(toks)
@@ -1164,6 +1165,37 @@ func choiceOften(toks []token) []token {
 		}
 		toks = append(out, toks[j+2:]...)
 		k = j + 4
+	}
+	return toks
+}
+
+// frequencyPercent reads a percentage right after a word of how often ("a sun flare
+// occasionally (~10%)", "rarely, like 5%") as what the word meant: "10% of the
+// time", the transform's p, not a strength, in place of the word.
+func frequencyPercent(toks []token) []token {
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind != tWord || toks[k].code || frequency[toks[k].text] == 0 || toks[k].text == "always" {
+			continue
+		}
+		j := k + 1
+		for j < len(toks) && (toks[j].kind == tWord && !toks[j].code && (approx[toks[j].text] || toks[j].text == "like" || toks[j].text == "say") || toks[j].kind == tSep && toks[j].text == ",") {
+			j++
+		}
+		if j+1 >= len(toks) || toks[j].kind != tNum || toks[j].signed || toks[j].code || toks[j].num > 100 || toks[j+1].text != "%" {
+			continue
+		}
+		if j+2 < len(toks) && toks[j+2].kind == tWord && (toks[j+2].text == "of" || toks[j+2].text == "chance" || toks[j+2].text == "each" || toks[j+2].text == "probability") {
+			// "rarely (like 5%) each", "often, like 70% of the time": said already.
+			continue
+		}
+		var out []token
+		out = append(out, toks[:k]...)
+		out = append(out, toks[k+1:j+2]...)
+		for _, w := range []string{"of", "the", "time"} {
+			out = append(out, token{kind: tWord, text: w, pos: toks[j+1].pos, depth: toks[j+1].depth})
+		}
+		toks = append(out, toks[j+2:]...)
+		k = j + 3
 	}
 	return toks
 }
