@@ -375,7 +375,8 @@
 // flips", "flip vertically at random") and given no p: albumentations' p 0.5;
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
-// transform that takes no value ("hflip 50%") or only darkroom's own blend amount at
+// transform that takes no value ("hflip 50%") or none in a percentage ("rot90 with
+// 50%", "posterize 30%") or only darkroom's own blend amount at
 // full by default, which albumentations' transform does not have ("ToSepia 10%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A p said of each ("A.ISONoise() and RGBShift(...), prob
