@@ -467,6 +467,20 @@ func (p *Parser) namesPieces(toks []token, m match) bool {
 	return true
 }
 
+// variationWords say that what the phrase before them names varies ("hue/sat
+// jitter").
+var variationWords = map[string]bool{"jitter": true, "jitters": true, "jittering": true, "shift": true, "shifts": true, "variation": true, "variations": true}
+
+// geometric says whether any of the entries moves pixels.
+func (p *Parser) geometric(claims []string) bool {
+	for _, c := range claims {
+		if e, _ := p.voc.Entry(c); e != nil && contains(e.Tags, "geometry") {
+			return true
+		}
+	}
+	return false
+}
+
 // operationNouns after a look's word name the look as an operation ("grayscale
 // conversion", "sepia filter"), not the images.
 var operationNouns = map[string]bool{
@@ -691,6 +705,25 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 			}
 		}
 		prev := ms[i-1]
+		between := prev.end <= m.start
+		for j := prev.end; j < m.start && between; {
+			// "hue/sat jitter": what the phrase before names, its parameters.
+			w, n := toks[j].text, 0
+			for _, c := range prev.claims {
+				if e, _ := p.voc.Entry(c); e != nil && n == 0 {
+					n = paramsAt(p.voc, e, toks, j).width
+				}
+			}
+			between = toks[j].kind == tWord && !toks[j].code && (w == "/" || w == "&" || n > 0)
+			j += max(n, 1)
+		}
+		if m.end == m.start+1 && between && variationWords[toks[m.start].text] && !toks[m.start].code && !p.geometric(prev.claims) {
+			// "hue/sat jitter", "hue/sat shift": a word of variation right after
+			// the phrase of what varies says it varies, no transform of its own
+			// (color_jitter, shift_scale_rotate).
+			drop[i] = true
+			continue
+		}
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start > prev.end && m.end < len(toks) && toks[m.end].kind == tNum {
 			// "optical distortion (distort 0.05, shift 0.05)": a name and a value
 			// inside the parenthesis after a transform, not at its start, is a
