@@ -42,7 +42,8 @@
 // hyphen joins to a word no phrase has ("crop-row imagery", "noise-free shots") is a
 // word of the prose, no phrase; a word of variation (jitter, shift) right after a
 // phrase and the parameters it names ("hue/sat jitter") says they vary, and is no
-// transform of its own. A word may read as its
+// transform of its own; "none" or "off" after a parameter's name of a transform named
+// before in the sentence ("Affine: ..., shear none") is 0. A word may read as its
 // singular ("small rotations") and a degree sign as "degree" ("random 90° rotations").
 // A word of seven letters or more that no phrase, parameter or English word of
 // words.go has, one edit from a phrase word with the same first letter (two for eight

@@ -694,6 +694,7 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	choices := choiceSentences(r, toks)
 	defer p.proseGroups(r, toks, choices, len(spans))
 	matches := p.negate(r, toks, turnInto(toks, p.compounds(toks, p.matches(toks))))
+	p.noneIsZero(r, toks, matches)
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = p.splitAlias(toks, sameEntry(toks, matches))
@@ -754,6 +755,44 @@ func shareNamePart(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// noneIsZero reads "none" or "off" closing a clause right after a parameter's name
+// of the transform named before it in the sentence ("Affine: scale 0.9-1.1, rotate
+// ±180, shear none") as the value 0: that parameter is left out, as albumentations'
+// Affine leaves shear at 0, not at darkroom's default range.
+func (p *Parser) noneIsZero(r *Result, toks []token, ms []match) {
+	for k := 1; k < len(toks); k++ {
+		if w := toks[k].text; toks[k].kind != tWord || toks[k].code || w != "none" && w != "off" || k+1 < len(toks) && toks[k+1].kind != tSep {
+			continue
+		}
+		j := k - 1
+		for j > 0 && (toks[j].text == ":" || toks[j].text == "=") {
+			j--
+		}
+		set := false
+		for i := len(ms) - 1; i >= 0 && !set; i-- {
+			m := ms[i]
+			if m.end > j {
+				continue
+			}
+			ended := false
+			for q := m.end; q < j; q++ {
+				ended = ended || toks[q].kind == tSep && (toks[q].text == "." || toks[q].text == ";" || toks[q].text == "!" || toks[q].text == "?")
+			}
+			if ended {
+				break
+			}
+			for _, c := range m.claims {
+				if e, _ := p.voc.Entry(c); e != nil && paramEndsAt(p.voc, e, toks, max(m.end, j-2), j) {
+					r.said = append(r.said, toks[k].text)
+					toks[k] = token{kind: tNum, text: toks[k].text, pos: toks[k].pos, depth: toks[k].depth}
+					set = true
+					break
+				}
+			}
+		}
+	}
 }
 
 // ampersands read "&" between two words as "and" when the three make a phrase of the
