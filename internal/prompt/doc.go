@@ -37,7 +37,13 @@
 // position ("randomly" reads as "random" when that is longer: "randomly crop" is
 // "random crop"; a longer phrase starting inside a match and ending past it wins:
 // "random brightness/contrast" is brightness/contrast), before anything is split, so "motion blur" is motion_blur and not blur,
-// and "brightness and contrast" or "salt and pepper" stay whole. A word may read as its
+// and "brightness and contrast" or "salt and pepper" stay whole ("crop&pad" too: an &
+// between words that make a phrase with "and" is that "and"); a one-word phrase a
+// hyphen joins to a word no phrase has ("crop-row imagery", "noise-free shots") is a
+// word of the prose, no phrase; a word of variation (jitter, shift) right after a
+// phrase and the parameters it names ("hue/sat jitter") says they vary, and is no
+// transform of its own; "none" or "off" after a parameter's name of a transform named
+// before in the sentence ("Affine: ..., shear none") is 0. A word may read as its
 // singular ("small rotations") and a degree sign as "degree" ("random 90° rotations").
 // A word of seven letters or more that no phrase, parameter or English word of
 // words.go has, one edit from a phrase word with the same first letter (two for eight
@@ -144,7 +150,10 @@
 // TestEveryWordAccounted checks this over both corpora.
 //
 // More of what adds no step: a look after the images' size ("1024px grayscale",
-// "256x256 grayscale patches") for a transform that takes no value; a look word that is all a parenthesis holds right after
+// "256x256 grayscale patches") for a transform that takes no value, or opening its
+// clause before a noun no phrase reads or a count ("grayscale chest x-rays for
+// classification", "grayscale 1-channel"; not "grayscale conversion", nor with a p
+// or a value); a look word that is all a parenthesis holds right after
 // a word no phrase took ("Dental xrays (grayscale)"), a phrase closing its clause after
 // a hedge of how the images are ("IR cameras so basically monochrome"), and a one-word
 // phrase between such a word and a noun of images ("night shift footage") say what the
@@ -172,7 +181,12 @@
 // "at most one" and "one of:" a list say a choice too (so does "one of" a list with no
 // colon: "one of rain / fog / snow"), a p said of "the group" after its members in
 // their sentence ("p=0.3 for the group", "; that group on 60% of pages") is the
-// choice's when no member was given one, "A, B or C" joins all three, and
+// choice's when no member was given one, "one of" or "(one)" closing the list says a
+// choice and a p or a lone percentage right after it is the choice's ("blur or motion
+// blur (one of, p=0.5)", "sharpen or emboss (one), 25%"), "SomeOf 2 from [a, b, c]"
+// is a some_of of n 2, "A, B or C" joins all three (not A given its own p, nor a
+// geometric A before pixel-level B and C or the reverse: "hflip, sharpen or emboss"),
+// and
 // "A 10% and B 10%, never both (on the same image)" is a one_of whose p is what each
 // was given, added (0.2). A choice's p said after a member darkroom cannot do ("either
 // motion blur or defocus, p 0.25") stays with the member read. Two words joined by
@@ -208,8 +222,9 @@
 // it") is the horizontal one; said at random ("random flips") each runs at p 0.5 unless
 // a p is given, and a p after two phrases of one shared word ("flip h/v at 0.5", "h
 // and v flips p .5") is each one's. Both of a pair that takes no value asked for
-// with no p ("h/v flips", "flips h+v", "hflip+vflip", "flip both ways") run at p 0.5
-// each, albumentations' default: both always would be one fixed turn of 180 degrees. With Parser.Lacking (the
+// with no p ("h/v flips", "flips h+v", "hflip+vflip", "hflip vflip", "flip both ways",
+// "flips (both)") run at p 0.5 each, albumentations' default: both always would be one
+// fixed turn of 180 degrees. With Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed
@@ -403,12 +418,14 @@
 // that no free parameter of it takes ("motion blur (kernel 3-11) 40%", "motion blur
 // kernel 7, 40 %") and "30%
 // overall" (of the time, never a strength), "on everything"/"on every image" (always,
-// over a call's default p), "rarely (like 5%) each" (the percentage says how rare),
+// over a call's default p), "rarely (like 5%) each" (the percentage says how rare;
+// so it does right after any word of how often: "a sun flare occasionally (~10%)"),
 // a transform with no parameter said random ("a random horizontal flip", "random
 // flips", "flip vertically at random") and given no p: albumentations' p 0.5;
 // "half the time", a portion of the images ("half the images", "10% of samples", "most
 // of them", "about a third of the images"), a lone percentage or fraction on a
-// transform that takes no value ("hflip 50%") or only darkroom's own blend amount at
+// transform that takes no value ("hflip 50%") or none in a percentage ("rot90 with
+// 50%", "posterize 30%") or only darkroom's own blend amount at
 // full by default, which albumentations' transform does not have ("ToSepia 10%"), and always 1, usually and mostly 0.8, often and frequently 0.75,
 // sometimes, maybe and perhaps 0.5, occasionally 0.25, rarely and seldom 0.1; a p
 // outside [0, 1] is an error. A p said of each ("A.ISONoise() and RGBShift(...), prob

@@ -246,6 +246,19 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			negated = false
 			continue
 		}
+		if neg < 0 && p.modifiesData(toks, m, ms) {
+			// "grayscale chest x-rays for classification", "grayscale 1-channel":
+			// a look that takes no value said of the images it opens a noun
+			// phrase about is what they are, not a transform to run.
+			if r.described == nil {
+				r.described = map[int]bool{}
+			}
+			for j := m.start; j < m.end; j++ {
+				r.described[toks[j].pos] = true
+			}
+			negated = false
+			continue
+		}
 		if neg < 0 && describesData(toks, m.start, m.end, ms) {
 			if r.described == nil {
 				r.described = map[int]bool{}
@@ -454,6 +467,77 @@ func (p *Parser) namesPieces(toks []token, m match) bool {
 	return true
 }
 
+// variationWords say that what the phrase before them names varies ("hue/sat
+// jitter").
+var variationWords = map[string]bool{"jitter": true, "jitters": true, "jittering": true, "shift": true, "shifts": true, "variation": true, "variations": true}
+
+// geometric says whether any of the entries moves pixels.
+func (p *Parser) geometric(claims []string) bool {
+	for _, c := range claims {
+		if e, _ := p.voc.Entry(c); e != nil && contains(e.Tags, "geometry") {
+			return true
+		}
+	}
+	return false
+}
+
+// operationNouns after a look's word name the look as an operation ("grayscale
+// conversion", "sepia filter"), not the images.
+var operationNouns = map[string]bool{
+	"conversion": true, "convert": true, "transform": true, "transformation": true, "augmentation": true,
+	"aug": true, "augs": true, "filter": true, "effect": true, "mode": true, "version": true, "versions": true,
+	"look": true, "variant": true, "variants": true, "step": true, "op": true, "copy": true, "copies": true,
+}
+
+// modifiesData says whether m, a phrase of looks that take no value and move no
+// pixel (to_gray), opens its clause as the adjective of a noun phrase no phrase reads
+// ("grayscale chest x-rays for classification — rotate ...", "steel scratches,
+// grayscale 1-channel. flips"): it says what the images are. A request word, a value
+// or a p after it, or a noun of the operation ("grayscale conversion") keeps it a
+// transform.
+func (p *Parser) modifiesData(toks []token, m match, ms []match) bool {
+	if m.start > 0 && toks[m.start-1].kind != tSep || m.end >= len(toks) || toks[m.start].code {
+		return false
+	}
+	for _, c := range m.claims {
+		e, _ := p.voc.Entry(c)
+		if e == nil || len(e.Parameters) != 0 || contains(e.Tags, "geometry") || !augmentation(e) {
+			return false
+		}
+	}
+	starts := map[int]bool{}
+	for _, o := range ms {
+		starts[o.start] = true
+	}
+	j, count := m.end, false
+	if toks[j].kind == tNum && !toks[j].signed && j+1 < len(toks) {
+		count = true
+		// "grayscale 1-channel", "grayscale 16-bit": a count of what the images have.
+		j++
+		for j < len(toks) && toks[j].text == "-" {
+			j++
+		}
+		if j >= len(toks) || toks[j].text == "%" {
+			return false
+		}
+	}
+	t := toks[j]
+	if t.kind != tWord || t.code || starts[j] || !count && knownWord(t.text) || requestWords[t.text] || operationNouns[t.text] || negators[t.text] {
+		return false
+	}
+	if count {
+		j++
+	}
+	// The rest of the clause holds no value or p: "grayscale images 10% of the time"
+	// asks for it.
+	for k := j; k < len(toks) && toks[k].kind != tSep && !starts[k]; k++ {
+		if toks[k].kind == tNum || toks[k].kind == tSize || frequency[toks[k].text] > 0 || frequencyWords[toks[k].text] && toks[k].text != "images" && toks[k].text != "cases" {
+			return false
+		}
+	}
+	return true
+}
+
 // describesData says whether the phrase starting at start is the predicate of a copula
 // ("scanners are mono", "the frames are often blurry") or opens a parenthesis with a
 // frequency word ("(scanned, mostly grayscale, ...)"): it says what the images are.
@@ -621,6 +705,25 @@ func (p *Parser) explained(r *Result, toks []token, ms []match) []match {
 			}
 		}
 		prev := ms[i-1]
+		between := prev.end <= m.start
+		for j := prev.end; j < m.start && between; {
+			// "hue/sat jitter": what the phrase before names, its parameters.
+			w, n := toks[j].text, 0
+			for _, c := range prev.claims {
+				if e, _ := p.voc.Entry(c); e != nil && n == 0 {
+					n = paramsAt(p.voc, e, toks, j).width
+				}
+			}
+			between = toks[j].kind == tWord && !toks[j].code && (w == "/" || w == "&" || n > 0)
+			j += max(n, 1)
+		}
+		if m.end == m.start+1 && between && variationWords[toks[m.start].text] && !toks[m.start].code && !p.geometric(prev.claims) {
+			// "hue/sat jitter", "hue/sat shift": a word of variation right after
+			// the phrase of what varies says it varies, no transform of its own
+			// (color_jitter, shift_scale_rotate).
+			drop[i] = true
+			continue
+		}
 		if t := toks[m.start]; t.depth > toks[prev.end-1].depth && !t.code && m.start > prev.end && m.end < len(toks) && toks[m.end].kind == tNum {
 			// "optical distortion (distort 0.05, shift 0.05)": a name and a value
 			// inside the parenthesis after a transform, not at its start, is a

@@ -657,6 +657,7 @@ type match struct {
 func (p *Parser) Parse(text string, opt Options) *Result {
 	r := &Result{Prompt: text, Transforms: []Transform{}, Errors: []Issue{}, Suggestions: []string{}, Ambiguities: []Ambiguity{}}
 	defer r.finish(p, opt)
+	defer p.evenPair(r)
 	if len(text) > MaxPromptBytes {
 		r.issue("error", fmt.Sprintf("prompt: %d bytes is above the maximum %d", len(text), MaxPromptBytes), "split it into several prompts", "", "")
 		return r
@@ -680,10 +681,13 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	}
 	p.correct(r, toks)
 	p.lackingNames(r, toks)
+	p.ampersands(toks)
 	toks = p.shareWord(toks)
 	toks = p.sizeInside(toks)
 	toks = eitherWay(toks)
 	toks = evenOdds(toks)
+	toks = choiceOften(toks)
+	toks = frequencyPercent(toks)
 	toks = frequencyPhrases(toks)
 	toks = wholeTurn(r, toks)
 	toks = odds(toks)
@@ -696,7 +700,8 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 	readVariants(r, toks)
 	choices := choiceSentences(r, toks)
 	defer p.proseGroups(r, toks, choices, len(spans))
-	matches := p.negate(r, toks, turnInto(toks, p.matches(toks)))
+	matches := p.negate(r, toks, turnInto(toks, p.compounds(toks, p.matches(toks))))
+	p.noneIsZero(r, toks, matches)
 	matches = p.otherKinds(r, toks, matches)
 	matches = p.explained(r, toks, matches)
 	matches = p.splitAlias(toks, sameEntry(toks, matches))
@@ -720,6 +725,110 @@ func (p *Parser) Parse(text string, opt Options) *Result {
 		r.issue("error", "prompt names no transform of the vocabulary", "name an entry or an alias, e.g. "+p.someExamples(), "", "")
 	}
 	return r
+}
+
+// evenPair gives albumentations' p 0.5 to both of a pair of entries that share a
+// word and take no value (flip_horizontal, flip_vertical) when both are asked for on
+// their own with no p ("flips (both)", "hflip vflip", "h/v flip"): both at p 1 is one
+// fixed composite (a 180° turn for the flips), which no one asks for by naming two
+// random transforms.
+func (p *Parser) evenPair(r *Result) {
+	bare := func(t *Transform) (*vocab.Entry, bool) {
+		e, _ := p.voc.Entry(t.Entry)
+		return e, e != nil && len(e.Parameters) == 0 && augmentation(e) && !t.pSet && t.Group == nil && t.P == 1
+	}
+	for i := range r.Transforms {
+		a, ok := bare(&r.Transforms[i])
+		if !ok {
+			continue
+		}
+		for j := i + 1; j < len(r.Transforms); j++ {
+			b, ok := bare(&r.Transforms[j])
+			if !ok || a.Name == b.Name || !shareNamePart(a.Name, b.Name) {
+				continue
+			}
+			r.Transforms[i].P, r.Transforms[j].P = 0.5, 0.5
+		}
+	}
+}
+
+// shareNamePart says whether two entry names have a word in common (flip_horizontal,
+// flip_vertical).
+func shareNamePart(a, b string) bool {
+	for _, x := range strings.Split(a, "_") {
+		for _, y := range strings.Split(b, "_") {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noneIsZero reads "none" or "off" closing a clause right after a parameter's name
+// of the transform named before it in the sentence ("Affine: scale 0.9-1.1, rotate
+// ±180, shear none") as the value 0: that parameter is left out, as albumentations'
+// Affine leaves shear at 0, not at darkroom's default range.
+func (p *Parser) noneIsZero(r *Result, toks []token, ms []match) {
+	for k := 1; k < len(toks); k++ {
+		if w := toks[k].text; toks[k].kind != tWord || toks[k].code || w != "none" && w != "off" || k+1 < len(toks) && toks[k+1].kind != tSep {
+			continue
+		}
+		j := k - 1
+		for j > 0 && (toks[j].text == ":" || toks[j].text == "=") {
+			j--
+		}
+		set := false
+		for i := len(ms) - 1; i >= 0 && !set; i-- {
+			m := ms[i]
+			if m.end > j {
+				continue
+			}
+			ended := false
+			for q := m.end; q < j; q++ {
+				ended = ended || toks[q].kind == tSep && (toks[q].text == "." || toks[q].text == ";" || toks[q].text == "!" || toks[q].text == "?")
+			}
+			if ended {
+				break
+			}
+			for _, c := range m.claims {
+				if e, _ := p.voc.Entry(c); e != nil && paramEndsAt(p.voc, e, toks, max(m.end, j-2), j) {
+					r.said = append(r.said, toks[k].text)
+					toks[k] = token{kind: tNum, text: toks[k].text, pos: toks[k].pos, depth: toks[k].depth}
+					set = true
+					break
+				}
+			}
+		}
+	}
+}
+
+// ampersands read "&" between two words as "and" when the three make a phrase of the
+// vocabulary ("crop&pad", "crop & pad" is crop_and_pad's "crop and pad"), so that it
+// is not cut into two transforms.
+func (p *Parser) ampersands(toks []token) {
+	for k := 1; k+1 < len(toks); k++ {
+		if toks[k].text != "&" || toks[k].code || toks[k-1].kind != tWord || toks[k+1].kind != tWord {
+			continue
+		}
+		if p.isPhrase([]string{toks[k-1].text, "and", toks[k+1].text}) {
+			toks[k].text = "and"
+		}
+	}
+}
+
+// compounds drops a one-word phrase that a hyphen joins to the next word, a word no
+// phrase and no English word of words.go has ("crop-row UAV imagery", "blur-free
+// scans"): the two are one word of the prose, not the transform.
+func (p *Parser) compounds(toks []token, ms []match) []match {
+	out := ms[:0]
+	for _, m := range ms {
+		if n := m.end; m.end == m.start+1 && n < len(toks) && toks[n].hyphen && toks[n].kind == tWord && !toks[n].code && !p.words[toks[n].text] && !knownWord(toks[n].text) && toks[n].text != "ish" {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // opposites are the pairs of words that say both ways when joined by "/" or "or"
@@ -1366,6 +1475,86 @@ func turnInto(toks []token, ms []match) []match {
 	return out
 }
 
+// choiceOften reads a lone percentage right after the words that make an "or" list
+// a choice ("sharpen or emboss (one), 25%", "grid or optical distortion (one of
+// them) 25%") as how often the choice runs, "25% of the time": the choice's p
+// (proseGroups), not a strength of its last member.
+func choiceOften(toks []token) []token {
+	word := func(k int) string {
+		if k >= 0 && k < len(toks) && toks[k].kind == tWord && !toks[k].code {
+			return toks[k].text
+		}
+		return ""
+	}
+	or := false
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind == tSep && (toks[k].text == "." || toks[k].text == ";" || toks[k].text == "!" || toks[k].text == "?") {
+			or = false
+		}
+		if word(k) == "or" {
+			or = true
+		}
+		if !or || word(k) != "one" {
+			continue
+		}
+		j := k + 1
+		if word(j) == "of" {
+			j++
+			switch {
+			case word(j) == "them" || word(j) == "these" || word(j) == "those":
+				j++
+			case word(j) == "the" && numberWords[word(j+1)] >= 2:
+				j += 2
+			}
+		}
+		for j < len(toks) && toks[j].kind == tSep && toks[j].text == "," {
+			j++
+		}
+		if j+1 >= len(toks) || toks[j].kind != tNum || toks[j].signed || toks[j].code || toks[j+1].text != "%" || j+2 < len(toks) && toks[j+2].kind != tSep {
+			continue
+		}
+		var out []token
+		out = append(out, toks[:j+2]...)
+		for _, w := range []string{"of", "the", "time"} {
+			out = append(out, token{kind: tWord, text: w, pos: toks[j+1].pos, depth: toks[j+1].depth})
+		}
+		toks = append(out, toks[j+2:]...)
+		k = j + 4
+	}
+	return toks
+}
+
+// frequencyPercent reads a percentage right after a word of how often ("a sun flare
+// occasionally (~10%)", "rarely, like 5%") as what the word meant: "10% of the
+// time", the transform's p, not a strength, in place of the word.
+func frequencyPercent(toks []token) []token {
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind != tWord || toks[k].code || frequency[toks[k].text] == 0 || toks[k].text == "always" {
+			continue
+		}
+		j := k + 1
+		for j < len(toks) && (toks[j].kind == tWord && !toks[j].code && (approx[toks[j].text] || toks[j].text == "like" || toks[j].text == "say") || toks[j].kind == tSep && toks[j].text == ",") {
+			j++
+		}
+		if j+1 >= len(toks) || toks[j].kind != tNum || toks[j].signed || toks[j].code || toks[j].num > 100 || toks[j+1].text != "%" {
+			continue
+		}
+		if j+2 < len(toks) && toks[j+2].kind == tWord && (toks[j+2].text == "of" || toks[j+2].text == "chance" || toks[j+2].text == "each" || toks[j+2].text == "probability") {
+			// "rarely (like 5%) each", "often, like 70% of the time": said already.
+			continue
+		}
+		var out []token
+		out = append(out, toks[:k]...)
+		out = append(out, toks[k+1:j+2]...)
+		for _, w := range []string{"of", "the", "time"} {
+			out = append(out, token{kind: tWord, text: w, pos: toks[j+1].pos, depth: toks[j+1].depth})
+		}
+		toks = append(out, toks[j+2:]...)
+		k = j + 3
+	}
+	return toks
+}
+
 // frequencyPhrases reads the phrases of how often that are made of other words ("now
 // and then", "from time to time", "every so often", "once in a while") as the one word
 // of frequencyPhrase: their "and" and "then" would cut the clause and "now" is filler,
@@ -1783,6 +1972,14 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				after = toks[j+n-1].pos
 				j += n - 1
 				or = true
+			case word(j) == "one" && word(j+1) == "of" && (j+2 >= k || toks[j+2].kind == tSep || toks[j+2].kind == tNum || frequencyWords[word(j+2)]):
+				// "blur or median blur (one of, p=0.5)": "one of" closing the list.
+				said = append(said, j, j+1)
+				j++
+				or = true
+			case or && word(j) == "one" && word(j+1) != "of" && (j+1 >= k || toks[j+1].kind == tSep || toks[j+1].kind == tNum || frequencyWords[word(j+1)]) && !oneAfter[word(j-1)]:
+				// "sharpen or emboss (one), 25%": one of the list before.
+				said = append(said, j)
 			case word(j) == "one" && word(j+1) == "of" && (word(j+2) == "them" || word(j+2) == "these" || word(j+2) == "those" || word(j+2) == "the" && (word(j+3) == "two" || word(j+3) == "three")):
 				n := 3
 				if word(j+2) == "the" {
@@ -1792,7 +1989,9 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 					said = append(said, j+i)
 				}
 				j += n - 1
-			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && listAfter(toks[j+2:k]):
+			case word(j) == "one" && word(j+1) == "of" && j+2 < k && toks[j+2].kind == tWord && !toks[j+2].code && !filler[word(j+2)] && word(j+2) != "these" && word(j+2) != "those" && !frequencyWords[word(j+2)] && listAfter(toks[j+2:k]):
+				// ("blur or median blur (one of, p=0.5), and jpeg": a p after "one of"
+				// is the choice's, and the list is before it.)
 				// "one of rain / fog / snow": the list follows without a colon.
 				said = append(said, j, j+1)
 				after = toks[j+1].pos
@@ -1828,6 +2027,14 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 				}
 				some = countAt(toks, j+1)
 				j += n - 1
+				or = true
+			case word(j) == "someof" && countAt(toks, j+1) >= 1 && (word(j+2) == "from" || word(j+2) == "of" || j+2 < k && toks[j+2].text == ":"):
+				// "SomeOf 2 from [hflip, rotate 15, hsv], always": albumentations'
+				// container named in prose, its n and the list after.
+				said = append(said, j, j+1, j+2)
+				after = toks[j+2].pos
+				some = countAt(toks, j+1)
+				j += 2
 				or = true
 			case (word(j) == "pick" || word(j) == "choose" || word(j) == "chosen" || word(j) == "picked") && word(j+1) == "one":
 				said = append(said, j, j+1)
@@ -1887,6 +2094,10 @@ func choiceSentences(r *Result, toks []token) [][2]int {
 	r.choices = out
 	return out
 }
+
+// oneAfter are the words before a "one" that is no choice ("the one", "each one",
+// "at most one" is read as its own).
+var oneAfter = map[string]bool{"the": true, "each": true, "any": true, "every": true, "no": true, "only": true, "just": true, "most": true, "this": true, "that": true, "which": true}
 
 // someVerbs before a count and "of" ask for that many of a list ("pick 2 of the 3",
 // "apply two of these", "any 2 of: ...").
@@ -2049,7 +2260,7 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 					if list && !anyOr {
 						or = true
 					}
-					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) {
+					if toks[j].text == "," && n+1 < len(members) && !listBreak(toks[prev:cur]) && p.listHead(&r.Transforms[chain[len(chain)-1]], &r.Transforms[i], &r.Transforms[members[n+1]]) {
 						// "rain, fog or snow": the comma joins when "or" joins the
 						// next two.
 						next, ok3 := at[r.Transforms[members[n+1]].at]
@@ -2097,6 +2308,23 @@ func (p *Parser) proseGroups(r *Result, toks []token, choices [][2]int, ids int)
 			groupPAfter(r, toks, at, chain, g)
 		}
 	}
+}
+
+// listHead says whether head, before a comma, is the first of the "or" list of a
+// and b ("rain, fog or snow") rather than a step of its own before it ("hflip,
+// sharpen or emboss (one), 25%"; "elastic p 0.5, grid or optical distortion"): a
+// step given its own p is not one of a choice, and a geometric step is no
+// alternative to pixel-level ones (nor the reverse), as albumentations' OneOf lists
+// are one kind.
+func (p *Parser) listHead(head, a, b *Transform) bool {
+	if head.pSet && !head.pCode {
+		return false
+	}
+	geo := func(t *Transform) bool {
+		e, _ := p.voc.Entry(t.Entry)
+		return e != nil && contains(e.Tags, "geometry")
+	}
+	return geo(head) == geo(a) || geo(head) == geo(b)
 }
 
 // groupPAfter reads a p said of the group after its members, in their sentence or a

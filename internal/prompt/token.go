@@ -43,6 +43,8 @@ type token struct {
 	// random says "random" or "randomly" came before it in the sentence: "random
 	// scale 0.9-1.1 and translate 5%" asks for a random translation too.
 	random bool
+	// hyphen says a hyphen joins the word to the word before it ("crop-row").
+	hyphen bool
 	// pair marks the words of two phrases read from one shared word ("h and v
 	// flips", "flip h/v"): each of them, and the shared word, carry the position of
 	// the pair's first word plus one; 0 elsewhere.
@@ -313,7 +315,7 @@ func tokenize(s string) []token {
 				w += "wise"
 				j += 5
 			}
-			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_'})
+			emit(token{kind: tWord, text: w, joined: i > 0 && rs[i-1] == '_', hyphen: i > 1 && rs[i-1] == '-' && unicode.IsLetter(rs[i-2])})
 			i = j
 		case r == '+' && !calls():
 			// "rot90 + transpose", "random 90 deg rotations + random flips": a plus

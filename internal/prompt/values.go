@@ -216,6 +216,15 @@ func (p *Parser) read(r *Result, t *Transform, e *vocab.Entry, seg, phrase []tok
 			return
 		}
 	}
+	if !rd.pSet && len(rd.exprs) == 1 && len(order) > 0 && !anyCompatible(e, order, "%") {
+		// "random 90° rotations with 50%": no parameter of the transform is in a
+		// percentage (random_rotate_90 draws a count of turns), so a lone one is
+		// how often it runs, as for a transform that takes no value.
+		if x := rd.exprs[0]; x.kind == one && x.param == "" && !x.a.signed && x.a.unit == "%" && x.a.v <= 100 && rd.dir == 0 {
+			t.P, t.pSet = round(x.a.v/100), true
+			rd.exprs = nil
+		}
+	}
 	assigned := map[string]bool{}
 	for k := range t.Values {
 		assigned[k] = true
