@@ -224,7 +224,10 @@
 // and v flips p .5") is each one's. Both of a pair that takes no value asked for
 // with no p ("h/v flips", "flips h+v", "hflip+vflip", "hflip vflip", "flip both ways",
 // "flips (both)") run at p 0.5 each, albumentations' default: both always would be one
-// fixed turn of 180 degrees. With Parser.Lacking (the
+// fixed turn of 180 degrees. So does any flip or transpose with no p said ("hflip,
+// rotate 10"): always run, it would mirror every image, a dataset turned rather than
+// augmented; "always", "on every image", "every single one" or a p keep it. With
+// Parser.Lacking (the
 // augmentation service passes albumentations' transforms darkroom cannot do, from
 // vocabulary/albumentations/transforms.yaml), a prompt naming one in prose or code
 // ("some defocus", "use PiecewiseAffine", "superpixels", A.MedianBlur(...)) has it listed

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/darkroom-mcp/darkroom/internal/vocab"
@@ -42,6 +43,10 @@ func paramsAt(voc *vocab.Vocabulary, e *vocab.Entry, seg []token, k int) paramNa
 				// In code, albumentations' meaning of a name wins over the
 				// parameter's own (ColorJitter(brightness=0.2) is ±20%).
 				best = paramName{params: []string{name}, width: n, as: al}
+			case n == best.width && best.as == nil && !al.Code && slices.Equal(best.params, []string{name}):
+				// The parameter's own name given a reading of its own ("crop
+				// height" of crop_height, in pixels of the image's height).
+				best.as = al
 			case n == best.width && best.as != nil && best.as.Name == al.Name && !contains(best.params, name):
 				best.params = append(best.params, name)
 			}

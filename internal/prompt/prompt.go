@@ -1677,6 +1677,12 @@ func odds(toks []token) []token {
 				}
 			}
 		}
+		if word(k) == "every" && word(k+1) == "single" && (word(k+2) == "one" || word(k+2) == "image" || word(k+2) == "photo" || word(k+2) == "frame") && !toks[k].code {
+			// "all my images, every single one": always.
+			out = append(out, mk(toks[k], "always")...)
+			k += 2
+			continue
+		}
 		if w := word(k); (w == "on" || w == "to" || w == "for") && !toks[k].code {
 			n := 0
 			switch {

@@ -1679,6 +1679,22 @@ func formatNumber(f float64) string {
 
 // finish fills what depends on the whole parse: validity, complexity, the estimate.
 func (r *Result) finish(p *Parser, opt Options) {
+	for i := range r.Transforms {
+		// A flip or transpose with no p said ("hflip, rotate 10") runs at
+		// albumentations' p 0.5: always run, it would mirror every image, a dataset
+		// turned, not augmented. A group's member keeps its weight.
+		t := &r.Transforms[i]
+		if e, ok := p.voc.Entry(t.Entry); ok && contains(e.Tags, "flip") && augmentation(e) && len(e.Parameters) == 0 && !t.pSet && !t.pCode && t.P == 1 && t.Group == nil {
+			t.P = 0.5
+			if i+1 < len(r.Transforms) {
+				// "hflip and vflip 100% of the time": the p the pair's second
+				// is given is the first's too.
+				if n := r.Transforms[i+1]; n.pSet && n.Group == nil && n.Entry != t.Entry && flipEntry(p, n.Entry) {
+					t.P = n.P
+				}
+			}
+		}
+	}
 	r.leaveOutFaulted(opt)
 	r.Valid = !r.hasError()
 	for i := range r.Transforms {
@@ -1708,6 +1724,12 @@ func (r *Result) finish(p *Parser, opt Options) {
 	}
 	r.Estimate = p.Estimate(r.Transforms, w, h)
 	sort.SliceStable(r.Errors, func(i, j int) bool { return r.Errors[i].Severity == "error" && r.Errors[j].Severity != "error" })
+}
+
+// flipEntry says whether name is an entry of the flip family (flips, transpose).
+func flipEntry(p *Parser, name string) bool {
+	e, ok := p.voc.Entry(name)
+	return ok && contains(e.Tags, "flip")
 }
 
 // leaveOutFaulted leaves out each step whose words gave a value darkroom cannot take
