@@ -181,7 +181,7 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 				neg = j
 				break
 			}
-			if !filler[t.text] && t.text != "any" && !negVerbs[t.text] {
+			if !filler[t.text] && t.text != "any" && !negVerbs[t.text] && !strongWords[t.text] {
 				break
 			}
 		}
@@ -364,9 +364,14 @@ func judgedUnwanted(toks []token, from int) int {
 		if unwantedWords[t.text] {
 			return j + 1
 		}
-		if j+1 < len(toks) && (t.text == "not" && (toks[j+1].text == "needed" || toks[j+1].text == "necessary" || toks[j+1].text == "wanted" || toks[j+1].text == "useful") ||
+		if j+1 < len(toks) && (t.text == "not" && (toks[j+1].text == "needed" || toks[j+1].text == "necessary" || toks[j+1].text == "wanted" || toks[j+1].text == "useful" ||
+			toks[j+1].text == "ok" || toks[j+1].text == "okay" || toks[j+1].text == "allowed" || toks[j+1].text == "fine" || toks[j+1].text == "acceptable") ||
 			t.text == "no" && toks[j+1].text == "sense") {
 			return j + 2
+		}
+		if t.text == "never" && (j == from || j == from+1 && (toks[from].text == "is" || toks[from].text == "are")) {
+			// "invert never", "hflip is never ok": the phrase is not to run.
+			return j + 1
 		}
 	}
 	return 0
@@ -377,6 +382,9 @@ func judgedUnwanted(toks []token, from int) int {
 func orBefore(toks []token, start int) int {
 	for j := start - 1; j >= 0 && j >= start-3; j-- {
 		switch t := toks[j]; {
+		case t.text == "/" && j == start-1:
+			// "no flips/transpose", "no hue / sat / rgb shifts": a list's slash.
+			return j
 		case t.kind != tWord:
 			return -1
 		case t.text == "or" || t.text == "nor":
@@ -414,6 +422,10 @@ func leftAlone(toks []token, start, end int) int {
 
 // negVerbs between a negator and a phrase still say not to do it ("don't touch hue",
 // "never alter the colours").
+// strongWords say how much of a transform a negator rules out ("no heavy blur"): the
+// negation reaches the transform past them.
+var strongWords = map[string]bool{"heavy": true, "strong": true, "big": true, "large": true, "extreme": true, "aggressive": true, "crazy": true, "wild": true}
+
 var negVerbs = map[string]bool{"touch": true, "alter": true, "modify": true, "mess": true, "tamper": true, "play": true}
 
 // dataNouns after a one-word phrase make it part of a name of what the images are
