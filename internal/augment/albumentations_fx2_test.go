@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/darkroom-mcp/darkroom/internal/vocab"
 )
 
 // TestWeatherGeometryRoundTrip: SafeRotate and RandomSunFlare, as albumentations 1.3.1
@@ -43,37 +45,7 @@ func TestWeatherGeometryRoundTrip(t *testing.T) {
 			Step{Entry: "random_gravel", P: 0.4, Params: map[string]Value{"patches": Fixed(3), "roi_left": Fixed(0.2), "roi_top": Fixed(0.5), "roi_right": Fixed(0.8), "roi_bottom": Fixed(1)}},
 			map[string]string{"__class_fullname__": `"RandomGravel"`, "gravel_roi": `[0.2,0.5,0.8,1]`, "number_of_patches": `3`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`
-			imp, err := m.Import([]byte(raw), voc, 1000, 500)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(imp.Pipeline) != 1 || len(imp.Skipped) != 0 {
-				t.Fatalf("%d steps, skipped %v", len(imp.Pipeline), imp.Skipped)
-			}
-			if diff := cmp.Diff(tc.want, imp.Pipeline[0]); diff != "" {
-				t.Errorf("read (-want +got):\n%s", diff)
-			}
-			out, skipped, err := m.Export(imp.Pipeline, voc, 1000, 500, ExportOptions{})
-			if err != nil || len(skipped) != 0 {
-				t.Fatalf("export: %v, skipped %v\n%s", err, skipped, out)
-			}
-			var doc struct {
-				Transform struct {
-					Transforms []map[string]json.RawMessage `json:"transforms"`
-				} `json:"transform"`
-			}
-			if err := json.Unmarshal(out, &doc); err != nil || len(doc.Transform.Transforms) != 1 {
-				t.Fatalf("albumentations.json: %v\n%s", err, out)
-			}
-			for k, want := range tc.back {
-				var got bytes.Buffer
-				if err := json.Compact(&got, doc.Transform.Transforms[0][k]); err != nil || got.String() != want {
-					t.Errorf("written %s = %s, want %s", k, got.String(), want)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { roundTripOne(t, m, voc, tc.transform, tc.want, tc.back) })
 	}
 	// A radius darkroom draws from a range is one number in albumentations 1.3.1:
 	// written as the middle, and said.
@@ -85,5 +57,41 @@ func TestWeatherGeometryRoundTrip(t *testing.T) {
 	ts := exportedTransforms(t, out)
 	if len(skipped) != 1 || skipped[0].Entry != "random_sun_flare" || ts[0]["src_radius"] != float64(400) {
 		t.Errorf("a drawn radius: skipped %v, written %v", skipped, ts[0]["src_radius"])
+	}
+}
+
+// roundTripOne reads one albumentations transform (as 1.3.1 writes it in a Compose)
+// on a 1000 x 500 image, checks the one step it becomes against want, writes it back
+// and checks each parameter of back (as compact JSON) in albumentations.json.
+func roundTripOne(t *testing.T, m *AlbuMap, voc *vocab.Vocabulary, transform string, want Step, back map[string]string) {
+	t.Helper()
+	raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + transform + `]}}`
+	imp, err := m.Import([]byte(raw), voc, 1000, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Pipeline) != 1 || len(imp.Skipped) != 0 {
+		t.Fatalf("%d steps, skipped %v", len(imp.Pipeline), imp.Skipped)
+	}
+	if diff := cmp.Diff(want, imp.Pipeline[0]); diff != "" {
+		t.Errorf("read (-want +got):\n%s", diff)
+	}
+	out, skipped, err := m.Export(imp.Pipeline, voc, 1000, 500, ExportOptions{})
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("export: %v, skipped %v\n%s", err, skipped, out)
+	}
+	var doc struct {
+		Transform struct {
+			Transforms []map[string]json.RawMessage `json:"transforms"`
+		} `json:"transform"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Transform.Transforms) != 1 {
+		t.Fatalf("albumentations.json: %v\n%s", err, out)
+	}
+	for k, w := range back {
+		var got bytes.Buffer
+		if err := json.Compact(&got, doc.Transform.Transforms[0][k]); err != nil || got.String() != w {
+			t.Errorf("written %s = %s, want %s", k, got.String(), w)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestFx3RoundTrip: RandomSizedCrop and MultiplicativeNoise, as albumentations 1.3.1
@@ -40,37 +38,7 @@ func TestFx3RoundTrip(t *testing.T) {
 			Step{Entry: "multiplicative_noise", P: 1, Params: map[string]Value{"center": Fixed(1.2), "spread": Fixed(0), "elementwise": Fixed(0), "per_channel": Fixed(0)}},
 			map[string]string{"multiplier": `[1.2,1.2]`, "elementwise": `false`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			raw := `{"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1, "transforms": [` + tc.transform + `]}}`
-			imp, err := m.Import([]byte(raw), voc, 1000, 500)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(imp.Pipeline) != 1 || len(imp.Skipped) != 0 {
-				t.Fatalf("%d steps, skipped %v", len(imp.Pipeline), imp.Skipped)
-			}
-			if diff := cmp.Diff(tc.want, imp.Pipeline[0]); diff != "" {
-				t.Errorf("read (-want +got):\n%s", diff)
-			}
-			out, skipped, err := m.Export(imp.Pipeline, voc, 1000, 500, ExportOptions{})
-			if err != nil || len(skipped) != 0 {
-				t.Fatalf("export: %v, skipped %v\n%s", err, skipped, out)
-			}
-			var doc struct {
-				Transform struct {
-					Transforms []map[string]json.RawMessage `json:"transforms"`
-				} `json:"transform"`
-			}
-			if err := json.Unmarshal(out, &doc); err != nil || len(doc.Transform.Transforms) != 1 {
-				t.Fatalf("albumentations.json: %v\n%s", err, out)
-			}
-			for k, want := range tc.back {
-				var got bytes.Buffer
-				if err := json.Compact(&got, doc.Transform.Transforms[0][k]); err != nil || got.String() != want {
-					t.Errorf("written %s = %s, want %s", k, got.String(), want)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { roundTripOne(t, m, voc, tc.transform, tc.want, tc.back) })
 	}
 }
 
