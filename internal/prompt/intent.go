@@ -225,24 +225,14 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			// "remove salt and pepper noise", "removing the blur": what the images
 			// have and should lose is no effect to add; its words stay unread and
 			// listed with why.
-			if r.removals == nil {
-				r.removals = map[int]bool{}
-			}
-			for j := m.start; j < m.end; j++ {
-				r.removals[toks[j].pos] = true
-			}
+			r.removals = markWords(r.removals, toks[m.start:m.end])
 			negated = false
 			continue
 		}
 		if neg < 0 && p.namesPieces(toks, m) {
 			// "steel surface defect crops", "face recognition crops 112x112": the
 			// pieces the dataset is made of, not a crop to run.
-			if r.described == nil {
-				r.described = map[int]bool{}
-			}
-			for j := m.start; j < m.end; j++ {
-				r.described[toks[j].pos] = true
-			}
+			r.described = markWords(r.described, toks[m.start:m.end])
 			negated = false
 			continue
 		}
@@ -250,22 +240,12 @@ func (p *Parser) negate(r *Result, toks []token, ms []match) []match {
 			// "grayscale chest x-rays for classification", "grayscale 1-channel":
 			// a look that takes no value said of the images it opens a noun
 			// phrase about is what they are, not a transform to run.
-			if r.described == nil {
-				r.described = map[int]bool{}
-			}
-			for j := m.start; j < m.end; j++ {
-				r.described[toks[j].pos] = true
-			}
+			r.described = markWords(r.described, toks[m.start:m.end])
 			negated = false
 			continue
 		}
 		if neg < 0 && describesData(toks, m.start, m.end, ms) {
-			if r.described == nil {
-				r.described = map[int]bool{}
-			}
-			for j := m.start; j < m.end; j++ {
-				r.described[toks[j].pos] = true
-			}
+			r.described = markWords(r.described, toks[m.start:m.end])
 			if m.end < len(toks) && afterHedges[toks[m.end].text] {
 				r.described[toks[m.end].pos] = true
 			}
@@ -375,6 +355,18 @@ func judgedUnwanted(toks []token, from int) int {
 		}
 	}
 	return 0
+}
+
+// markWords adds the places of toks to set (made when nil): words of the prompt read
+// as what the images are, or have and should lose, rather than as a transform.
+func markWords(set map[int]bool, toks []token) map[int]bool {
+	if set == nil {
+		set = map[int]bool{}
+	}
+	for _, t := range toks {
+		set[t.pos] = true
+	}
+	return set
 }
 
 // orBefore returns the index of an "or"/"nor" right before the phrase at start,
